@@ -1,0 +1,256 @@
+"""The one PettingZoo adapter: any rules engine + observer + renderer becomes an ``AECEnv``.
+
+Every game module binds its three pieces with :func:`make_env_factories` and gets the
+``raw_env`` class and the ``env()`` factory the contract asks for. Nothing game-specific lives
+here: spaces come from the engine's option facts and the observer, masks from the engine's
+``legal_actions``, rewards from ``returns``, ``infos[agent]["scores"]`` from ``scores``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from envs.core.game import Game, OptionError, SnapshotError, json_ready
+
+RENDER_MODES = ["human", "ansi", "rgb_array"]
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What a game module hands the adapter.
+
+    ``render_ansi(game)`` returns text, ``render_rgb(game)`` an ``(H, W, 3)`` uint8 array.
+    ``extra_methods`` names engine methods that ``env.unwrapped`` exposes too (e.g. Loom's
+    ``gain``).
+    """
+
+    game_cls: type[Game]
+    observer_cls: type
+    render_ansi: Callable[[Game], str]
+    render_rgb: Callable[[Game], np.ndarray]
+    extra_methods: tuple[str, ...] = ()
+
+
+class SuiteEnv(AECEnv):
+    """A PettingZoo AEC environment over a rules engine (see module docstring)."""
+
+    spec_: ClassVar[GameSpec]
+    metadata: ClassVar[dict[str, Any]]
+
+    def __init__(self, render_mode: str | None = None, **options: Any):
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise OptionError(
+                f"option 'render_mode' must be one of None, {', '.join(map(repr, RENDER_MODES))}, "
+                f"not {render_mode!r}"
+            )
+        game_cls = self.spec_.game_cls
+        self.render_mode = render_mode
+        self.options = game_cls.resolve_options(options)
+        count = game_cls.num_players_for(self.options)
+        self.possible_agents = [f"player_{i}" for i in range(count)]
+        self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
+        self.observer = self.spec_.observer_cls(self.options)
+        self._num_actions = game_cls.num_actions_for(self.options)
+        self._action_spaces = {a: spaces.Discrete(self._num_actions) for a in self.possible_agents}
+        self._observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": self.observer.space(),
+                    "action_mask": spaces.Box(0, 1, (self._num_actions,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self._seed_rng = random.Random()  # replaced by reset(seed=...)
+        self.game: Game | None = None
+        self._scores_seen: list | None = None
+
+    # ----- spaces ---------------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._action_spaces[agent]
+
+    # ----- reset / observe / step -------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seed_rng = random.Random(seed)
+        game_rng = random.Random(self._seed_rng.getrandbits(64))
+        self.game = self.spec_.game_cls(self.options, game_rng)
+        self._begin_bookkeeping()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        player = self.agent_name_mapping[agent]
+        game = self.game
+        mask = np.zeros(self._num_actions, np.int8)
+        if game.current_player() == player:
+            mask[game.legal_actions()] = 1
+        return {"observation": self.observer.observe(game, player), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        game.apply(action)  # raises IllegalActionError (a ValueError) with the reason
+        self._cumulative_rewards[agent] = 0
+        if game.is_terminal():
+            returns = game.returns()
+            self.rewards = {a: float(returns[i]) for i, a in enumerate(self.possible_agents)}
+            self.terminations = dict.fromkeys(self.agents, True)
+            mover = self.agent_name_mapping[agent]
+            self.agent_selection = self.possible_agents[(mover + 1) % len(self.possible_agents)]
+        else:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.agent_selection = self.possible_agents[game.current_player()]
+        self._refresh_scores()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _begin_bookkeeping(self) -> None:
+        """(Re)build PettingZoo's dicts from the engine's state: after reset and restore."""
+        game = self.game
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._scores_seen = None
+        self._skip_agent_selection = None
+        if game.is_terminal():
+            returns = game.returns()
+            self.rewards = {a: float(returns[i]) for i, a in enumerate(self.agents)}
+            self._cumulative_rewards = dict(self.rewards)
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.agents[game.current_player()]
+        self._refresh_scores()
+
+    def _refresh_scores(self) -> None:
+        scores = self.game.scores()
+        if scores == self._scores_seen:
+            return
+        self._scores_seen = list(scores)
+        by_name = {a: scores[i] for i, a in enumerate(self.possible_agents)}
+        for agent in self.agents:
+            self.infos[agent]["scores"] = dict(by_name)
+
+    # ----- rendering --------------------------------------------------------------------------------
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
+            return None
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            return self.spec_.render_rgb(self.game)
+        text = self.spec_.render_ansi(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ----- the engine API, reached through env.unwrapped ----------------------------------------------
+    def why_illegal(self, action: int) -> str | None:
+        return self.game.why_illegal(action)
+
+    def action_to_string(self, action: int) -> str:
+        return self.game.action_to_string(action)
+
+    def string_to_action(self, text: str) -> int:
+        return self.game.string_to_action(text)
+
+    def legal_actions(self) -> list[int]:
+        return self.game.legal_actions()
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.game.snapshot()
+
+    def restore(self, snapshot: Any) -> None:
+        """Continue from a snapshot of a game with this env's options."""
+        game = self.spec_.game_cls.from_snapshot(snapshot)
+        if json_ready(game.options) != json_ready(self.options):
+            raise SnapshotError(
+                f"snapshot options {json_ready(game.options)} differ from this env's options "
+                f"{json_ready(self.options)}; make the env with the snapshot's options"
+            )
+        self.game = game
+        self._begin_bookkeeping()
+
+    def __getattr__(self, name: str) -> Any:
+        # Only the names the game module lists are forwarded, so typos still fail loudly.
+        if name in type(self).spec_.extra_methods and self.__dict__.get("game") is not None:
+            return getattr(self.__dict__["game"], name)
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
+
+    def __str__(self) -> str:
+        return self.metadata["name"]
+
+
+class IllegalActionWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's classic convention (offender −1, game over) plus the reason in ``infos``.
+
+    ``infos[agent]["illegal_action"]`` holds the engine's ``why_illegal`` sentence for every
+    agent once an illegal action ended the game.
+    """
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        mask = self._prev_obs["action_mask"] if isinstance(self._prev_obs, dict) else None
+        was_live = not (self.terminations.get(agent) or self.truncations.get(agent))
+        if mask is None and was_live and not self._terminated:
+            mask = self.observe(agent)["action_mask"]
+        illegal = was_live and not self._terminated and action is not None and not mask[action]
+        reason = self.env.unwrapped.why_illegal(action) if illegal else None
+        super().step(action)
+        if illegal:
+            for name in self.agents:
+                self.env.unwrapped.infos[name]["illegal_action"] = reason or "not legal now"
+
+
+def make_env_factories(spec: GameSpec, name: str, module: str):
+    """Return ``(raw_env, env)`` for a game module: the class and the wrapped factory."""
+    raw_env = type(
+        "raw_env",
+        (SuiteEnv,),
+        {
+            "spec_": spec,
+            "metadata": {
+                "render_modes": list(RENDER_MODES),
+                "name": name,
+                "is_parallelizable": False,
+                "render_fps": 2,
+            },
+            "__module__": module,
+            "__doc__": f"The unwrapped {name} AEC environment (raises ValueError on illegal actions).",
+        },
+    )
+
+    def env(**options: Any) -> AECEnv:
+        """The environment with PettingZoo's classic wrappers (illegal action: −1 and game over)."""
+        wrapped = raw_env(**options)
+        wrapped = IllegalActionWrapper(wrapped, illegal_reward=-1)
+        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+        wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+        return wrapped
+
+    env.__module__ = module
+    return raw_env, env

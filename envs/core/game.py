@@ -1,0 +1,235 @@
+"""The contract every rules engine meets, and the helpers they share.
+
+A rules engine is a plain Python object (no gymnasium, no PettingZoo): it knows whose turn it
+is, which actions are legal, how an action changes the state, when the game is over and what
+everybody scored. The AEC adapter in :mod:`envs.core.aec` is the only thing that turns an
+engine into a PettingZoo environment; bots and search code use engines directly.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any, ClassVar
+
+TERMINAL = -1  # current_player() of a finished game
+
+
+class IllegalActionError(ValueError):
+    """Raised by ``apply`` for an illegal action; the message is the ``why_illegal`` sentence."""
+
+
+class SnapshotError(ValueError):
+    """Raised by ``restore`` / ``from_snapshot`` for a malformed or inconsistent snapshot."""
+
+
+class OptionError(ValueError):
+    """Raised when an option is unknown or has a value the game does not allow."""
+
+
+def ranked_returns(scores: list[float]) -> list[int]:
+    """Contract rewards: +1 for the sole winner, 0 for everyone tied for first, -1 otherwise."""
+    best = max(scores)
+    leaders = sum(1 for s in scores if s == best)
+    return [(1 if leaders == 1 else 0) if s == best else -1 for s in scores]
+
+
+class Game:
+    """Base class of the five engines: shared option checks, snapshot framing, helpers.
+
+    Subclasses set ``NAME`` (the env name, e.g. ``"linecatch_v0"``) and ``OPTIONS`` (the
+    defaults), implement ``check_options`` and the abstract methods below, and keep their
+    whole state in plain attributes listed in ``STATE_FIELDS`` so ``clone`` and ``snapshot``
+    stay cheap and generic.
+    """
+
+    NAME: ClassVar[str]
+    OPTIONS: ClassVar[dict[str, Any]]
+    SNAPSHOT_VERSION: ClassVar[int] = 1
+
+    options: dict[str, Any]
+
+    # ----- options -------------------------------------------------------------------------
+    @classmethod
+    def resolve_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """Defaults filled in, unknown names refused, values checked by ``check_options``."""
+        unknown = sorted(set(options) - set(cls.OPTIONS))
+        if unknown:
+            raise OptionError(
+                f"unknown option {unknown[0]!r} for {cls.NAME}; "
+                f"the options are: {', '.join(cls.OPTIONS)}"
+            )
+        resolved = dict(cls.OPTIONS)
+        resolved.update(options)
+        return cls.check_options(resolved)
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        return options
+
+    @classmethod
+    def num_players_for(cls, options: dict[str, Any]) -> int:
+        return 2
+
+    @classmethod
+    def num_actions_for(cls, options: dict[str, Any]) -> int:
+        raise NotImplementedError
+
+    # ----- the state interface (OpenSpiel-like) ----------------------------------------------
+    @property
+    def num_players(self) -> int:
+        return self.num_players_for(self.options)
+
+    @property
+    def num_actions(self) -> int:
+        return self.num_actions_for(self.options)
+
+    def current_player(self) -> int:
+        raise NotImplementedError
+
+    def legal_actions(self) -> list[int]:
+        raise NotImplementedError
+
+    def why_illegal(self, action: int) -> str | None:
+        raise NotImplementedError
+
+    def apply(self, action: int) -> None:
+        raise NotImplementedError
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    def scores(self) -> list[float]:
+        raise NotImplementedError
+
+    def returns(self) -> list[int]:
+        """Rewards at the end (zeros before): the contract's ranking of ``scores()``."""
+        if not self.is_terminal():
+            return [0] * self.num_players
+        return ranked_returns(self.scores())
+
+    def action_to_string(self, action: int) -> str:
+        raise NotImplementedError
+
+    def string_to_action(self, text: str) -> int:
+        raise NotImplementedError
+
+    # ----- copies and snapshots ----------------------------------------------------------------
+    def clone(self):
+        raise NotImplementedError
+
+    def state_dict(self) -> dict[str, Any]:
+        """The JSON-ready state, without framing; subclasses implement."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_state_dict(cls, options: dict[str, Any], state: dict[str, Any]):
+        """Build a game from ``state_dict`` output, validating it; subclasses implement."""
+        raise NotImplementedError
+
+    def snapshot(self) -> dict[str, Any]:
+        """A JSON-serialisable dict of the complete state (hidden parts included)."""
+        return {
+            "game": self.NAME,
+            "version": self.SNAPSHOT_VERSION,
+            "options": json_ready(self.options),
+            "state": self.state_dict(),
+        }
+
+    @classmethod
+    def from_snapshot(cls, snapshot: Any):
+        if isinstance(snapshot, str):
+            try:
+                snapshot = json.loads(snapshot)
+            except json.JSONDecodeError as error:
+                raise SnapshotError(f"snapshot is not valid JSON: {error}") from None
+        if not isinstance(snapshot, dict):
+            raise SnapshotError(f"a snapshot is a dict, not {type(snapshot).__name__}")
+        for key in ("game", "version", "options", "state"):
+            if key not in snapshot:
+                raise SnapshotError(f"snapshot has no {key!r} entry")
+        if snapshot["game"] != cls.NAME:
+            raise SnapshotError(
+                f"snapshot is of game {snapshot['game']!r}, not {cls.NAME!r}"
+            )
+        if snapshot["version"] != cls.SNAPSHOT_VERSION:
+            raise SnapshotError(
+                f"snapshot version {snapshot['version']!r} is not supported "
+                f"(this engine reads version {cls.SNAPSHOT_VERSION})"
+            )
+        if not isinstance(snapshot["options"], dict) or not isinstance(snapshot["state"], dict):
+            raise SnapshotError("snapshot 'options' and 'state' must be dicts")
+        try:
+            options = cls.resolve_options(dict(snapshot["options"]))
+        except OptionError as error:
+            raise SnapshotError(f"snapshot options are invalid: {error}") from None
+        try:
+            return cls.from_state_dict(options, snapshot["state"])
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise SnapshotError(f"snapshot state is malformed: {error!r}") from None
+
+    def restore(self, snapshot: Any) -> None:
+        """Replace this game's state, in place, by the snapshot's (validated first)."""
+        restored = type(self).from_snapshot(snapshot)
+        self.__dict__.clear()
+        self.__dict__.update(restored.__dict__)
+
+    # ----- shared helpers -----------------------------------------------------------------------
+    def _check_action(self, action: Any) -> int:
+        """Actions arrive as ints or numpy integers; anything else is refused by name."""
+        try:
+            index = action.__index__()
+        except AttributeError:
+            raise IllegalActionError(
+                f"an action is an integer 0…{self.num_actions - 1}, not {action!r}"
+            ) from None
+        return index
+
+    def _raise_illegal(self, action: int):
+        reason = self.why_illegal(action) or "that action is not legal now"
+        raise IllegalActionError(reason)
+
+
+def json_ready(value: Any) -> Any:
+    """Tuples become lists, recursively, so a snapshot equals its JSON round trip."""
+    if isinstance(value, dict):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    return value
+
+
+def new_rng(seed: int | None) -> random.Random:
+    """The engines' randomness: Python's Mersenne Twister, identical on every platform."""
+    return random.Random(seed)
+
+
+# ----- snapshot validation helpers ----------------------------------------------------------
+
+def require(condition: bool, message: str) -> None:
+    if not condition:
+        raise SnapshotError(message)
+
+
+def int_list(state: dict, key: str, length: int, low: int, high: int) -> list[int]:
+    """A list of ``length`` ints in ``low…high`` (bools refused), else SnapshotError."""
+    value = state.get(key)
+    require(isinstance(value, list), f"snapshot field {key!r} must be a list")
+    require(len(value) == length, f"snapshot field {key!r} must hold {length} entries, not {len(value)}")
+    for item in value:
+        require(
+            isinstance(item, int) and not isinstance(item, bool) and low <= item <= high,
+            f"snapshot field {key!r} holds {item!r}; entries must be integers {low}…{high}",
+        )
+    return list(value)
+
+
+def int_field(state: dict, key: str, low: int, high: int) -> int:
+    value = state.get(key)
+    require(
+        isinstance(value, int) and not isinstance(value, bool) and low <= value <= high,
+        f"snapshot field {key!r} is {value!r}; it must be an integer {low}…{high}",
+    )
+    return value

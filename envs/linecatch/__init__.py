@@ -1,0 +1,1 @@
+"""Linecatch: blacken squares, catch lines. Engine, observer, pictures and exact solver."""

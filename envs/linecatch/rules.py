@@ -1,0 +1,200 @@
+"""Linecatch rules engine: blacken squares, catch lines (``../shared/rules/linecatch.md``).
+
+Pure Python, no PettingZoo. The hot path (``legal_actions``/``apply``) works on flat lists and
+a per-geometry table of lines, so a move costs a handful of list operations.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from envs.core.game import (
+    TERMINAL,
+    Game,
+    IllegalActionError,
+    SnapshotError,
+    int_field,
+    int_list,
+    require,
+)
+from envs.core.notation import cell_name, parse_cell
+from envs.core.options import check_bool, check_int
+
+NO_MARK = -1
+
+
+class Geometry:
+    """The lines of one board: cells per line, lines per cell, and bitmasks for the solver."""
+
+    def __init__(self, rows: int, cols: int, pro: bool):
+        self.rows, self.cols, self.pro = rows, cols, pro
+        self.size = rows * cols
+        lines: list[tuple[int, ...]] = []
+        for r in range(rows):
+            lines.append(tuple(r * cols + c for c in range(cols)))
+        for c in range(cols):
+            lines.append(tuple(r * cols + c for r in range(rows)))
+        if pro:
+            # Diagonals of constant r-c (falling) and constant r+c (rising), 3 squares or more.
+            for diff in range(-(cols - 1), rows):
+                cells = tuple(r * cols + (r - diff) for r in range(rows) if 0 <= r - diff < cols)
+                if len(cells) >= 3:
+                    lines.append(cells)
+            for total in range(rows + cols - 1):
+                cells = tuple(r * cols + (total - r) for r in range(rows) if 0 <= total - r < cols)
+                if len(cells) >= 3:
+                    lines.append(cells)
+        self.lines = lines
+        self.line_length = [len(line) for line in lines]
+        self.cell_lines = [
+            tuple(i for i, line in enumerate(lines) if cell in line) for cell in range(self.size)
+        ]
+        self.line_mask = [sum(1 << cell for cell in line) for line in lines]
+        self.total_points = sum(self.line_length)
+
+
+@lru_cache(maxsize=None)
+def geometry(rows: int, cols: int, pro: bool) -> Geometry:
+    return Geometry(rows, cols, pro)
+
+
+class LinecatchGame(Game):
+    """State: which squares are black, who last caught across each square, the scores."""
+
+    NAME = "linecatch_v0"
+    OPTIONS = {"rows": 5, "cols": 5, "pro": False}
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        check_int(options, "rows", 3, 12)
+        check_int(options, "cols", 3, 12)
+        check_bool(options, "pro")
+        return options
+
+    @classmethod
+    def num_actions_for(cls, options: dict[str, Any]) -> int:
+        return options["rows"] * options["cols"]
+
+    def __init__(self, options: dict[str, Any], rng=None):
+        # No chance in Linecatch: rng is accepted for the common constructor and ignored.
+        self.options = options
+        self.geo = geometry(options["rows"], options["cols"], options["pro"])
+        size = self.geo.size
+        self.black = [0] * size
+        self.marks = [NO_MARK] * size
+        self.remaining = list(self.geo.line_length)  # white squares left per line
+        self.points = [0, 0]
+        self.to_move = 0
+        self.whites = size
+
+    # ----- state interface ----------------------------------------------------------------------
+    def current_player(self) -> int:
+        return self.to_move if self.whites else TERMINAL
+
+    def legal_actions(self) -> list[int]:
+        return [cell for cell, b in enumerate(self.black) if not b]
+
+    def why_illegal(self, action: Any) -> str | None:
+        try:
+            cell = self._check_action(action)
+        except IllegalActionError as error:
+            return str(error)
+        if not 0 <= cell < self.geo.size:
+            return f"action {cell} is off the board: squares are 0…{self.geo.size - 1}"
+        if not self.whites:
+            return "the game is over: every square is black"
+        if self.black[cell]:
+            return f"square {self._name(cell)} is already black"
+        return None
+
+    def apply(self, action: Any) -> None:
+        cell = action if type(action) is int else self._check_action(action)
+        if not (0 <= cell < self.geo.size) or self.black[cell] or not self.whites:
+            self._raise_illegal(cell)
+        self.caught_lines(cell, self.to_move)
+
+    def caught_lines(self, cell: int, player: int) -> int:
+        """Blacken ``cell`` for ``player``; return the points caught (and pass the turn if none)."""
+        geo = self.geo
+        self.black[cell] = 1
+        self.whites -= 1
+        remaining = self.remaining
+        gained = 0
+        for line in geo.cell_lines[cell]:
+            remaining[line] -= 1
+            if remaining[line] == 0:
+                gained += geo.line_length[line]
+                marks = self.marks
+                for square in geo.lines[line]:
+                    marks[square] = player
+        if gained:
+            self.points[player] += gained
+        else:
+            self.to_move = 1 - player
+        return gained
+
+    def scores(self) -> list[int]:
+        return list(self.points)
+
+    # ----- notation -------------------------------------------------------------------------------
+    def _name(self, cell: int) -> str:
+        return cell_name(*divmod(cell, self.geo.cols))
+
+    def action_to_string(self, action: int) -> str:
+        if not 0 <= action < self.geo.size:
+            raise ValueError(f"action {action} is off the board: squares are 0…{self.geo.size - 1}")
+        return self._name(action)
+
+    def string_to_action(self, text: str) -> int:
+        row, col = parse_cell(text, self.geo.rows, self.geo.cols)
+        return row * self.geo.cols + col
+
+    # ----- copies and snapshots ---------------------------------------------------------------------
+    def clone(self) -> "LinecatchGame":
+        other = object.__new__(LinecatchGame)
+        other.options = self.options
+        other.geo = self.geo
+        other.black = self.black[:]
+        other.marks = self.marks[:]
+        other.remaining = self.remaining[:]
+        other.points = self.points[:]
+        other.to_move = self.to_move
+        other.whites = self.whites
+        return other
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "black": list(self.black),
+            "marks": list(self.marks),
+            "scores": list(self.points),
+            "to_move": self.to_move,
+        }
+
+    @classmethod
+    def from_state_dict(cls, options: dict[str, Any], state: dict[str, Any]) -> "LinecatchGame":
+        game = cls(options)
+        size, geo = game.geo.size, game.geo
+        black = int_list(state, "black", size, 0, 1)
+        marks = int_list(state, "marks", size, NO_MARK, 1)
+        points = int_list(state, "scores", 2, 0, geo.total_points)
+        to_move = int_field(state, "to_move", 0, 1)
+        caught = [all(black[c] for c in line) for line in geo.lines]
+        require(
+            sum(points) == sum(n for n, done in zip(geo.line_length, caught) if done),
+            "snapshot scores do not add up to the lengths of the caught (all-black) lines",
+        )
+        for cell in range(size):
+            on_caught = any(caught[line] for line in geo.cell_lines[cell])
+            if on_caught != (marks[cell] != NO_MARK):
+                raise SnapshotError(
+                    f"snapshot mark of square {game._name(cell)} disagrees with the caught lines "
+                    "(a square is marked exactly when a caught line crosses it)"
+                )
+        game.black = black
+        game.marks = marks
+        game.points = points
+        game.to_move = to_move
+        game.whites = size - sum(black)
+        game.remaining = [sum(1 for c in line if not black[c]) for line in geo.lines]
+        return game

@@ -1,0 +1,62 @@
+"""
+# Linecatch
+
+| Import             | `from envs import linecatch_v0`                        |
+|--------------------|--------------------------------------------------------|
+| Actions            | Discrete                                               |
+| Parallel API       | No                                                     |
+| Manual Control     | No (see `training.play` once it lands)                  |
+| Agents             | `agents= ['player_0', 'player_1']`                     |
+| Agents             | 2                                                      |
+| Action Shape       | (1,)                                                   |
+| Action Values      | Discrete(rows*cols)                                    |
+| Observation Shape  | (3*rows*cols + 3,)                                     |
+| Observation Values | [0, 1]                                                 |
+
+Two players take turns blackening white squares of a grid. Whoever blackens the last white
+square of a line (a row, a column, and in pro mode a diagonal of at least 3 squares) catches
+it and scores its length, then must blacken another square. When every square is black, more
+points wins. Perfect information, no chance.
+
+### Options
+
+`rows`, `cols` (3…12, default 5 and 5), `pro` (default False: diagonals count too).
+
+### Observation Space
+
+A dict: `"observation"`, a float32 vector in [0, 1] from the observer's side: black squares,
+squares last caught by me, squares last caught by the opponent (each `rows*cols`, in action
+order), my score and the opponent's divided by the most points a board holds, pro mode.
+`"action_mask"`: 1 for each white square of the player to move, zeros for the other player.
+`envs.linecatch.observer.LinecatchObserver.decode` turns the vector back into named fields.
+
+### Action Space
+
+Action `r*cols + c` blackens row `r`, column `c` (row 0 at the top). Notation: column letter
+then row number from 1 (`a1` is action 0, `c2` is `1*cols + 2`).
+
+### Rewards
+
+0 until the end; then +1 for more points, -1 for fewer, 0 each for a draw. `infos[agent]
+["scores"]` always holds both players' points.
+
+### Version History
+
+* v0: Initial release.
+"""
+
+from envs.core import GameSpec, make_env_factories
+from envs.linecatch import render
+from envs.linecatch.observer import LinecatchObserver
+from envs.linecatch.rules import LinecatchGame
+
+SPEC = GameSpec(
+    game_cls=LinecatchGame,
+    observer_cls=LinecatchObserver,
+    render_ansi=render.ansi,
+    render_rgb=render.rgb,
+)
+
+raw_env, env = make_env_factories(SPEC, "linecatch_v0", __name__)
+
+__all__ = ["env", "raw_env", "SPEC"]

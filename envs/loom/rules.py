@@ -1,0 +1,321 @@
+"""Loom rules engine: two 4×4 cloths, two dyed threads a round (``../shared/rules/loom.md``).
+
+The cloth arithmetic (``line_score``, ``cloth_gain``, ``allowed_cells``) is module-level so
+bots and front ends price weaves with exactly the engine's rules.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from envs.core.game import (
+    TERMINAL,
+    Game,
+    IllegalActionError,
+    OptionError,
+    int_field,
+    int_list,
+    require,
+)
+from envs.core.notation import cell_name, parse_cell
+from envs.core.options import check_int
+
+SIDE = 4
+CELLS = 16
+ROUNDS = 16
+DYES = range(1, 7)
+EMPTY = 0
+MAX_BOUNTY = 100
+
+# Orthogonal neighbours, and the row and column through each cell.
+NEIGHBOURS = [
+    tuple(
+        (r + dr) * SIDE + (c + dc)
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+        if 0 <= r + dr < SIDE and 0 <= c + dc < SIDE
+    )
+    for r in range(SIDE)
+    for c in range(SIDE)
+]
+ROW_OF = [tuple(r * SIDE + c for c in range(SIDE)) for r in range(SIDE) for _ in range(SIDE)]
+COL_OF = [tuple(r * SIDE + c for r in range(SIDE)) for _ in range(SIDE) for c in range(SIDE)]
+LINES = [tuple(r * SIDE + c for c in range(SIDE)) for r in range(SIDE)] + [
+    tuple(r * SIDE + c for r in range(SIDE)) for c in range(SIDE)
+]
+
+
+def line_score(dyes, bounty: int) -> int:
+    """Sum of distinct dyes, plus ``bounty`` when the line is full with four different dyes."""
+    distinct = {d for d in dyes if d}
+    score = sum(distinct)
+    if len(distinct) == SIDE and EMPTY not in dyes:
+        score += bounty
+    return score
+
+
+def cloth_score(cloth, bounty: int) -> int:
+    return sum(line_score([cloth[c] for c in line], bounty) for line in LINES)
+
+
+def cloth_gain(cloth, cell: int, dye: int, bounty: int) -> int:
+    """Score after weaving ``dye`` into empty ``cell`` minus before (only its row and column move)."""
+    total = 0
+    for line in (ROW_OF[cell], COL_OF[cell]):
+        before = [cloth[c] for c in line]
+        after = [dye if c == cell else cloth[c] for c in line]
+        total += line_score(after, bounty) - line_score(before, bounty)
+    return total
+
+
+def touches(cloth, cell: int, dye: int) -> bool:
+    for n in NEIGHBOURS[cell]:
+        if cloth[n] == dye:
+            return True
+    return False
+
+
+def allowed_cells(cloth, dye: int) -> list[int]:
+    """The touching law: clean empty cells for ``dye``, or every empty cell if none is clean."""
+    empty = [c for c in range(CELLS) if cloth[c] == EMPTY]
+    clean = [c for c in empty if not touches(cloth, c, dye)]
+    return clean or empty
+
+
+def _check_throws(throws: Any) -> list[tuple[int, int]] | None:
+    if throws is None:
+        return None
+    if isinstance(throws, (str, bytes)) or not hasattr(throws, "__len__"):
+        raise OptionError(f"option 'throws' must be None or a list of {ROUNDS} pairs (a, b), not {throws!r}")
+    if len(throws) != ROUNDS:
+        raise OptionError(f"option 'throws' must hold {ROUNDS} pairs (a, b), one per round, not {len(throws)}")
+    out = []
+    for i, pair in enumerate(throws):
+        ok = (
+            isinstance(pair, (list, tuple))
+            and len(pair) == 2
+            and all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in pair)
+        )
+        if not ok:
+            raise OptionError(f"option 'throws': round {i} is {pair!r}; each throw is a pair of dyes 1…6")
+        out.append(tuple(sorted(pair)))
+    return out
+
+
+class LoomGame(Game):
+    """State: both cloths, the round, the throws (future ones hidden from observations), and
+    which thread the drafter took this round (-1 while the drafter is still to choose)."""
+
+    NAME = "loom_v0"
+    OPTIONS = {"bounty": 8, "throws": None}
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        check_int(options, "bounty", 0, MAX_BOUNTY)
+        options["throws"] = _check_throws(options["throws"])
+        return options
+
+    @classmethod
+    def num_actions_for(cls, options: dict[str, Any]) -> int:
+        return 2 * CELLS
+
+    def __init__(self, options: dict[str, Any], rng=None):
+        self.options = options
+        self.bounty = options["bounty"]
+        if options["throws"] is not None:
+            self.throws = list(options["throws"])
+        else:
+            if rng is None:
+                raise ValueError("LoomGame needs an rng (random.Random) when throws are not scripted")
+            self.throws = [tuple(sorted((rng.randint(1, 6), rng.randint(1, 6)))) for _ in range(ROUNDS)]
+        self.cloths = [[EMPTY] * CELLS, [EMPTY] * CELLS]
+        self.points = [0, 0]
+        self.round = 0
+        self.taken = -1
+
+    # ----- state interface ----------------------------------------------------------------------
+    def drafter(self) -> int:
+        return self.round % 2
+
+    def current_player(self) -> int:
+        if self.round >= ROUNDS:
+            return TERMINAL
+        return self.round % 2 if self.taken < 0 else 1 - self.round % 2
+
+    def _threads_for_actor(self) -> tuple[int, ...]:
+        """Thread indices the player to act may use."""
+        if self.taken < 0:
+            low, high = self.throws[self.round]
+            return (0,) if low == high else (0, 1)
+        return (1 - self.taken,)
+
+    def legal_actions(self) -> list[int]:
+        if self.round >= ROUNDS:
+            return []
+        cloth = self.cloths[self.current_player()]
+        throw = self.throws[self.round]
+        actions = []
+        for t in self._threads_for_actor():
+            base = t * CELLS
+            actions.extend(base + c for c in allowed_cells(cloth, throw[t]))
+        return actions
+
+    def _legal(self, action: int) -> bool:
+        if not 0 <= action < 2 * CELLS or self.round >= ROUNDS:
+            return False
+        t, cell = divmod(action, CELLS)
+        if t not in self._threads_for_actor():
+            return False
+        cloth = self.cloths[self.current_player()]
+        if cloth[cell] != EMPTY:
+            return False
+        dye = self.throws[self.round][t]
+        if not touches(cloth, cell, dye):
+            return True
+        # A touching cell is legal only when the cloth has no clean empty cell for the dye.
+        return not any(cloth[c] == EMPTY and not touches(cloth, c, dye) for c in range(CELLS))
+
+    def why_illegal(self, action: Any) -> str | None:
+        try:
+            action = self._check_action(action)
+        except IllegalActionError as error:
+            return str(error)
+        if not 0 <= action < 2 * CELLS:
+            return f"action {action} is outside 0…{2 * CELLS - 1}"
+        if self.round >= ROUNDS:
+            return "the game is over: both cloths are full"
+        if self._legal(action):
+            return None
+        t, cell = divmod(action, CELLS)
+        low, high = self.throws[self.round]
+        throw = (low, high)
+        if self.taken >= 0 and t == self.taken:
+            left = 1 - self.taken
+            return f"the drafter took thread {t}; you weave the leftover, thread {left} (dye {throw[left]})"
+        if self.taken < 0 and t == 1 and low == high:
+            return f"both threads show dye {low}: take thread 0"
+        cloth = self.cloths[self.current_player()]
+        name = cell_name(*divmod(cell, SIDE))
+        if cloth[cell] != EMPTY:
+            return f"cell {name} of your cloth already holds dye {cloth[cell]}"
+        dye = throw[t]
+        return (
+            f"dye {dye} may not go into {name}: it would touch another {dye} "
+            f"while your cloth still has a cell where it touches none"
+        )
+
+    def apply(self, action: Any) -> None:
+        action = action if type(action) is int else self._check_action(action)
+        if not self._legal(action):
+            self._raise_illegal(action)
+        t, cell = divmod(action, CELLS)
+        player = self.current_player()
+        dye = self.throws[self.round][t]
+        cloth = self.cloths[player]
+        self.points[player] += cloth_gain(cloth, cell, dye, self.bounty)
+        cloth[cell] = dye
+        if self.taken < 0:
+            self.taken = t
+        else:
+            self.taken = -1
+            self.round += 1
+
+    def scores(self) -> list[int]:
+        return list(self.points)
+
+    def gain(self, player: int, cell: int, dye: int) -> int:
+        """The player's score after weaving ``dye`` into empty ``cell`` minus before."""
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, not {player!r}")
+        if not (isinstance(cell, int) and 0 <= cell < CELLS):
+            raise ValueError(f"cell must be an integer 0…{CELLS - 1}, not {cell!r}")
+        if dye not in DYES:
+            raise ValueError(f"dye must be 1…6, not {dye!r}")
+        if self.cloths[player][cell] != EMPTY:
+            raise ValueError(f"cell {cell_name(*divmod(cell, SIDE))} of player_{player}'s cloth is not empty")
+        return cloth_gain(self.cloths[player], cell, dye, self.bounty)
+
+    # ----- notation -------------------------------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        if not 0 <= action < 2 * CELLS:
+            raise ValueError(f"action {action} is outside 0…{2 * CELLS - 1}")
+        if self.round >= ROUNDS:
+            raise ValueError("the game is over: there is no throw to name a dye from")
+        t, cell = divmod(action, CELLS)
+        return f"{self.throws[self.round][t]}@{cell_name(*divmod(cell, SIDE))}"
+
+    def string_to_action(self, text: str) -> int:
+        match = re.fullmatch(r"\s*([1-6])\s*@\s*(\S+)\s*", text)
+        if not match:
+            raise ValueError(f"{text!r} is not a weave: write the dye and the cell, e.g. '5@b3'")
+        if self.round >= ROUNDS:
+            raise ValueError("the game is over")
+        dye = int(match.group(1))
+        row, col = parse_cell(match.group(2), SIDE, SIDE)
+        throw = self.throws[self.round]
+        for t in self._threads_for_actor():
+            if throw[t] == dye:
+                return t * CELLS + row * SIDE + col
+        offered = " or ".join(str(throw[t]) for t in self._threads_for_actor())
+        raise ValueError(f"dye {dye} is not yours to weave now: you may weave {offered}")
+
+    # ----- copies and snapshots ---------------------------------------------------------------------
+    def clone(self) -> "LoomGame":
+        other = object.__new__(LoomGame)
+        other.options = self.options
+        other.bounty = self.bounty
+        other.throws = self.throws  # never mutated after creation: safe to share
+        other.cloths = [self.cloths[0][:], self.cloths[1][:]]
+        other.points = self.points[:]
+        other.round = self.round
+        other.taken = self.taken
+        return other
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "throws": [list(t) for t in self.throws],
+            "cloths": [list(c) for c in self.cloths],
+            "scores": list(self.points),
+            "round": self.round,
+            "taken": self.taken,
+        }
+
+    @classmethod
+    def from_state_dict(cls, options: dict[str, Any], state: dict[str, Any]) -> "LoomGame":
+        try:
+            throws = _check_throws(state.get("throws"))
+        except OptionError as error:
+            raise ValueError(str(error).replace("option 'throws'", "snapshot field 'throws'")) from None
+        require(throws is not None, "snapshot field 'throws' is missing")
+        require(
+            options["throws"] is None or list(options["throws"]) == throws,
+            "snapshot throws differ from its scripted 'throws' option",
+        )
+        cloths = state.get("cloths")
+        require(isinstance(cloths, list) and len(cloths) == 2, "snapshot field 'cloths' must hold two cloths")
+        cloths = [int_list({"cloth": c}, "cloth", CELLS, 0, 6) for c in cloths]
+        rnd = int_field(state, "round", 0, ROUNDS)
+        taken = int_field(state, "taken", -1, 1)
+        points = int_list(state, "scores", 2, 0, 10_000)
+        require(not (rnd == ROUNDS and taken != -1), "snapshot of a finished game has a taken thread")
+        # Round k's drafter has woven k+1 threads once taken >= 0, the rival k or k+1.
+        drafter = rnd % 2
+        for player in (0, 1):
+            woven = sum(1 for d in cloths[player] if d)
+            expected = rnd + (1 if taken >= 0 and player == drafter else 0)
+            require(
+                woven == expected,
+                f"snapshot cloth of player_{player} holds {woven} threads; round {rnd} "
+                f"with taken={taken} means {expected}",
+            )
+        game = cls(options, rng=None) if options["throws"] is not None else object.__new__(cls)
+        game.options = options
+        game.bounty = options["bounty"]
+        game.throws = throws
+        game.cloths = cloths
+        game.round = rnd
+        game.taken = taken
+        recount = [cloth_score(c, game.bounty) for c in cloths]
+        require(points == recount, f"snapshot scores {points} differ from the cloths' recount {recount}")
+        game.points = points
+        return game

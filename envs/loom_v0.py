@@ -1,0 +1,67 @@
+"""
+# Loom
+
+| Import             | `from envs import loom_v0`                             |
+|--------------------|--------------------------------------------------------|
+| Actions            | Discrete                                               |
+| Parallel API       | No                                                     |
+| Manual Control     | No                                                     |
+| Agents             | `agents= ['player_0', 'player_1']`                     |
+| Agents             | 2                                                      |
+| Action Shape       | (1,)                                                   |
+| Action Values      | Discrete(32)                                           |
+| Observation Shape  | (258,)                                                 |
+| Observation Values | [0, 1]                                                 |
+
+Two weavers, a 4×4 cloth each. Every round two dyed threads (dice 1…6) are thrown; the
+drafter weaves one into their own cloth and the rival weaves the leftover into theirs. Sixteen
+rounds, the draft alternates (`player_0` drafts rounds 0, 2, …). No dye may touch the same dye
+edge to edge unless the cloth has no other room for it. Each row and column scores the sum of
+its distinct dyes, plus `bounty` when it finishes with four different dyes.
+
+### Options
+
+`bounty` (0…100, default 8); `throws` (default None: dice from the seeded generator; or a list
+of 16 pairs `(a, b)` of dyes 1…6, used in order).
+
+### Observation Space
+
+A dict: `"observation"`, a float32 vector of 258 entries in [0, 1] (see
+`envs.loom.observer.LoomObserver` for the layout and `decode`): both cloths (mine first), the
+current throw and which threads are still available, the round, whether I draft, both scores,
+the bounty. Future throws are never shown. `"action_mask"`: the legal weaves of the player to
+act, zeros for the other player.
+
+### Action Space
+
+`t*16 + cell` puts thread `t` (0 = lower dye, 1 = higher) into `cell = row*4 + col` of the
+actor's own cloth. With equal dyes the drafter uses `t = 0` and the rival `t = 1`. Notation:
+`5@b3` (dye 5 into column b, row 3).
+
+### Rewards
+
+0 until the cloths are full; then +1 / −1 by points, 0 each for a draw. `infos[agent]
+["scores"]` holds both players' points at every step. `env.unwrapped.gain(player, cell, dye)`
+prices a weave.
+
+### Version History
+
+* v0: Initial release.
+"""
+
+from envs.core import GameSpec, make_env_factories
+from envs.loom import render
+from envs.loom.observer import LoomObserver
+from envs.loom.rules import LoomGame
+
+SPEC = GameSpec(
+    game_cls=LoomGame,
+    observer_cls=LoomObserver,
+    render_ansi=render.ansi,
+    render_rgb=render.rgb,
+    extra_methods=("gain",),
+)
+
+raw_env, env = make_env_factories(SPEC, "loom_v0", __name__)
+
+__all__ = ["env", "raw_env", "SPEC"]

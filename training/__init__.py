@@ -1,0 +1,55 @@
+"""Bots, trained agents and the jobs that make and compare them.
+
+``load_agent(spec, game, seed=None, **options)`` returns an agent (``act(observation) -> int``):
+
+* ``"random"`` — uniform over legal actions;
+* ``"heuristic"``, ``"solver"``, … — the rule-based bots a game module ``training.bots.<game>``
+  lists in its ``BOTS`` table;
+* later: search bots (``"mcts:200"``) and checkpoint paths.
+
+``game`` is an env name (``"loom_v0"``, or just ``"loom"``); ``options`` are the env options the
+agent will play under (board size, bounty, …) where the bot needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from training.agents import Agent, RandomAgent
+
+
+def game_name(game: str) -> str:
+    import envs
+
+    name = game if game.endswith("_v0") else f"{game}_v0"
+    if name not in envs.GAMES:
+        raise ValueError(f"unknown game {game!r}; the games are: {', '.join(envs.GAMES)}")
+    return name
+
+
+def bot_table(game: str) -> dict[str, Any]:
+    """Every named bot of a game: ``{"random": RandomAgent, "heuristic": ..., ...}``."""
+    name = game_name(game)
+    table: dict[str, Any] = {"random": RandomAgent}
+    try:
+        module = importlib.import_module(f"training.bots.{name[:-3]}")
+    except ModuleNotFoundError as error:
+        if error.name != f"training.bots.{name[:-3]}":
+            raise
+        return table
+    table.update(module.BOTS)
+    return table
+
+
+def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) -> Agent:
+    name = game_name(game)
+    table = bot_table(name)
+    if spec in table:
+        return table[spec](game=name, seed=seed, **options)
+    raise ValueError(
+        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}"
+    )
+
+
+__all__ = ["Agent", "RandomAgent", "bot_table", "game_name", "load_agent"]
