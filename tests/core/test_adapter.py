@@ -1,0 +1,206 @@
+"""The shared AEC adapter, checked over every game the suite has built so far."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import envs
+from envs.core import IllegalActionError, OptionError, SnapshotError
+
+GAMES = envs.GAMES
+
+
+def play_random(env, rng: random.Random, max_steps: int = 100_000) -> list[int]:
+    """Random legal play to the end through the AEC API; returns the actions taken."""
+    actions = []
+    for agent in env.agent_iter(max_steps):
+        obs, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        action = rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
+        actions.append(action)
+        env.step(action)
+    return actions
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_pettingzoo_api_seed_and_render(game):
+    module = envs.load(game)
+    api_test(module.env(), num_cycles=300)
+    seed_test(module.env, num_cycles=300)
+    render_test(module.env)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_registered_with_pettingzoo(game):
+    env = pettingzoo.make("aec", f"abstract/{game[:-3]}-v0")
+    env.reset(seed=3)
+    assert env.unwrapped.metadata["name"] == game
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_unknown_option_and_render_mode_are_named(game):
+    module = envs.load(game)
+    with pytest.raises(OptionError, match="unknown option 'colour'"):
+        module.raw_env(colour=3)
+    with pytest.raises(OptionError, match="render_mode"):
+        module.raw_env(render_mode="svg")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_rewards_scores_and_masks_through_a_game(game):
+    env = envs.load(game).raw_env()
+    env.reset(seed=11)
+    rng = random.Random(5)
+    steps = 0
+    while not any(env.terminations.values()):
+        acting = env.agent_selection
+        for agent in env.agents:
+            mask = env.observe(agent)["action_mask"]
+            if agent == acting:
+                assert mask.sum() > 0, "the acting agent must have a legal action"
+            else:
+                assert mask.sum() == 0, "idle agents' masks are all zeros"
+            assert env.infos[agent]["scores"] == dict(zip(env.possible_agents, env.game.scores()))
+            assert env.rewards[agent] == 0
+        env.step(rng.choice(env.game.legal_actions()))
+        steps += 1
+    returns = env.game.returns()
+    for i, agent in enumerate(env.possible_agents):
+        assert env._cumulative_rewards[agent] == returns[i]
+        assert returns[i] in (-1, 0, 1)
+    # Dead steps remove every agent in turn; each one first sees its final reward.
+    seen = {}
+    for agent in env.agent_iter():
+        _, reward, terminated, _, _ = env.last()
+        assert terminated
+        seen[agent] = reward
+        env.step(None)
+    assert seen == {a: float(returns[i]) for i, a in enumerate(env.possible_agents)}
+    assert env.agents == []
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_illegal_action_raw_raises_with_reason_and_wrapped_ends_the_game(game):
+    module = envs.load(game)
+    raw = module.raw_env()
+    raw.reset(seed=2)
+    n = raw.action_space(raw.agent_selection).n
+    history = []
+    while len(raw.game.legal_actions()) == n:  # play until some action is illegal
+        history.append(raw.game.legal_actions()[0])
+        raw.step(history[-1])
+    legal = set(raw.game.legal_actions())
+    illegal = next(a for a in range(n) if a not in legal)
+    before = json.dumps(raw.snapshot())
+    with pytest.raises(ValueError) as caught:
+        raw.step(illegal)
+    assert isinstance(caught.value, IllegalActionError)
+    assert str(caught.value) == raw.why_illegal(illegal)
+    assert json.dumps(raw.snapshot()) == before, "a refused action must not change the state"
+
+    env = module.env()
+    env.reset(seed=2)
+    for action in history:
+        env.step(action)
+    offender = env.agent_selection
+    env.step(illegal)
+    assert all(env.terminations.values())
+    assert env.rewards[offender] == -1
+    assert env.unwrapped.infos[offender]["illegal_action"] == raw.why_illegal(illegal)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_snapshot_json_restore_continues_identically(game):
+    module = envs.load(game)
+    rng = random.Random(7)
+    for trial in range(5):
+        env = module.raw_env()
+        env.reset(seed=trial)
+        for _ in range(rng.randrange(1, 25)):
+            if env.game.is_terminal():
+                break
+            env.step(rng.choice(env.game.legal_actions()))
+        text = json.dumps(env.snapshot())
+        copy = module.raw_env()
+        copy.restore(json.loads(text))
+        assert copy.snapshot() == json.loads(text)
+        while not env.game.is_terminal():
+            for agent in env.possible_agents:
+                a, b = env.observe(agent), copy.observe(agent)
+                assert np.array_equal(a["observation"], b["observation"])
+                assert np.array_equal(a["action_mask"], b["action_mask"])
+            assert env.agent_selection == copy.agent_selection
+            action = rng.choice(env.game.legal_actions())
+            env.step(action)
+            copy.step(action)
+        assert copy.game.scores() == env.game.scores()
+        assert copy.rewards == env.rewards
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_clone_is_independent(game):
+    env = envs.load(game).raw_env()
+    env.reset(seed=4)
+    original = json.dumps(env.snapshot())
+    twin = env.game.clone()
+    rng = random.Random(1)
+    while not twin.is_terminal():
+        twin.apply(rng.choice(twin.legal_actions()))
+    assert json.dumps(env.snapshot()) == original
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_malformed_snapshots_are_refused_with_a_reason(game):
+    env = envs.load(game).raw_env()
+    env.reset(seed=0)
+    good = env.snapshot()
+    with pytest.raises(SnapshotError, match="not 'nonsense_v0'|of game"):
+        env.restore({**good, "game": "nonsense_v0"})
+    with pytest.raises(SnapshotError, match="no 'state'"):
+        env.restore({k: v for k, v in good.items() if k != "state"})
+    with pytest.raises(SnapshotError, match="version"):
+        env.restore({**good, "version": 99})
+    with pytest.raises(SnapshotError):
+        env.restore("{not json")
+    with pytest.raises(SnapshotError):
+        env.restore({**good, "state": {}})
+    env.restore(good)  # the good one still works
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_same_seed_same_game_different_seed_may_differ(game):
+    module = envs.load(game)
+
+    def trajectory(seed):
+        env = module.raw_env()
+        env.reset(seed=seed)
+        rng = random.Random(99)
+        out = [json.dumps(env.snapshot())]
+        while not env.game.is_terminal():
+            env.step(rng.choice(env.game.legal_actions()))
+            out.append(json.dumps(env.snapshot()))
+        return out
+
+    assert trajectory(123) == trajectory(123)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_notation_round_trips_every_legal_action(game):
+    env = envs.load(game).raw_env()
+    env.reset(seed=8)
+    rng = random.Random(8)
+    for _ in range(40):
+        if env.game.is_terminal():
+            break
+        for action in env.game.legal_actions():
+            text = env.action_to_string(action)
+            assert env.string_to_action(text) == action, (action, text)
+        env.step(rng.choice(env.game.legal_actions()))

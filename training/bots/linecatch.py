@@ -1,0 +1,76 @@
+"""Linecatch bots: a heuristic (catch what you can, hand over nothing) and the exact solver."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from envs.linecatch.observer import LinecatchObserver
+from envs.linecatch.rules import LinecatchGame
+from envs.linecatch.solver import LinecatchSolver
+from training.agents import legal_from_mask
+
+
+class _LinecatchBot:
+    def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
+        self.options = LinecatchGame.resolve_options(options)
+        self.observer = LinecatchObserver(self.options)
+        self.geo = self.observer.geo
+        self.rng = random.Random(seed)
+
+    def black_mask(self, observation) -> int:
+        black = self.observer.decode(observation)["black"].ravel()
+        return sum(1 << cell for cell, b in enumerate(black) if b)
+
+
+class HeuristicLinecatchBot(_LinecatchBot):
+    """Takes the biggest catch; otherwise a square that leaves no line one square short.
+
+    When every move hands the opponent a line, it picks the one whose best reply catches least.
+    """
+
+    def act(self, observation) -> int:
+        legal = legal_from_mask(observation)
+        mask = self.black_mask(observation)
+        geo = self.geo
+        gains = {cell: self._gain(mask, cell) for cell in legal}
+        best_gain = max(gains.values())
+        if best_gain > 0:
+            return self.rng.choice([c for c in legal if gains[c] == best_gain])
+        # Danger of a move: the most the opponent could catch with one square afterwards.
+        danger = {}
+        for cell in legal:
+            after = mask | (1 << cell)
+            worst = 0
+            for line in geo.cell_lines[cell]:
+                missing = geo.line_mask[line] & ~after
+                if missing and missing & (missing - 1) == 0:  # exactly one white square left
+                    worst = max(worst, self._gain(after, missing.bit_length() - 1))
+            danger[cell] = worst
+        least = min(danger.values())
+        return self.rng.choice([c for c in legal if danger[c] == least])
+
+    def _gain(self, mask: int, cell: int) -> int:
+        geo, after = self.geo, mask | (1 << cell)
+        return sum(
+            geo.line_length[line]
+            for line in geo.cell_lines[cell]
+            if after & geo.line_mask[line] == geo.line_mask[line]
+        )
+
+
+class SolverLinecatchBot(_LinecatchBot):
+    """Perfect play on boards of up to 16 squares (ties broken at random, seeded)."""
+
+    def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
+        super().__init__(game, seed, **options)
+        self.solver = LinecatchSolver(self.geo.rows, self.geo.cols, self.geo.pro)
+
+    def act(self, observation) -> int:
+        legal = legal_from_mask(observation)
+        values = self.solver.action_values(self.black_mask(observation))
+        best = max(values[c] for c in legal)
+        return self.rng.choice([c for c in legal if values[c] == best])
+
+
+BOTS = {"heuristic": HeuristicLinecatchBot, "solver": SolverLinecatchBot}

@@ -1,0 +1,52 @@
+"""Loom heuristic: price both threads with ``gain`` for me and for the rival's leftover."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from envs.loom.observer import LoomObserver
+from envs.loom.rules import CELLS, EMPTY, LoomGame, allowed_cells, cloth_gain, touches
+from training.agents import legal_from_mask
+
+
+def clean_room(cloth) -> int:
+    """Empty cells summed over the six dyes where that dye would touch no twin."""
+    empty = [c for c in range(CELLS) if cloth[c] == EMPTY]
+    return sum(1 for dye in range(1, 7) for c in empty if not touches(cloth, c, dye))
+
+
+class HeuristicLoomBot:
+    """Drafter: maximise my gain minus the rival's best gain with the leftover thread.
+
+    Rival (or any forced weave): the cell with the best gain. Ties go to the cell that keeps
+    the most clean room for the dyes still to come, then to the seeded generator.
+    """
+
+    def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
+        self.options = LoomGame.resolve_options(options)
+        self.observer = LoomObserver(self.options)
+        self.rng = random.Random(seed)
+
+    def act(self, observation) -> int:
+        legal = legal_from_mask(observation)
+        seen = self.observer.decode(observation)
+        mine, theirs, throw = seen["my_cloth"], seen["their_cloth"], seen["throw"]
+        bounty = seen["bounty"]
+        drafting = all(seen["available"])
+        scored = []
+        for action in legal:
+            t, cell = divmod(action, CELLS)
+            value = cloth_gain(mine, cell, throw[t], bounty)
+            if drafting:
+                leftover = throw[1 - t]
+                value -= max(cloth_gain(theirs, c, leftover, bounty) for c in allowed_cells(theirs, leftover))
+            woven = mine[:]
+            woven[cell] = throw[t]
+            room = clean_room(woven) / 100.0
+            scored.append((value + room, action))
+        best = max(v for v, _ in scored)
+        return self.rng.choice([a for v, a in scored if v >= best - 1e-9])
+
+
+BOTS = {"heuristic": HeuristicLoomBot}
