@@ -60,3 +60,5 @@ SPEC = GameSpec(
 raw_env, env = make_env_factories(SPEC, "linecatch_v0", __name__)
 
 __all__ = ["env", "raw_env", "SPEC"]
+
+BENCHMARK_OPTIONS = {"5x5": {}, "5x5 pro": {"pro": True}, "9x9": {"rows": 9, "cols": 9}}

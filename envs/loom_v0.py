@@ -65,3 +65,5 @@ SPEC = GameSpec(
 raw_env, env = make_env_factories(SPEC, "loom_v0", __name__)
 
 __all__ = ["env", "raw_env", "SPEC"]
+
+BENCHMARK_OPTIONS = {"default": {}}

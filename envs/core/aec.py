@@ -226,6 +226,40 @@ class IllegalActionWrapper(wrappers.TerminateIllegalWrapper):
                 self.env.unwrapped.infos[name]["illegal_action"] = reason or "not legal now"
 
 
+# PettingZoo's wrappers forward every attribute read through a chain of ``__getattr__`` calls;
+# in a training loop that chain costs more than the game itself. These subclasses read the
+# per-step attributes straight from the raw env (same values, same classes for isinstance).
+_PER_STEP_ATTRIBUTES = (
+    "agent_selection", "agents", "rewards", "terminations", "truncations", "infos",
+    "_cumulative_rewards",
+)
+
+
+def _direct(name: str, guard_reset: bool) -> property:
+    def read(self):
+        if guard_reset and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    return property(read)
+
+
+def _with_direct_reads(wrapper_cls: type, guard_reset: bool = False) -> type:
+    def __init__(self, env, *args, **kwargs):
+        wrapper_cls.__init__(self, env, *args, **kwargs)
+        self._raw = env.unwrapped
+
+    namespace = {name: _direct(name, guard_reset) for name in _PER_STEP_ATTRIBUTES}
+    namespace["__init__"] = __init__
+    namespace["__module__"] = __name__
+    return type(wrapper_cls.__name__, (wrapper_cls,), namespace)
+
+
+_TerminateIllegal = _with_direct_reads(IllegalActionWrapper)
+_AssertOutOfBounds = _with_direct_reads(wrappers.AssertOutOfBoundsWrapper)
+_OrderEnforcing = _with_direct_reads(wrappers.OrderEnforcingWrapper, guard_reset=True)
+
+
 def make_env_factories(spec: GameSpec, name: str, module: str):
     """Return ``(raw_env, env)`` for a game module: the class and the wrapped factory."""
     raw_env = type(
@@ -247,9 +281,9 @@ def make_env_factories(spec: GameSpec, name: str, module: str):
     def env(**options: Any) -> AECEnv:
         """The environment with PettingZoo's classic wrappers (illegal action: −1 and game over)."""
         wrapped = raw_env(**options)
-        wrapped = IllegalActionWrapper(wrapped, illegal_reward=-1)
-        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-        wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+        wrapped = _TerminateIllegal(wrapped, illegal_reward=-1)
+        wrapped = _AssertOutOfBounds(wrapped)
+        wrapped = _OrderEnforcing(wrapped)
         return wrapped
 
     env.__module__ = module

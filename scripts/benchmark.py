@@ -1,0 +1,129 @@
+"""Steps per second of every game, as ratios against PettingZoo classic measured in the same run.
+
+    .venv/bin/python scripts/benchmark.py            # every game, every benchmark option set
+    .venv/bin/python scripts/benchmark.py --games linecatch loom --seconds 1
+
+For each game and each option set its env module lists in ``BENCHMARK_OPTIONS``:
+
+* engine: random legal play straight on the rules engine (``legal_actions`` + ``apply``, no
+  observation), new games started as old ones end;
+* aec: the full wrapped env (``env()``): ``last()`` (observe + mask), a random legal action
+  from the mask, ``step``; ``reset`` when a game ends;
+* clone: microseconds per ``game.clone()`` of a mid-game state.
+
+References, same loop, same run: PettingZoo ``connect_four_v3`` and ``tictactoe_v3`` AEC steps
+per second, and ``copy.deepcopy`` of a connect-four raw env. Not part of the tests: timings
+belong in reports, not in assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import random
+import time
+
+import numpy as np
+
+import envs
+
+
+def aec_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
+    env = make_env()
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    steps = 0
+    deadline = time.perf_counter() + seconds
+    started = time.perf_counter()
+    while True:
+        for _ in range(200):
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.reset()
+                continue
+            env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+            steps += 1
+        if time.perf_counter() > deadline:
+            break
+    return steps / (time.perf_counter() - started)
+
+
+def engine_steps_per_second(module, options: dict, seconds: float, seed: int = 0) -> float:
+    game_cls = module.SPEC.game_cls
+    resolved = game_cls.resolve_options(dict(options))
+    rng = random.Random(seed)
+    game = game_cls(resolved, random.Random(rng.getrandbits(64)))
+    steps = 0
+    deadline = time.perf_counter() + seconds
+    started = time.perf_counter()
+    choice = rng.choice
+    while True:
+        for _ in range(500):
+            if game.is_terminal():
+                game = game_cls(resolved, random.Random(rng.getrandbits(64)))
+            game.apply(choice(game.legal_actions()))
+            steps += 1
+        if time.perf_counter() > deadline:
+            break
+    return steps / (time.perf_counter() - started)
+
+
+def clone_microseconds(module, options: dict, seed: int = 0) -> float:
+    game_cls = module.SPEC.game_cls
+    rng = random.Random(seed)
+    game = game_cls(game_cls.resolve_options(dict(options)), random.Random(seed))
+    for _ in range(10):  # a mid-game position
+        if game.is_terminal():
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    count = 2000
+    started = time.perf_counter()
+    for _ in range(count):
+        game.clone()
+    return (time.perf_counter() - started) / count * 1e6
+
+
+def deepcopy_reference_microseconds() -> float:
+    from pettingzoo.classic import connect_four_v3
+
+    raw = connect_four_v3.raw_env()
+    raw.reset(seed=0)
+    count = 500
+    started = time.perf_counter()
+    for _ in range(count):
+        copy.deepcopy(raw)
+    return (time.perf_counter() - started) / count * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", nargs="*", default=None, help="games to time (default: all)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
+    args = parser.parse_args()
+
+    from pettingzoo.classic import connect_four_v3, tictactoe_v3
+
+    c4 = aec_steps_per_second(connect_four_v3.env, args.seconds)
+    ttt = aec_steps_per_second(tictactoe_v3.env, args.seconds)
+    deep = deepcopy_reference_microseconds()
+    print(f"reference connect_four_v3 AEC: {c4:,.0f} steps/s   tictactoe_v3 AEC: {ttt:,.0f} steps/s")
+    print(f"reference copy.deepcopy(connect_four_v3 raw env): {deep:.1f} µs\n")
+    print("| game | options | engine steps/s | engine ÷ c4 | AEC steps/s | AEC ÷ c4 | AEC ÷ ttt | clone µs |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    names = envs.GAMES if not args.games else [envs.load(g).__name__.split(".")[-1] for g in args.games]
+    for name in names:
+        module = envs.load(name)
+        option_sets = getattr(module, "BENCHMARK_OPTIONS", {"default": {}})
+        for label, options in option_sets.items():
+            engine = engine_steps_per_second(module, options, args.seconds)
+            aec = aec_steps_per_second(lambda: module.env(**options), args.seconds)
+            clone = clone_microseconds(module, options)
+            print(
+                f"| {name} | {label} | {engine:,.0f} | {engine / c4:.1f}× | {aec:,.0f} | "
+                f"{aec / c4:.2f}× | {aec / ttt:.2f}× | {clone:.1f} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
