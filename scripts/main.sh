@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# The main job: set up (scripts/setup.sh), then run it (see training/main.py).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+.venv/bin/python -m training.main "$@"
