@@ -30,8 +30,9 @@ def ansi(game: LinecatchGame) -> str:
 def rgb(game: LinecatchGame, cell_px: int = 48) -> np.ndarray:
     geo = game.geo
     top = 28
-    image, draw = canvas(geo.cols * cell_px + 1, geo.rows * cell_px + top + 1)
-    draw.text((6, 6), f"player_0 {game.points[0]}   player_1 {game.points[1]}", fill=INK, font=font(14))
+    image, draw = canvas(max(geo.cols * cell_px + 1, 200), geo.rows * cell_px + top + 1)
+    draw.text((6, 6), f"player_0: {game.points[0]}", fill=SEAT_COLOURS[0], font=font(14))
+    draw.text((106, 6), f"player_1: {game.points[1]}", fill=SEAT_COLOURS[1], font=font(14))
     for r in range(geo.rows):
         for c in range(geo.cols):
             cell = r * geo.cols + c

@@ -44,7 +44,7 @@ def rgb(game: LoomGame, cell_px: int = 44) -> np.ndarray:
     gap, top, margin = 30, 30, 14
     cloth_px = SIDE * cell_px
     width = 2 * cloth_px + gap + 2 * margin
-    height = top + cloth_px + 60
+    height = top + cloth_px + 70
     image, draw = canvas(width, height)
     small = font(13)
     for player, cloth in enumerate(game.cloths):
@@ -71,5 +71,5 @@ def rgb(game: LoomGame, cell_px: int = 44) -> np.ndarray:
             available = game.taken < 0 or t == 1 - game.taken
             draw.ellipse((x0, y, x0 + 30, y + 30), fill=DYE_COLOURS[dye] if available else GRID, outline=INK)
             draw.text((x0 + 11, y + 8), str(dye), fill=INK, font=small)
-    draw.text((margin + 90, y + 8), _status(game), fill=INK, font=small)
+    draw.text((margin, y + 38), _status(game), fill=INK, font=small)
     return to_array(image)
