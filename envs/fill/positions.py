@@ -1,0 +1,93 @@
+"""Scripted Fill positions drawn as text: for tutorials, puzzles and tests.
+
+A picture has one line per row, top row first (row 1), one character per cell (spaces between
+cells are allowed and ignored)::
+
+    . . # . . .
+    . # # . . .
+    . . . R . .
+
+``.`` empty · ``#`` filled · ``R`` rock · ``D`` / ``P`` / ``T`` an empty cell holding a
+Double / Pass / Trap gem. The first ``#`` (reading order) is the seed. The position is reached
+through the engine's own setup (seed, then the choice) with the other filled cells added
+between, so the game starts at turn 1 of ``first`` exactly as a real one would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envs.fill.rules import KIND_NAMES, STAY, SWAP, FillGame, bits
+
+GEM_CHARS = {"D": 0, "P": 1, "T": 2}
+
+
+def parse_picture(picture: str) -> list[str]:
+    rows = [line.replace(" ", "") for line in picture.strip().splitlines() if line.strip()]
+    size = len(rows)
+    if size not in (6, 7, 8) or any(len(row) != size for row in rows):
+        raise ValueError(f"a Fill picture is a square of 6, 7 or 8 rows of as many cells, got {[len(r) for r in rows]}")
+    return rows
+
+
+def position(picture: str, first: int = 1, tokens: dict | None = None, **options: Any) -> FillGame:
+    """The game whose board is ``picture``, at the start of ``first``'s turn 1.
+
+    ``tokens`` gives players tokens to start with: ``{1: [("pass", 2)]}`` (kind, turns left).
+    ``options`` are the game's options (``size`` comes from the picture; rocks and gems are
+    switched on when the picture holds any).
+    """
+    rows = parse_picture(picture)
+    size = len(rows)
+    cells = "".join(rows)
+    rocks = [i for i, ch in enumerate(cells) if ch == "R"]
+    filled = [i for i, ch in enumerate(cells) if ch == "#"]
+    gems = [(i, GEM_CHARS[ch]) for i, ch in enumerate(cells) if ch in GEM_CHARS]
+    if not filled:
+        raise ValueError("a Fill picture needs at least one filled cell (the seed)")
+    opts = dict(options, size=size)
+    if rocks:
+        opts.update(rocks=True, rock_cells=rocks)
+    if gems:
+        opts["gems"] = True
+    if any(kind == 2 for _, kind in gems):
+        opts["traps"] = True
+    opts.setdefault("gem_cells", [])  # no random gems: the picture's gems are placed below
+    game = FillGame(FillGame.resolve_options(opts), None)
+    game.apply(filled[0])
+    for cell in filled[1:]:
+        game._place(cell)
+    for cell, kind in gems:
+        witness = game.fill_witness(cell)
+        if not witness:
+            raise ValueError(f"the {KIND_NAMES[kind]} gem at {game._name(cell)} is on a cell that cannot still be filled")
+        game.gems[cell] = kind
+        game.witness[cell] = witness
+    for player, held in (tokens or {}).items():
+        for kind, left in held:
+            game.tokens[player].append([KIND_NAMES.index(kind), left, 0])
+    game.apply(game.n + (STAY if first == 1 else SWAP))
+    return game
+
+
+def picture(game: FillGame) -> str:
+    """The board as a picture (the inverse of :func:`position`, seed not marked)."""
+    size = game.options["size"]
+    out = []
+    for r in range(size):
+        row = []
+        for c in range(size):
+            cell = r * size + c
+            if game.rock >> cell & 1:
+                row.append("R")
+            elif game.filled >> cell & 1:
+                row.append("#")
+            elif cell in game.gems:
+                row.append("DPT"[game.gems[cell]])
+            else:
+                row.append(".")
+        out.append(" ".join(row))
+    return "\n".join(out)
+
+
+__all__ = ["position", "picture", "parse_picture", "bits"]
