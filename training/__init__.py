@@ -5,7 +5,8 @@
 * ``"random"`` — uniform over legal actions;
 * ``"heuristic"``, ``"solver"``, … — the rule-based bots a game module ``training.bots.<game>``
   lists in its ``BOTS`` table;
-* later: search bots (``"mcts:200"``) and checkpoint paths.
+* a checkpoint path (``checkpoints/loom/loom_v0__maskppo.zip``): a trained policy, checked
+  against the game and options (see ``training.checkpoint``).
 
 ``game`` is an env name (``"loom_v0"``, or just ``"loom"``); ``options`` are the env options the
 agent will play under (board size, bounty, …) where the bot needs them.
@@ -47,8 +48,12 @@ def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) ->
     table = bot_table(name)
     if spec in table:
         return table[spec](game=name, seed=seed, **options)
+    if str(spec).endswith(".zip") or "/" in str(spec) or "\\" in str(spec):
+        from training.checkpoint import load_checkpoint_agent
+
+        return load_checkpoint_agent(spec, name, seed=seed, **options)
     raise ValueError(
-        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}"
+        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, or a checkpoint path (.zip)"
     )
 
 

@@ -1,11 +1,15 @@
-"""Tournament between agents: round robin, seats alternated, win/draw/loss with 95% intervals.
+"""Tournament between agents: round robin, seats alternated, W/D/L with 95% intervals, Elo.
 
     python -m training.evaluate --game linecatch --agents heuristic random --games 200
-    python -m training.evaluate --game linecatch --options '{"rows": 4, "cols": 4}' --agents solver heuristic
+    python -m training.evaluate --game loom --agents checkpoints/loom/loom__maskppo__0.zip heuristic random \\
+        --markdown results/loom.md --png results/loom.png
 
-Agents are ``load_agent`` specs. Each pair plays ``--games`` games; in a two-player game the
-first agent takes ``player_0`` in even-numbered games and ``player_1`` in odd ones. A game's
-seed is ``seed + index``, so a table is reproducible. A win counts 1, a draw ½.
+Agents are ``load_agent`` specs: bot names or checkpoint paths. Each pair plays ``--games``
+games. The first agent of a pair takes seat ``index % players`` in game ``index`` and the other
+agent fills every other seat, so seats alternate (and rotate in 3–4 player games). Game
+``index`` of a pair uses seed ``seed + index``: a table is reproducible. A win counts 1, a draw
+½, a loss 0 (in 3–4 player games: sole first place wins, a shared first place draws).
+Elo ratings are fitted to all games at once (maximum likelihood, mean rating 1500).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import envs
 from training import game_name, load_agent
@@ -39,6 +44,14 @@ class PairResult:
     def score(self) -> float:
         return (self.wins + 0.5 * self.draws) / max(1, self.games)
 
+    def record(self, returns: list[int], scores: list, mine: int) -> None:
+        outcome = returns[mine]
+        self.wins += outcome > 0
+        self.draws += outcome == 0
+        self.losses += outcome < 0
+        self.points_for.append(scores[mine])
+        self.points_against.append(max(s for i, s in enumerate(scores) if i != mine))
+
 
 def wilson_interval(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     """95% Wilson interval of a win rate (draws counted as half a win)."""
@@ -49,35 +62,60 @@ def wilson_interval(score: float, n: int, z: float = 1.96) -> tuple[float, float
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def players_of(game: str, options: dict) -> int:
+    module = envs.load(game)
+    cls = module.SPEC.game_cls
+    return cls.num_players_for(cls.resolve_options(dict(options)))
+
+
 def play_game(game: str, seats: list, seed: int, options: dict) -> tuple[list[int], list]:
     """One full game; ``seats[i]`` acts for ``player_i``. Returns (returns, scores)."""
     env = envs.load(game).raw_env(**options)
     env.reset(seed=seed)
+    names = env.possible_agents
     engine = env.game
     while not engine.is_terminal():
-        agent = env.agent_selection
-        action = seats[env.agent_name_mapping[agent]].act(env.observe(agent))
-        env.step(action)
+        seat = engine.current_player()
+        env.step(seats[seat].act(env.observe(names[seat])))
         engine = env.game
     return engine.returns(), engine.scores()
+
+
+def play_match(game: str, agent, other, games: int, seed: int, options: dict, label=("agent", "other")) -> PairResult:
+    """``agent`` against ``other`` (which fills every other seat), seats rotating per game."""
+    n = players_of(game, options)
+    result = PairResult(*label)
+    for index in range(games):
+        mine = index % n
+        seats = [other] * n
+        seats[mine] = agent
+        returns, scores = play_game(game, seats, seed + index, options)
+        result.record(returns, scores, mine)
+    return result
 
 
 def play_pair(game: str, first: str, second: str, games: int, seed: int, options: dict) -> PairResult:
     a = load_agent(first, game, seed=seed, **options)
     b = load_agent(second, game, seed=seed + 1, **options)
-    result = PairResult(first, second)
-    for index in range(games):
-        swap = index % 2 == 1
-        seats = [b, a] if swap else [a, b]
-        returns, scores = play_game(game, seats, seed + index, options)
-        mine, theirs = (1, 0) if swap else (0, 1)
-        outcome = returns[mine]
-        result.wins += outcome > 0
-        result.draws += outcome == 0
-        result.losses += outcome < 0
-        result.points_for.append(scores[mine])
-        result.points_against.append(scores[theirs])
-    return result
+    return play_match(game, a, b, games, seed, options, label=(first, second))
+
+
+def evaluate_against(game: str, agent, opponent, games: int, seed: int, options: dict, detail: bool = False):
+    """Score of ``agent`` (an agent object) against ``opponent`` (a spec or an agent).
+
+    Returns the score (win 1, draw ½) or, with ``detail``, a dict with counts and interval.
+    """
+    other = load_agent(opponent, game, seed=seed + 1, **options) if isinstance(opponent, str) else opponent
+    result = play_match(game, agent, other, games, seed, options)
+    if not detail:
+        return result.score
+    low, high = wilson_interval(result.score, result.games)
+    return {
+        "games": result.games, "wins": result.wins, "draws": result.draws, "losses": result.losses,
+        "score": result.score, "interval95": [low, high],
+        "mean_points": sum(result.points_for) / max(1, result.games),
+        "mean_opponent_points": sum(result.points_against) / max(1, result.games),
+    }
 
 
 def round_robin(game: str, agents: list[str], games: int, seed: int, options: dict) -> list[PairResult]:
@@ -85,6 +123,36 @@ def round_robin(game: str, agents: list[str], games: int, seed: int, options: di
         play_pair(game, first, second, games, seed + 1000 * i, options)
         for i, (first, second) in enumerate(itertools.combinations(agents, 2))
     ]
+
+
+def elo_ratings(results: list[PairResult], iterations: int = 2000) -> dict[str, float]:
+    """Maximum-likelihood Elo (Bradley–Terry on a 400-point log10 scale), mean 1500.
+
+    A perfect record has no finite maximum; one virtual draw per pair keeps ratings finite.
+    """
+    names = sorted({r.first for r in results} | {r.second for r in results})
+    rating = dict.fromkeys(names, 0.0)
+    for _ in range(iterations):
+        step = {}
+        for name in names:
+            actual = expected = 0.0
+            for r in results:
+                if name not in (r.first, r.second):
+                    continue
+                other = r.second if name == r.first else r.first
+                mine = r.score if name == r.first else 1 - r.score
+                games = r.games + 1
+                actual += mine * r.games + 0.5
+                expected += games / (1 + 10 ** ((rating[other] - rating[name]) / 400))
+            step[name] = 40 * (actual - expected) / max(1.0, expected)
+        for name in names:
+            rating[name] += step[name]
+        mean = sum(rating.values()) / len(rating)
+        for name in names:
+            rating[name] -= mean
+        if max(abs(v) for v in step.values()) < 1e-4:
+            break
+    return {name: 1500 + value for name, value in rating.items()}
 
 
 def markdown_table(game: str, options: dict, results: list[PairResult]) -> str:
@@ -101,7 +169,40 @@ def markdown_table(game: str, options: dict, results: list[PairResult]) -> str:
             f"| {r.first} | {r.second} | {r.games} | {r.wins} | {r.draws} | {r.losses} | "
             f"{r.score:.1%} | {low:.1%}–{high:.1%} | {pf:.1f} : {pa:.1f} |"
         )
+    ratings = elo_ratings(results)
+    rows += ["", "| agent | Elo |", "|---|---:|"]
+    rows += [f"| {name} | {value:.0f} |" for name, value in sorted(ratings.items(), key=lambda kv: -kv[1])]
     return head + "\n".join(rows)
+
+
+def draw_chart(game: str, results: list[PairResult], path: str | Path) -> Path:
+    """A PNG: one bar per pair (the first agent's score) with its 95% interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [f"{short(r.first)}\nvs {short(r.second)}" for r in results]
+    scores = [r.score for r in results]
+    errors = [[r.score - wilson_interval(r.score, r.games)[0] for r in results],
+              [wilson_interval(r.score, r.games)[1] - r.score for r in results]]
+    fig, ax = plt.subplots(figsize=(max(4, 1.6 * len(results)), 3.6))
+    ax.bar(range(len(results)), scores, yerr=errors, capsize=4, color="#4C72B0")
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xticks(range(len(results)), labels, fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("score of the first agent")
+    ax.set_title(f"{game}: round robin (95% intervals)")
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def short(spec: str) -> str:
+    return Path(spec).stem if spec.endswith(".zip") else spec
 
 
 def main(argv: list[str] | None = None) -> list[PairResult]:
@@ -111,6 +212,8 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     parser.add_argument("--games", type=int, default=200, help="games per pair (seats alternate)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--options", default="{}", help="env options as JSON")
+    parser.add_argument("--markdown", help="also write the table to this file")
+    parser.add_argument("--png", help="also draw the chart to this PNG file")
     args = parser.parse_args(argv)
     if len(args.agents) < 2:
         parser.error("--agents needs at least two agents")
@@ -118,8 +221,14 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     options = json.loads(args.options)
     started = time.perf_counter()
     results = round_robin(game, args.agents, args.games, args.seed, options)
-    print(markdown_table(game, options, results))
+    table = markdown_table(game, options, results)
+    print(table)
     print(f"\n({sum(r.games for r in results)} games in {time.perf_counter() - started:.1f} s)")
+    if args.markdown:
+        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.markdown).write_text(table + "\n")
+    if args.png:
+        print(f"chart: {draw_chart(game, results, args.png)}")
     return results
 
 

@@ -1,0 +1,280 @@
+"""Self-play training with MaskablePPO, for any game and options.
+
+    python -m training.train --game loom --total-timesteps 200000 --seed 0
+    python -m training.train --game linecatch --options '{"rows": 4, "cols": 4}' --n-envs 2
+
+The learner plays one seat (drawn at random each episode) against an opponent pool: the bots
+named in ``--opponents`` plus frozen snapshots of itself, one added whenever the learner scores
+at least ``--snapshot-threshold`` against the current pool at an evaluation. Output goes to
+``runs/<game>__maskppo__<seed>__<time>/``: TensorBoard logs, the SB3 model (to resume), the
+suite checkpoint ``<game>__maskppo__<seed>.zip`` (loadable with ``load_agent``), and
+``evaluation.json`` with the final results against random and heuristic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from training import bot_table, game_name
+from training.checkpoint import PolicyAgent, code_version, env_spaces, save_checkpoint
+from training.evaluate import evaluate_against
+from wrappers.self_play import SelfPlayEnv
+
+
+@dataclass
+class TrainConfig:
+    game: str = "loom"
+    """env name (``loom``, ``linecatch_v0``, …)"""
+    options: dict = field(default_factory=dict)
+    """env options as JSON (e.g. ``{"rows": 4, "cols": 4}``)"""
+    total_timesteps: int = 100_000
+    """learner steps to train for"""
+    seed: int = 0
+    """seeds the envs, the network initialisation and the evaluations"""
+    n_envs: int = 2
+    """parallel self-play envs (SubprocVecEnv when > 1: one per core)"""
+    opponents: list = field(default_factory=lambda: ["random", "heuristic"])
+    """the fixed part of the opponent pool: bot names or checkpoint paths"""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """hidden layer sizes of the policy and of the value network"""
+    activation: str = "tanh"
+    """hidden activation: tanh or relu"""
+    learning_rate: float = 3e-4
+    """Adam step size"""
+    n_steps: int = 1024
+    """rollout length per env before each update"""
+    batch_size: int = 256
+    """minibatch size"""
+    n_epochs: int = 10
+    """passes over each rollout"""
+    gamma: float = 0.99
+    """discount (rewards come only at the end of a game)"""
+    ent_coef: float = 0.01
+    """entropy bonus"""
+    eval_every: int = 20_000
+    """learner steps between evaluations against the pool"""
+    eval_games: int = 60
+    """games per opponent at each evaluation"""
+    snapshot_threshold: float = 0.6
+    """score against the pool (win = 1, draw = ½) that adds a frozen snapshot of the learner"""
+    max_snapshots: int = 4
+    """snapshots kept in the pool (oldest dropped first)"""
+    final_eval_games: int = 400
+    """games against random and against heuristic at the end (seats alternated)"""
+    out_dir: str = "runs"
+    """where run folders go"""
+    progress_bar: bool = True
+    """show SB3's progress bar"""
+
+
+def parse_config(argv: list[str] | None = None) -> TrainConfig:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for f in dataclasses.fields(TrainConfig):
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        if isinstance(default, dict):
+            parser.add_argument(flag, type=json.loads, default=default, help="JSON")
+        elif isinstance(default, list):
+            kind = type(default[0]) if default else str
+            parser.add_argument(flag, nargs="+", type=kind, default=default)
+        elif isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
+        else:
+            parser.add_argument(flag, type=type(default), default=default)
+    return TrainConfig(**vars(parser.parse_args(argv)))
+
+
+def actor_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The policy network of an SB3 ``MlpPolicy`` as (weight, bias) numpy pairs."""
+    import torch.nn as nn
+
+    policy = model.policy
+    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+    linears.append(policy.action_net)
+    return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
+
+
+class TimedEnv(gymnasium.Wrapper):
+    """Counts the seconds spent inside the env (for the env-time share of training)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.seconds_in_env = 0.0
+
+    def reset(self, **kwargs):
+        started = time.perf_counter()
+        out = self.env.reset(**kwargs)
+        self.seconds_in_env += time.perf_counter() - started
+        return out
+
+    def step(self, action):
+        started = time.perf_counter()
+        out = self.env.step(action)
+        self.seconds_in_env += time.perf_counter() - started
+        return out
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.unwrapped.action_masks()
+
+    def set_opponent_pool(self, opponents) -> None:
+        self.env.unwrapped.set_opponent_pool(opponents)
+
+    def env_seconds(self) -> float:
+        return self.seconds_in_env
+
+
+def make_env_fn(config: TrainConfig, rank: int, pool: list):
+    def build():
+        return TimedEnv(SelfPlayEnv(game_name(config.game), config.options, pool, seed=config.seed * 1000 + rank))
+
+    return build
+
+
+def train(config: TrainConfig) -> dict[str, Any]:
+    import torch
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    game = game_name(config.game)
+    import envs
+
+    options = envs.load(game).SPEC.game_cls.resolve_options(dict(config.options))
+    bots = bot_table(game)
+    for spec in config.opponents:
+        if spec not in bots and not str(spec).endswith(".zip"):
+            raise ValueError(f"unknown opponent {spec!r}; choose from {', '.join(bots)} or a checkpoint path")
+    if config.activation not in ("tanh", "relu"):
+        raise ValueError(f"option 'activation' must be 'tanh' or 'relu', not {config.activation!r}")
+    torch.set_num_threads(1)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(config.out_dir) / f"{game[:-3]}__maskppo__{config.seed}__{stamp}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    command = "python -m training.train " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
+    print(f"run folder: {run_dir}", flush=True)
+
+    pool: list = list(config.opponents)
+    env_fns = [make_env_fn(config, rank, pool) for rank in range(config.n_envs)]
+    vec_env = SubprocVecEnv(env_fns) if config.n_envs > 1 else DummyVecEnv(env_fns)
+    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[config.activation]
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        learning_rate=config.learning_rate,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        ent_coef=config.ent_coef,
+        policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}, "activation_fn": activation},
+        tensorboard_log=str(run_dir / "tensorboard"),
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+    )
+    snapshots: list[dict] = []
+    history: list[dict] = []
+
+    class PoolCallback(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.next_eval = config.eval_every
+            self.started = time.perf_counter()
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps < self.next_eval:
+                return True
+            self.next_eval += config.eval_every
+            learner = PolicyAgent(actor_layers(self.model), config.activation)
+            results = {}
+            for spec in config.opponents:
+                results[spec] = evaluate_against(game, learner, spec, config.eval_games, config.seed + self.num_timesteps, options)
+            for i, snap in enumerate(snapshots):
+                results[f"snapshot{i}"] = evaluate_against(
+                    game, learner, PolicyAgent(snap["layers"], snap["activation"]), config.eval_games,
+                    config.seed + self.num_timesteps + i, options,
+                )
+            pool_score = float(np.mean(list(results.values())))
+            elapsed = time.perf_counter() - self.started
+            line = " ".join(f"{k} {v:.0%}" for k, v in results.items())
+            print(f"[{self.num_timesteps:>8} steps {elapsed:6.0f}s] vs {line} | pool {pool_score:.0%}", flush=True)
+            for k, v in results.items():
+                self.logger.record(f"eval/score_vs_{k}", v)
+            self.logger.record("eval/pool_score", pool_score)
+            history.append({"steps": int(self.num_timesteps), "seconds": elapsed, **results})
+            if pool_score >= config.snapshot_threshold:
+                snapshots.append(learner.policy_payload())
+                del snapshots[: max(0, len(snapshots) - config.max_snapshots)]
+                self.training_env.env_method("set_opponent_pool", list(config.opponents) + snapshots)
+                print(f"    snapshot added: the pool now holds {len(snapshots)} snapshot(s)", flush=True)
+            return True
+
+    started = time.perf_counter()
+    model.learn(total_timesteps=config.total_timesteps, callback=PoolCallback(), progress_bar=config.progress_bar)
+    learn_seconds = time.perf_counter() - started
+    env_seconds = vec_env.env_method("env_seconds")
+    vec_env.close()
+    model.save(run_dir / "sb3_model.zip")
+
+    layers = actor_layers(model)
+    observation_shape, action_n = env_spaces(game, options)
+    checkpoint = run_dir / f"{game[:-3]}__maskppo__{config.seed}.zip"
+    meta = {
+        "game": game,
+        "options": options,
+        "observation_shape": observation_shape,
+        "action_n": action_n,
+        "net_arch": list(config.net_arch),
+        "activation": config.activation,
+        "algo": "MaskablePPO",
+        "steps_trained": int(model.num_timesteps),
+        "seed": config.seed,
+        "code_version": code_version(),
+        "command": command,
+        "created": stamp,
+    }
+    save_checkpoint(checkpoint, layers, meta)
+    learner = PolicyAgent(layers, config.activation)
+    final = {}
+    for spec in ("random", "heuristic"):
+        if spec in bots:
+            final[spec] = evaluate_against(game, learner, spec, config.final_eval_games, config.seed + 10_000, options, detail=True)
+    summary = {
+        "checkpoint": str(checkpoint),
+        "steps": int(model.num_timesteps),
+        "learn_seconds": learn_seconds,
+        "env_steps_per_second": model.num_timesteps / learn_seconds,
+        "env_time_share": float(np.mean(env_seconds) / learn_seconds),
+        "final_evaluation": final,
+        "history": history,
+        "command": command,
+    }
+    (run_dir / "evaluation.json").write_text(json.dumps(summary, indent=2))
+    print(f"\ncheckpoint: {checkpoint}")
+    print(f"throughput: {summary['env_steps_per_second']:.0f} env steps/s during learn(), "
+          f"{summary['env_time_share']:.0%} of wall time inside the env")
+    for spec, result in final.items():
+        print(f"final vs {spec}: score {result['score']:.1%} over {result['games']} games "
+              f"(W {result['wins']} D {result['draws']} L {result['losses']})")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    return train(parse_config(argv))
+
+
+if __name__ == "__main__":
+    main()

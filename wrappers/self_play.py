@@ -1,0 +1,117 @@
+"""One learning seat's view of any suite game, as a gymnasium env for SB3 (MaskablePPO).
+
+The other seats are played by opponents drawn from a pool at every reset: named bots
+(``"random"``, ``"heuristic"``), checkpoint paths, frozen snapshots of the learner (policy
+payloads, see ``training.checkpoint.PolicyAgent.policy_payload``) or agent objects. The
+learner's seat is drawn at random each episode (or fixed with ``learner_seat``). Opponents act
+until the learner is to move, so multi-step turns (the same agent acting again) and 3–4 player
+games need nothing special. The learner receives its own terminal reward whoever made the last
+move — including when an opponent's move ends the game.
+
+``action_masks()`` serves sb3-contrib's ``MaskablePPO``; ``set_opponent_pool`` can be called
+through ``VecEnv.env_method`` so a training run swaps in new snapshots under ``SubprocVecEnv``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Sequence
+
+import gymnasium
+import numpy as np
+
+import envs
+
+
+def make_opponent(spec: Any, game: str, options: dict[str, Any], seed: int):
+    """An agent from a pool entry (name, checkpoint path, policy payload or agent object)."""
+    from training import load_agent
+    from training.checkpoint import PolicyAgent
+
+    if isinstance(spec, str):
+        return load_agent(spec, game, seed=seed, **options)
+    if isinstance(spec, dict) and "layers" in spec:
+        return PolicyAgent(spec["layers"], spec.get("activation", "tanh"), sample=spec.get("sample", False), seed=seed)
+    if hasattr(spec, "act"):
+        return spec
+    raise ValueError(f"an opponent is a bot name, a checkpoint path, a policy payload or an agent, not {spec!r}")
+
+
+class SelfPlayEnv(gymnasium.Env):
+    metadata = {"render_modes": ["ansi", "rgb_array"]}
+
+    def __init__(
+        self,
+        game: str,
+        options: dict[str, Any] | None = None,
+        opponents: Sequence[Any] = ("random",),
+        seed: int | None = None,
+        learner_seat: int | None = None,
+        render_mode: str | None = None,
+    ):
+        super().__init__()
+        self.module = envs.load(game)
+        self.game = self.module.__name__.rsplit(".", 1)[-1]
+        self.options = dict(options or {})
+        self.raw = self.module.raw_env(render_mode=render_mode, **self.options)
+        self.render_mode = render_mode
+        self.num_players = len(self.raw.possible_agents)
+        if learner_seat is not None and not 0 <= learner_seat < self.num_players:
+            raise ValueError(f"learner_seat must be 0…{self.num_players - 1} or None, not {learner_seat!r}")
+        self.fixed_seat = learner_seat
+        first = self.raw.possible_agents[0]
+        self.observation_space = self.raw.observation_space(first)["observation"]
+        self.action_space = self.raw.action_space(first)
+        self._rng = random.Random(seed)
+        self.learner = 0
+        self._last: dict[str, np.ndarray] | None = None
+        self.set_opponent_pool(opponents)
+
+    # ----- opponents ---------------------------------------------------------------------------
+    def set_opponent_pool(self, opponents: Sequence[Any]) -> None:
+        if not opponents:
+            raise ValueError("the opponent pool is empty: give at least one opponent")
+        self.pool = [make_opponent(spec, self.game, self.options, self._rng.getrandbits(31)) for spec in opponents]
+
+    # ----- gymnasium API -------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = random.Random(seed)
+        self.raw.reset(seed=self._rng.getrandbits(63))
+        seats = range(self.num_players)
+        self.learner = self.fixed_seat if self.fixed_seat is not None else self._rng.randrange(self.num_players)
+        self.seated = {seat: self._rng.choice(self.pool) for seat in seats if seat != self.learner}
+        self._play_opponents()
+        return self._observe(), self._info()
+
+    def step(self, action):
+        self.raw.step(int(action))
+        self._play_opponents()
+        game = self.raw.game
+        done = game.is_terminal()
+        reward = float(game.returns()[self.learner]) if done else 0.0
+        return self._observe(), reward, done, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        return self._last["action_mask"].astype(bool)
+
+    def render(self):
+        return self.raw.render()
+
+    # ----- internals ----------------------------------------------------------------------------
+    def _play_opponents(self) -> None:
+        raw, names = self.raw, self.raw.possible_agents
+        game = raw.game
+        while not game.is_terminal() and game.current_player() != self.learner:
+            seat = game.current_player()
+            raw.step(self.seated[seat].act(raw.observe(names[seat])))
+            game = raw.game
+
+    def _observe(self) -> np.ndarray:
+        self._last = self.raw.observe(self.raw.possible_agents[self.learner])
+        return self._last["observation"]
+
+    def _info(self) -> dict[str, Any]:
+        scores = self.raw.game.scores()
+        return {"learner_seat": self.learner, "scores": list(scores)}
