@@ -1,0 +1,213 @@
+"""What an Uzor seat sees: everything public, plus its own secret goal.
+
+Never in the vector: the opponent's secret goal and the order of the supply's face-down tiles.
+Both hands are public (every hand tile came through the face-up market); the supply's contents
+follow by elimination; the face-up discards at its bottom are shown where they lie.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core.observer import Observer, as_vector
+from envs.uzor.patterns import MAP_SIZE, STANDARD_MAP
+from envs.uzor.rules import (
+    COPIES,
+    EMPTY,
+    IDLE_LIMIT,
+    MARKET,
+    OVER,
+    PHASES,
+    STONE,
+    TILES,
+    TYPES,
+    UzorGame,
+)
+
+CELL_FEATURES = 12  # empty, stone, motif one-hot (5), colour one-hot (5)
+SUPPLY_MAX = TILES - 16  # 59: the supply never grows beyond its size after the deal
+SLOT = 26  # market slot: empty, or one of 25 types; supply place: face down, or a face-up type
+
+
+def _cell_table() -> np.ndarray:
+    """Rows indexed by ``board code + 1``: 0 empty, 1…25 open tiles, 26…50 stones."""
+    lut = np.zeros((1 + 2 * TYPES, CELL_FEATURES), np.float32)
+    lut[0, 0] = 1.0
+    for t in range(TYPES):
+        lut[1 + t, 2 + t // 5] = 1.0
+        lut[1 + t, 7 + t % 5] = 1.0
+        lut[1 + STONE + t, 1] = 1.0
+    return lut
+
+
+_LUT = _cell_table()
+
+
+class UzorObserver(Observer):
+    """Layout (offsets in the vector; ``N = board_size²``; every entry in [0, 1]):
+
+    * ``TABLE``: ``N × 12``, per cell ``r*B + c``: empty, stone, motif one-hot (cedar, sun,
+      wave, bird, star), colour one-hot (crimson, azure, emerald, amber, ivory);
+    * ``MY_HAND``, ``THEIR_HAND``: 25 each, count of each tile type in the hand / 3;
+    * ``MARKET``: ``5 × 26``, per slot one-hot: empty, or the tile type + 1;
+    * ``SUPPLY_SIZE``: tiles in the supply / 59;
+    * ``SUPPLY_COUNTS``: 25, count of each type in the supply / 3 (known by elimination);
+    * ``SUPPLY_PLACES``: ``59 × 26``, per place from the top (drawn first): 0 = a face-down
+      tile, type + 1 = a face-up discard of that type; places past the end are all zero;
+    * ``CROSSED``: 15, crossed-out patterns; ``MY_GOAL``: 15 one-hot, my secret goal;
+    * ``SCORES``: my points / scale, their points / scale (``scale`` = the Map's total points
+      plus its largest pattern, the most a player can score);
+    * ``TO_MOVE`` (I am to act), ``SEAT`` (I am player_0);
+    * ``PHASE``: 7 one-hot: place, fork, take, discard, dead_take, pass, over;
+    * ``REPEATED`` (this turn is a repeated turn), ``CONTINUED`` (the player to act has
+      continued this turn);
+    * ``LAST``: ``N``, one-hot of the last placed cell (all zero before the first placement);
+    * ``FORK``: 15, the patterns the player to act may close now (the fork's choices);
+    * ``IDLE``: turns in a row without a placement / 20.
+    """
+
+    def __init__(self, options: dict[str, Any]):
+        super().__init__(options)
+        size = options["board_size"]
+        self.board_size = size
+        self.cells = n = size * size
+        patterns = options["patterns"] or STANDARD_MAP
+        points = [p["points"] for p in patterns]
+        self.scale = float(max(1, sum(points) + max(points)))
+        offset = 0
+
+        def block(length: int) -> int:
+            nonlocal offset
+            start = offset
+            offset += length
+            return start
+
+        self.TABLE = block(n * CELL_FEATURES)
+        self.MY_HAND = block(TYPES)
+        self.THEIR_HAND = block(TYPES)
+        self.MARKET = block(MARKET * SLOT)
+        self.SUPPLY_SIZE = block(1)
+        self.SUPPLY_COUNTS = block(TYPES)
+        self.SUPPLY_PLACES = block(SUPPLY_MAX * SLOT)
+        self.CROSSED = block(MAP_SIZE)
+        self.MY_GOAL = block(MAP_SIZE)
+        self.SCORES = block(2)
+        self.TO_MOVE = block(1)
+        self.SEAT = block(1)
+        self.PHASE = block(len(PHASES))
+        self.REPEATED = block(1)
+        self.CONTINUED = block(1)
+        self.LAST = block(n)
+        self.FORK = block(MAP_SIZE)
+        self.IDLE = block(1)
+        self.size = offset
+        self._table_end = self.TABLE + n * CELL_FEATURES
+
+    def observe(self, game: UzorGame, player: int) -> np.ndarray:
+        obs = np.zeros(self.size, np.float32)
+        table = obs[self.TABLE:self._table_end].reshape(self.cells, CELL_FEATURES)
+        np.take(_LUT, np.frombuffer(game.codes, np.uint8), axis=0, out=table)
+        third = 1.0 / COPIES
+        mine = [0] * TYPES
+        for t in game.hands[player]:
+            mine[t] += 1
+        theirs = [0] * TYPES
+        for t in game.hands[1 - player]:
+            theirs[t] += 1
+        # The supply's multiset by elimination: what is on no table, in no hand, in no market.
+        left = [COPIES - x for x in game.on_table]
+        for t in game.hands[0]:
+            left[t] -= 1
+        for t in game.hands[1]:
+            left[t] -= 1
+        market_at = []
+        for m, t in enumerate(game.market):
+            market_at.append(self.MARKET + m * SLOT + t + 1)
+            if t >= 0:
+                left[t] -= 1
+        obs[self.MY_HAND:self.MY_HAND + 2 * TYPES] = np.asarray(mine + theirs, np.float32) * third
+        obs[self.SUPPLY_COUNTS:self.SUPPLY_COUNTS + TYPES] = np.asarray(left, np.float32) * third
+        obs[market_at] = 1.0
+        supply = game.supply
+        size = len(supply)
+        obs[self.SUPPLY_SIZE] = size / SUPPLY_MAX
+        places = self.SUPPLY_PLACES
+        size = min(size, SUPPLY_MAX)
+        down = min(size, len(supply) - game.faceup)
+        if down:
+            obs[places:places + down * SLOT:SLOT] = 1.0
+        for i in range(down, size):
+            obs[places + i * SLOT + supply[i] + 1] = 1.0
+        crossed = game.crossed
+        if crossed:
+            for k in range(MAP_SIZE):
+                if crossed >> k & 1:
+                    obs[self.CROSSED + k] = 1.0
+        obs[self.MY_GOAL + game.goals[player]] = 1.0
+        obs[self.SCORES] = game.points[player] / self.scale
+        obs[self.SCORES + 1] = game.points[1 - player] / self.scale
+        over = game.phase == OVER
+        obs[self.TO_MOVE] = float(not over and game.to_move == player)
+        obs[self.SEAT] = float(player == 0)
+        obs[self.PHASE + game.phase] = 1.0
+        obs[self.REPEATED] = float(game.repeated)
+        obs[self.CONTINUED] = float(game.continued)
+        if game.last_cell >= 0:
+            obs[self.LAST + game.last_cell] = 1.0
+        for k in game.fork:
+            obs[self.FORK + k] = 1.0
+        obs[self.IDLE] = game.idle / IDLE_LIMIT
+        return obs
+
+    def decode(self, observation) -> dict[str, Any]:
+        vec = as_vector(observation)
+        n = self.cells
+        table = vec[self.TABLE:self._table_end].reshape(n, CELL_FEATURES)
+        board = []
+        for row in table:
+            if row[0] > 0.5:
+                board.append(EMPTY)
+            elif row[1] > 0.5:
+                board.append(STONE)  # a stone (its former face is not kept in the picture)
+            else:
+                board.append(int(np.argmax(row[2:7])) * 5 + int(np.argmax(row[7:12])))
+
+        def hand(offset: int) -> list[int]:
+            counts = np.rint(vec[offset:offset + TYPES] * COPIES).astype(int)
+            return [t for t in range(TYPES) for _ in range(counts[t])]
+
+        market = [
+            int(np.argmax(vec[self.MARKET + m * SLOT:self.MARKET + (m + 1) * SLOT])) - 1 for m in range(MARKET)
+        ]
+        size = int(round(vec[self.SUPPLY_SIZE] * SUPPLY_MAX))
+        places = []
+        for i in range(min(size, SUPPLY_MAX)):
+            j = int(np.argmax(vec[self.SUPPLY_PLACES + i * SLOT:self.SUPPLY_PLACES + (i + 1) * SLOT]))
+            places.append(None if j == 0 else j - 1)
+        counts = np.rint(vec[self.SUPPLY_COUNTS:self.SUPPLY_COUNTS + TYPES] * COPIES).astype(int)
+        phase_part = vec[self.PHASE:self.PHASE + len(PHASES)]
+        last = vec[self.LAST:self.LAST + n]
+        return {
+            "board_size": self.board_size,
+            "board": board,
+            "my_hand": hand(self.MY_HAND),
+            "their_hand": hand(self.THEIR_HAND),
+            "market": market,
+            "supply_size": size,
+            "supply_counts": [int(x) for x in counts],
+            "supply_faceup": places,  # per place from the top: None (face down) or a type
+            "crossed": [k for k in range(MAP_SIZE) if vec[self.CROSSED + k] > 0.5],
+            "my_goal": int(np.argmax(vec[self.MY_GOAL:self.MY_GOAL + MAP_SIZE])),
+            "my_score": int(round(vec[self.SCORES] * self.scale)),
+            "their_score": int(round(vec[self.SCORES + 1] * self.scale)),
+            "to_move": bool(vec[self.TO_MOVE] > 0.5),
+            "seat": 0 if vec[self.SEAT] > 0.5 else 1,
+            "phase": PHASES[int(np.argmax(phase_part))],
+            "repeated": bool(vec[self.REPEATED] > 0.5),
+            "continued": bool(vec[self.CONTINUED] > 0.5),
+            "last_cell": int(np.argmax(last)) if last.max() > 0.5 else -1,
+            "fork": [k for k in range(MAP_SIZE) if vec[self.FORK + k] > 0.5],
+            "idle": int(round(vec[self.IDLE] * IDLE_LIMIT)),
+        }

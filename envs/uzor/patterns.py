@@ -1,0 +1,247 @@
+"""The Map of patterns as data, its validation, and its compiled form for a table size.
+
+A Map is a list of exactly 15 patterns. Each pattern is a dict::
+
+    {"name": "Line-3",                      # a non-empty string, unique in the Map
+     "shapes": [[[0, 0], [0, 1], [0, 2]],   # every orientation that counts, each a list of
+                [[0, 0], [1, 0], [2, 0]]],  #   distinct [row, col] offsets (row down, col right)
+     "criterion": "same_motif",             # one of CRITERIA
+     "points": 2}                           # an integer 0…1000
+
+Offsets are normalised (shifted so the smallest row and column are 0) and orientations that
+are the same set of cells are kept once. Only the listed orientations count: list every
+rotation / reflection that should count (``all_orientations`` helps).
+
+The criteria (an instance's cells must all hold open tiles in every case):
+
+* ``same_motif``, ``same_colour``: every tile has the same motif (colour);
+* ``same_motif_or_colour``: all the same motif, or all the same colour (not a mix): the
+  Slants and the Cross;
+* ``different_colours``, ``different_motifs``: no two tiles share a colour (motif);
+* ``identical``: every tile is the same tile type (motif and colour);
+* ``any``: any open tiles;
+* ``hollow_centre``: any open tiles, and the centre cell of the shape's bounding box (which
+  must not be one of the shape's cells, so the box has odd sides of 3 or more) is empty or a
+  stone: the Ring.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envs.core.game import OptionError
+
+MAP_SIZE = 15
+MAX_POINTS = 1000
+
+CRITERIA = (
+    "same_motif",
+    "same_colour",
+    "same_motif_or_colour",
+    "different_colours",
+    "different_motifs",
+    "identical",
+    "any",
+    "hollow_centre",
+)
+SAME_MOTIF, SAME_COLOUR, SAME_EITHER, DIFF_COLOURS, DIFF_MOTIFS, IDENTICAL, ANY, HOLLOW = range(8)
+
+
+def normalise(cells) -> tuple[tuple[int, int], ...]:
+    r0 = min(r for r, _ in cells)
+    c0 = min(c for _, c in cells)
+    return tuple(sorted((r - r0, c - c0) for r, c in cells))
+
+
+def all_orientations(cells) -> list[list[list[int]]]:
+    """The distinct rotations and reflections of a shape (up to 8), normalised."""
+    seen: list[tuple[tuple[int, int], ...]] = []
+    current = [tuple(x) for x in cells]
+    for flip in (False, True):
+        shape = [(r, -c) for r, c in current] if flip else list(current)
+        for _ in range(4):
+            shape = [(c, -r) for r, c in shape]
+            norm = normalise(shape)
+            if norm not in seen:
+                seen.append(norm)
+    return [[list(x) for x in s] for s in seen]
+
+
+def _line(n: int) -> list[list[list[int]]]:
+    return [[[0, i] for i in range(n)], [[i, 0] for i in range(n)]]
+
+
+def _slant(n: int) -> list[list[list[int]]]:
+    return [[[i, i] for i in range(n)], [[i, n - 1 - i] for i in range(n)]]
+
+
+STANDARD_MAP: list[dict[str, Any]] = [
+    {"name": "Line-3", "shapes": _line(3), "criterion": "same_motif", "points": 2},
+    {"name": "Line-4", "shapes": _line(4), "criterion": "same_motif", "points": 5},
+    {"name": "Line-5", "shapes": _line(5), "criterion": "same_motif", "points": 9},
+    {"name": "Flow-3", "shapes": _line(3), "criterion": "same_colour", "points": 2},
+    {"name": "Flow-4", "shapes": _line(4), "criterion": "same_colour", "points": 5},
+    {"name": "Flow-5", "shapes": _line(5), "criterion": "same_colour", "points": 9},
+    {"name": "Slant-3", "shapes": _slant(3), "criterion": "same_motif_or_colour", "points": 3},
+    {"name": "Slant-4", "shapes": _slant(4), "criterion": "same_motif_or_colour", "points": 7},
+    {"name": "Wedge", "shapes": all_orientations([(0, 0), (1, 0), (2, 0), (2, 1)]),
+     "criterion": "same_colour", "points": 3},
+    {"name": "Square", "shapes": [[[0, 0], [0, 1], [1, 0], [1, 1]]], "criterion": "same_motif", "points": 5},
+    {"name": "Cross", "shapes": [[[0, 1], [1, 0], [1, 1], [1, 2], [2, 1]]],
+     "criterion": "same_motif_or_colour", "points": 8},
+    {"name": "Ring", "shapes": [[[0, 0], [0, 1], [0, 2], [1, 0], [1, 2], [2, 0], [2, 1], [2, 2]]],
+     "criterion": "hollow_centre", "points": 7},
+    {"name": "Rainbow", "shapes": _line(5), "criterion": "different_colours", "points": 6},
+    {"name": "Parade", "shapes": _line(5), "criterion": "different_motifs", "points": 6},
+    {"name": "Triplet", "shapes": _line(3) + _slant(3), "criterion": "identical", "points": 8},
+]
+
+
+def _fail(message: str):
+    raise OptionError(f"option 'patterns': {message}")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def check_map(value: Any) -> list[dict[str, Any]] | None:
+    """``None`` (the standard Map) or a validated, normalised copy of a user's Map.
+
+    Every error is an ``OptionError`` naming the option, the pattern and what is wrong.
+    """
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple)):
+        _fail(f"a Map is a list of {MAP_SIZE} patterns (dicts with name, shapes, criterion, points), not {value!r:.60}")
+    if len(value) != MAP_SIZE:
+        _fail(f"a Map holds exactly {MAP_SIZE} patterns, not {len(value)}")
+    out = []
+    names = set()
+    for k, pattern in enumerate(value):
+        where = f"pattern {k}"
+        if not isinstance(pattern, dict):
+            _fail(f"{where} is {pattern!r:.40}; each pattern is a dict with name, shapes, criterion, points")
+        keys = set(pattern)
+        missing = {"name", "shapes", "criterion", "points"} - keys
+        if missing:
+            _fail(f"{where} has no {sorted(missing)[0]!r}")
+        extra = keys - {"name", "shapes", "criterion", "points"}
+        if extra:
+            _fail(f"{where} has an unknown key {sorted(extra)[0]!r}; the keys are name, shapes, criterion, points")
+        name = pattern["name"]
+        if not isinstance(name, str) or not name.strip():
+            _fail(f"{where}: 'name' must be a non-empty string, not {name!r}")
+        where = f"pattern {k} ({name})"
+        if name in names:
+            _fail(f"{where}: two patterns are named {name!r}; names must be unique")
+        names.add(name)
+        criterion = pattern["criterion"]
+        if criterion not in CRITERIA:
+            _fail(f"{where}: criterion {criterion!r} is not one of {', '.join(CRITERIA)}")
+        points = pattern["points"]
+        if not _is_int(points) or not 0 <= points <= MAX_POINTS:
+            _fail(f"{where}: 'points' must be an integer 0…{MAX_POINTS}, not {points!r}")
+        shapes = pattern["shapes"]
+        if isinstance(shapes, (str, bytes)) or not isinstance(shapes, (list, tuple)) or not shapes:
+            _fail(f"{where}: 'shapes' must be a non-empty list of orientations, each a list of [row, col] offsets")
+        orientations: list[tuple[tuple[int, int], ...]] = []
+        for o, shape in enumerate(shapes):
+            if isinstance(shape, (str, bytes)) or not isinstance(shape, (list, tuple)) or not shape:
+                _fail(f"{where}: orientation {o} must be a non-empty list of [row, col] offsets, not {shape!r:.40}")
+            cells = []
+            for cell in shape:
+                if not (isinstance(cell, (list, tuple)) and len(cell) == 2 and all(_is_int(x) for x in cell)):
+                    _fail(f"{where}: orientation {o} holds {cell!r}; each cell is a pair of integers [row, col]")
+                if not all(-40 <= x <= 40 for x in cell):
+                    _fail(f"{where}: orientation {o} offset {list(cell)} is too far (offsets lie within -40…40)")
+                cells.append((cell[0], cell[1]))
+            if len(set(cells)) != len(cells):
+                _fail(f"{where}: orientation {o} lists a cell twice")
+            norm = normalise(cells)
+            if max(r for r, _ in norm) >= 31 or max(c for _, c in norm) >= 31:
+                _fail(f"{where}: orientation {o} is wider than the largest table (31)")
+            if criterion == "hollow_centre":
+                height = max(r for r, _ in norm) + 1
+                width = max(c for _, c in norm) + 1
+                centre = (height // 2, width // 2)
+                if height % 2 == 0 or width % 2 == 0 or height < 3 or width < 3 or centre in norm:
+                    _fail(
+                        f"{where}: a 'hollow_centre' shape needs odd sides of 3 or more around a centre "
+                        f"cell that is not part of the shape; orientation {o} is not one"
+                    )
+            if norm not in orientations:
+                orientations.append(norm)
+        out.append(
+            {
+                "name": name,
+                "shapes": [[list(c) for c in s] for s in orientations],
+                "criterion": criterion,
+                "points": points,
+            }
+        )
+    return out
+
+
+class CompiledMap:
+    """A Map laid on a ``B × B`` table: every instance through every cell, as bitmasks.
+
+    ``through[cell][k]`` lists the instances of pattern ``k`` that contain ``cell`` as tuples
+    ``(mask, cells, hollow)``: the cells' bitmask (bit ``r*B + c``), the cells in ascending
+    order (the reading order of the rules) and the hollow centre's bit (0 when none).
+    """
+
+    def __init__(self, size: int, patterns: list[dict[str, Any]]):
+        self.size = size
+        self.names = [p["name"] for p in patterns]
+        self.points = [p["points"] for p in patterns]
+        self.criteria = [CRITERIA.index(p["criterion"]) for p in patterns]
+        self.shape_sizes = [len(p["shapes"][0]) for p in patterns]
+        cells_n = size * size
+        through: list[list[list]] = [[[] for _ in patterns] for _ in range(cells_n)]
+        for k, pattern in enumerate(patterns):
+            hollow_crit = self.criteria[k] == HOLLOW
+            for shape in pattern["shapes"]:
+                height = max(r for r, _ in shape) + 1
+                width = max(c for _, c in shape) + 1
+                for r0 in range(size - height + 1):
+                    for c0 in range(size - width + 1):
+                        cells = tuple(sorted((r0 + r) * size + c0 + c for r, c in shape))
+                        mask = 0
+                        for x in cells:
+                            mask |= 1 << x
+                        hollow = 0
+                        if hollow_crit:
+                            hollow = 1 << ((r0 + height // 2) * size + c0 + width // 2)
+                        inst = (mask, cells, hollow)
+                        for x in cells:
+                            through[x][k].append(inst)
+        self.through = through
+        # The same cells may be an instance of several patterns (Line-3, Flow-3, ...): group
+        # them so a placement tests each set of cells for open tiles once.
+        grouped = []
+        for cell in range(cells_n):
+            groups: dict[int, list] = {}
+            order = []
+            for k in range(len(patterns)):
+                for mask, cells, hollow in through[cell][k]:
+                    if mask not in groups:
+                        groups[mask] = []
+                        order.append(mask)
+                    groups[mask].append((k, self.criteria[k], cells, hollow))
+            grouped.append([(mask, tuple(groups[mask])) for mask in order])
+        self.grouped = grouped
+
+
+_CACHE: dict[Any, CompiledMap] = {}
+
+
+def compiled(size: int, patterns: list[dict[str, Any]] | None) -> CompiledMap:
+    key = (size, None if patterns is None else repr(patterns))
+    found = _CACHE.get(key)
+    if found is None:
+        found = CompiledMap(size, STANDARD_MAP if patterns is None else patterns)
+        if len(_CACHE) > 16:
+            _CACHE.clear()
+        _CACHE[key] = found
+    return found
