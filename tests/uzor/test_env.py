@@ -1,0 +1,194 @@
+"""Uzor through PettingZoo; hidden information; invariants over thousands of random games."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+from envs import uzor_v0
+from envs.uzor.observer import SLOT, UzorObserver
+from envs.uzor.rules import COPIES, EMPTY, IDLE_LIMIT, OVER, STONE, TAKE, TYPES, UzorGame
+
+
+def test_pettingzoo_api_seed_and_render():
+    api_test(uzor_v0.env(), num_cycles=200)
+    seed_test(uzor_v0.env, num_cycles=200)
+    render_test(uzor_v0.env)
+
+
+def test_spaces_follow_the_page():
+    env = uzor_v0.raw_env()
+    assert env.action_space("player_0").n == 5 * 21 * 21 + 27 == 2232
+    env9 = uzor_v0.raw_env(board_size=9)
+    assert env9.action_space("player_1").n == 5 * 81 + 27
+
+
+# ----- hidden information ------------------------------------------------------------------------
+
+def _twins(seed: int, steps: int):
+    """A game after ``steps`` random actions, and its twin with the opponent's goal and the
+    deep face-down supply reordered."""
+    game = UzorGame(UzorGame.resolve_options({}), random.Random(seed))
+    rng = random.Random(seed + 100)
+    for _ in range(steps):
+        if game.is_terminal():
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    twin = game.clone()
+    return game, twin
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_opponents_goal_and_the_supply_order_never_reach_the_observation(seed):
+    game, twin = _twins(seed, 20 + 7 * seed)
+    viewer = game.to_move
+    other = 1 - viewer
+    goals = list(twin.goals)
+    goals[other] = next(g for g in range(15) if g not in goals)
+    twin.goals = goals
+    down = len(twin.supply) - twin.faceup
+    keep = 8  # the top tiles will be drawn during the test: they stay in place
+    deep = twin.supply[keep:down]
+    random.Random(seed).shuffle(deep)
+    twin.supply[keep:down] = deep
+    assert twin.supply != game.supply or len(deep) < 2
+    observer = UzorObserver(game.options)
+    rng = random.Random(seed)
+    draws = 0
+    while not game.is_terminal() and draws < keep:
+        a, b = observer.observe(game, viewer), observer.observe(twin, viewer)
+        assert a.tobytes() == b.tobytes()
+        assert game.legal_actions() == twin.legal_actions()
+        action = rng.choice(game.legal_actions())
+        closing = action - game.geo.close0
+        if game.to_move == other and closing in (game.goals[other], twin.goals[other]):
+            break  # the score would show the goal: the information becomes public here
+        if game.phase in (TAKE, 4) and game.supply:
+            draws += 1
+        game.apply(action)
+        twin.apply(action)
+    # my own goal is in my view: changing it changes what I see
+    mine = game.clone()
+    mine.goals = [g for g in range(15) if g not in game.goals][:1] + [game.goals[1]]
+    assert observer.observe(mine, 0).tobytes() != observer.observe(game, 0).tobytes()
+
+
+def test_observation_keeps_the_public_facts():
+    env = uzor_v0.raw_env()
+    env.reset(seed=5)
+    rng = random.Random(5)
+    observer = env.observer
+    for _ in range(300):
+        game = env.game
+        if game.is_terminal():
+            break
+        for player in (0, 1):
+            seen = observer.decode(observer.observe(game, player))
+            assert seen["my_hand"] == game.hands[player]
+            assert seen["their_hand"] == game.hands[1 - player]
+            assert seen["market"] == game.market
+            assert seen["supply_size"] == len(game.supply)
+            counts = [0] * TYPES
+            for t in game.supply:
+                counts[t] += 1
+            assert seen["supply_counts"] == counts
+            down = len(game.supply) - game.faceup
+            assert seen["supply_faceup"] == [None] * down + game.supply[down:]
+            assert seen["my_goal"] == game.goals[player]
+            assert seen["my_score"] == game.points[player] and seen["their_score"] == game.points[1 - player]
+            assert seen["phase"] == ("over" if game.is_terminal() else
+                                     ["place", "fork", "take", "discard", "dead_take", "pass"][game.phase])
+            assert seen["to_move"] == (game.to_move == player)
+            assert seen["last_cell"] == game.last_cell
+            assert seen["fork"] == sorted(game.fork)
+            assert seen["repeated"] == game.repeated and seen["continued"] == game.continued
+            assert seen["idle"] == game.idle
+            assert seen["board"] == [v if v < STONE else STONE for v in game.board]
+        env.step(rng.choice(game.legal_actions()))
+
+
+def test_a_discard_shows_face_up_where_it_lies():
+    from tests.uzor.util import draw, position, tiles
+
+    game = position(draw("Ca", top=4, left=4), tiles("Sr", "Se", "Sm", "Si", "Wr"))
+    observer = UzorObserver(game.options)
+    game.apply(game.string_to_action("discard 0"))
+    game.apply(game.string_to_action("take 0"))
+    seen = observer.decode(observer.observe(game, 1))
+    assert seen["supply_faceup"][-1] == game.supply[-1] == tiles("Sr")[0]
+    assert all(x is None for x in seen["supply_faceup"][:-1])
+    vec = observer.observe(game, 1)
+    assert vec.min() >= 0.0 and vec.max() <= 1.0 and SLOT == 26
+
+
+# ----- invariants over random games ----------------------------------------------------------------
+
+def _check_state(game: UzorGame) -> None:
+    counts = [0] * TYPES
+    for v in game.board:
+        if v != EMPTY:
+            counts[v % STONE] += 1
+    for t in game.hands[0] + game.hands[1] + game.supply + [x for x in game.market if x >= 0]:
+        counts[t] += 1
+    assert counts == [COPIES] * TYPES, "75 tiles conserved"
+    assert all(len(h) <= 5 for h in game.hands)
+    recount = [0, 0]
+    for player, k, cells in game.closed:
+        recount[player] += game.geo.map.points[k] * (2 if game.goals[player] == k else 1)
+        assert all(game.board[x] >= STONE for x in cells)
+    assert recount == game.points, "scores equal the recount of the closed patterns"
+    assert sum(1 for v in game.board if v >= STONE) == sum(len(c) for _, _, c in game.closed)
+
+
+@pytest.mark.parametrize("size, games", [(21, 1500), (9, 500)])
+def test_thousands_of_random_games_keep_the_invariants(size, games):
+    options = UzorGame.resolve_options({"board_size": size})
+    rng = random.Random(size)
+    lengths = []
+    ends = {"idle": 0, "stuck": 0}
+    for g in range(games):
+        game = UzorGame(options, random.Random(g))
+        steps = 0
+        while not game.is_terminal():
+            legal = game.legal_actions()
+            assert legal, "a live game always has a legal action"
+            game.apply(rng.choice(legal))
+            steps += 1
+            assert steps < 5000, "the game ends"
+            if g % 50 == 0:
+                _check_state(game)
+        _check_state(game)
+        assert game.phase == OVER and game.returns() in ([1, -1], [-1, 1], [0, 0])
+        acc = game.acceptance()
+        stuck = not any(acc[t] for t in range(TYPES) if game.on_table[t] < COPIES)
+        assert stuck or game.idle >= IDLE_LIMIT
+        ends["stuck" if stuck else "idle"] += 1
+        lengths.append(steps)
+    assert ends["stuck"] > 0
+
+
+def test_random_games_through_the_env_keep_masks_honest_and_snapshots_exact():
+    env = uzor_v0.raw_env(board_size=11)
+    rng = random.Random(3)
+    for seed in range(4):
+        env.reset(seed=seed)
+        while not env.game.is_terminal():
+            acting = env.agent_selection
+            for agent in env.agents:
+                mask = env.observe(agent)["action_mask"]
+                legal = set(np.flatnonzero(mask).tolist())
+                if agent == acting:
+                    assert legal == set(env.game.legal_actions())
+                    for a in rng.sample(range(mask.size), 30):
+                        assert (env.why_illegal(a) is None) == (a in legal)
+                else:
+                    assert not legal
+            if rng.random() < 0.05:
+                copy = uzor_v0.raw_env(board_size=11)
+                copy.restore(json.loads(json.dumps(env.snapshot())))
+                assert copy.snapshot() == env.snapshot()
+            env.step(rng.choice(env.game.legal_actions()))
