@@ -1,0 +1,205 @@
+"""What a Fill seat sees: the public board and tokens, its own traps; never the opponent's.
+
+This is the one place where Fill's hidden information is filtered. The opponent's traps (where,
+whether one is set, how many they hold, when theirs recharge) and the opponent's phase never
+enter a seat's vector: during the opponent's turn a seat sees only that it is their turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core.observer import Observer, as_vector
+from envs.fill.rules import (
+    CHOOSE, FILL, FILL2, KIND_NAMES, LINES, OVER, PHASE_NAMES, REGULAR_TRAPS, RECHARGE, SEED, STAY,
+    SWAP, TIME_LIMIT, TOKEN, TOKEN_LIFE, TRAP_PHASE, FillGame, bits,
+)
+
+MAX_EXTRA = 3  # extra traps are shown divided by this (clipped at 1)
+TOKEN_FIELDS = 4  # kind one-hot (3) + turns left / lifetime
+
+
+def token_slots(options: dict[str, Any]) -> int:
+    """Token slots per player: 3 (the most random gems give), or more for a long script."""
+    scripted = options.get("gem_cells")
+    return max(3, len(scripted)) if options.get("gems") and scripted is not None else 3
+
+
+class FillObserver(Observer):
+    """Layout, with ``N = size²`` (cells in action order) and ``S`` token slots per player:
+
+    planes of ``N``: ``FILLED`` · ``ROCK`` · ``EMPTY`` (neither) · ``GEM`` three planes
+    (Double, Pass, Trap) · ``LEGAL`` (cells legal to fill now) · ``POISONED`` (the crosses) ·
+    ``SPRUNG`` (the last sprung trap's cell) · ``MY_TRAP`` (my live trap, private);
+
+    then scalars: ``TO_ACT`` (me, the opponent; both 0 once over) · ``PHASE`` one-hot of
+    seed, choose, token, trap, fill, second-fill, only while I am to act · ``SEEDER`` (I am the
+    seeder) · ``CHOICE`` (stay, swap once made) · ``MY_TOKENS`` and ``THEIR_TOKENS``, ``S``
+    slots each of kind one-hot (Double, Pass, Trap) and turns left / lifetime, sorted by kind
+    then turns left · ``SPRUNG_BY`` (me, the opponent) · ``MY_TRAPS``: ready regular traps / 2,
+    extra traps / 3, then for each regular trap the own turns still to start until it is ready
+    / 3 (sorted, 0 when ready) · ``RESULT`` (I won, I lost) · ``CLOCKS``: my time left / limit,
+    theirs, I have a clock, they have one (all 0 when time_limit is off) · ``RULES``: lines
+    one-hot (orthogonal, strict, off), traps, rocks, gems, time_limit.
+    """
+
+    def __init__(self, options: dict[str, Any]):
+        super().__init__(options)
+        self.board_size = size = options["size"]
+        self.n = n = size * size
+        self.slots = token_slots(options)
+        self.life = TOKEN_LIFE[size]
+        self.limit = TIME_LIMIT[size]
+        offset = 0
+
+        def take(width: int) -> int:
+            nonlocal offset
+            start = offset
+            offset += width
+            return start
+
+        self.FILLED, self.ROCK, self.EMPTY = take(n), take(n), take(n)
+        self.GEM = take(3 * n)
+        self.LEGAL, self.POISONED, self.SPRUNG, self.MY_TRAP = take(n), take(n), take(n), take(n)
+        self.TO_ACT = take(2)
+        self.PHASE = take(6)
+        self.SEEDER = take(1)
+        self.CHOICE = take(2)
+        self.MY_TOKENS = take(self.slots * TOKEN_FIELDS)
+        self.THEIR_TOKENS = take(self.slots * TOKEN_FIELDS)
+        self.SPRUNG_BY = take(2)
+        self.MY_TRAPS = take(2 + REGULAR_TRAPS)
+        self.RESULT = take(2)
+        self.CLOCKS = take(4)
+        self.RULES = take(7)
+        self.size = offset
+        self._rules = np.zeros(7, np.float32)
+        self._rules[LINES.index(options["lines"])] = 1.0
+        for i, name in enumerate(("traps", "rocks", "gems", "time_limit")):
+            self._rules[3 + i] = float(options[name])
+
+    def _plane(self, obs: np.ndarray, offset: int, mask: int) -> None:
+        if mask:
+            raw = np.frombuffer(mask.to_bytes(8, "little"), np.uint8)
+            obs[offset:offset + self.n] = np.unpackbits(raw, bitorder="little")[: self.n]
+
+    def _tokens(self, obs: np.ndarray, offset: int, tokens: list[list[int]]) -> None:
+        for slot, (kind, left) in enumerate(sorted((t[0], t[1]) for t in tokens)[: self.slots]):
+            base = offset + slot * TOKEN_FIELDS
+            obs[base + kind] = 1.0
+            obs[base + 3] = left / self.life
+
+    def observe(self, game: FillGame, player: int) -> np.ndarray:
+        obs = np.zeros(self.size, np.float32)
+        n, other = self.n, 1 - player
+        filled, rock = game.filled, game.rock
+        self._plane(obs, self.FILLED, filled)
+        self._plane(obs, self.ROCK, rock)
+        self._plane(obs, self.EMPTY, game.geo.full & ~(filled | rock))
+        for cell, kind in game.gems.items():
+            obs[self.GEM + kind * n + cell] = 1.0
+        self._plane(obs, self.LEGAL, game.legal_mask())
+        self._plane(obs, self.POISONED, game.poison)
+        if game.last_sprung is not None:
+            cell, owner = game.last_sprung
+            obs[self.SPRUNG + cell] = 1.0
+            obs[self.SPRUNG_BY + (0 if owner == player else 1)] = 1.0
+        trap = game.live_trap[player]
+        if trap >= 0:
+            obs[self.MY_TRAP + trap] = 1.0
+        phase = game.phase
+        if phase != OVER:
+            if game.to_move == player:
+                obs[self.TO_ACT] = 1.0
+                obs[self.PHASE + phase] = 1.0  # phases SEED…FILL2 are 0…5
+            else:
+                obs[self.TO_ACT + 1] = 1.0
+        obs[self.SEEDER] = float(player == 0)
+        if game.choice >= 0:
+            obs[self.CHOICE + game.choice] = 1.0
+        self._tokens(obs, self.MY_TOKENS, game.tokens[player])
+        self._tokens(obs, self.THEIR_TOKENS, game.tokens[other])
+        traps = self.MY_TRAPS
+        obs[traps] = game.ready_regular(player) / REGULAR_TRAPS
+        obs[traps + 1] = min(1.0, game.extra[player] / MAX_EXTRA)
+        for i, count in enumerate(game.recharge_counts(player)):
+            obs[traps + 2 + REGULAR_TRAPS - len(game.recharge_counts(player)) + i] = count / RECHARGE
+        if phase == OVER:
+            obs[self.RESULT + (0 if game.winner == player else 1)] = 1.0
+        if game.timed:
+            clocks = self.CLOCKS
+            for i, p in enumerate((player, other)):
+                if game.clocked[p]:
+                    obs[clocks + i] = min(1.0, max(0.0, game.time_left[p] / self.limit))
+                    obs[clocks + 2 + i] = 1.0
+        obs[self.RULES:self.RULES + 7] = self._rules
+        return obs
+
+    # ----- decoding ---------------------------------------------------------------------------------
+    def decode(self, observation) -> dict[str, Any]:
+        vec = as_vector(observation)
+        n = self.n
+
+        def cells(offset: int) -> list[int]:
+            return [int(i) for i in np.flatnonzero(vec[offset:offset + n] > 0.5)]
+
+        def one(offset: int, width: int) -> int | None:
+            part = vec[offset:offset + width]
+            return int(np.argmax(part)) if part.max() > 0.5 else None
+
+        def tokens(offset: int) -> list[tuple[str, int]]:
+            out = []
+            for slot in range(self.slots):
+                base = offset + slot * TOKEN_FIELDS
+                kind = one(base, 3)
+                if kind is not None:
+                    out.append((KIND_NAMES[kind], int(round(vec[base + 3] * self.life))))
+            return out
+
+        gems = {}
+        for kind in range(3):
+            for cell in cells(self.GEM + kind * n):
+                gems[cell] = KIND_NAMES[kind]
+        to_act = one(self.TO_ACT, 2)
+        phase = one(self.PHASE, 6)
+        sprung = cells(self.SPRUNG)
+        by = one(self.SPRUNG_BY, 2)
+        trap = cells(self.MY_TRAP)
+        result = one(self.RESULT, 2)
+        choice = one(self.CHOICE, 2)
+        traps = self.MY_TRAPS
+        recharge = [int(round(v * RECHARGE)) for v in vec[traps + 2: traps + 2 + REGULAR_TRAPS] if v > 0]
+        clocks = self.CLOCKS
+        return {
+            "size": self.board_size,
+            "filled": cells(self.FILLED),
+            "rocks": cells(self.ROCK),
+            "empty": cells(self.EMPTY),
+            "gems": gems,
+            "legal": cells(self.LEGAL),
+            "poisoned": cells(self.POISONED),
+            "to_act": {0: "me", 1: "opponent", None: None}[to_act],
+            "phase": PHASE_NAMES[phase] if phase is not None else None,
+            "seeder": bool(vec[self.SEEDER] > 0.5),
+            "choice": {None: None, STAY: "stay", SWAP: "swap"}[choice],
+            "my_tokens": tokens(self.MY_TOKENS),
+            "their_tokens": tokens(self.THEIR_TOKENS),
+            "last_sprung": (sprung[0], "me" if by == 0 else "opponent") if sprung else None,
+            "ready_traps": int(round(vec[traps] * REGULAR_TRAPS)),
+            "extra_traps": int(round(vec[traps + 1] * MAX_EXTRA)),
+            "recharging": recharge,
+            "my_trap": trap[0] if trap else None,
+            "result": {0: "won", 1: "lost", None: None}[result],
+            "my_time": float(vec[clocks] * self.limit) if vec[clocks + 2] > 0.5 else None,
+            "their_time": float(vec[clocks + 1] * self.limit) if vec[clocks + 3] > 0.5 else None,
+            "lines": LINES[int(np.argmax(vec[self.RULES:self.RULES + 3]))],
+            "traps": bool(vec[self.RULES + 3] > 0.5),
+            "rocks_on": bool(vec[self.RULES + 4] > 0.5),
+            "gems_on": bool(vec[self.RULES + 5] > 0.5),
+            "time_limit": bool(vec[self.RULES + 6] > 0.5),
+        }
+
+
+__all__ = ["FillObserver", "token_slots", "SEED", "CHOOSE", "TOKEN", "TRAP_PHASE", "FILL", "FILL2", "bits"]

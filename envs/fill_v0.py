@@ -1,0 +1,148 @@
+"""
+# Fill
+
+| Import             | `from envs import fill_v0`                                  |
+|--------------------|-------------------------------------------------------------|
+| Actions            | Discrete                                                    |
+| Parallel API       | No                                                          |
+| Manual Control     | No                                                          |
+| Agents             | `agents= ['player_0', 'player_1']`                          |
+| Agents             | 2                                                           |
+| Action Shape       | (1,)                                                        |
+| Action Values      | Discrete(size*size + 7)                                     |
+| Observation Shape  | (10*size*size + 30 + 8*slots,), slots = 3 unless scripted gems need more |
+| Observation Values | [0, 1]                                                      |
+
+Players take turns filling empty cells; filled cells belong to nobody. A fill must touch a
+filled cell (8 neighbours), must not make three in a row (across or down; diagonals too with
+`lines="strict"`; never with `lines="off"`) and must not complete a solid 2×2 block. Whoever
+has no legal cell at the start of their turn loses; there are no draws. `player_0` seeds any
+cell, `player_1` then chooses STAY (moves next) or SWAP (the seeder moves next). Optional
+traps (hidden: a trapped cell cancels the opponent's fill and turn), rocks, gems (Double,
+Pass, Trap tokens) and chess clocks. Full rules: `docs/fill.md`.
+
+### Options
+
+`size` (6, 7, 8; default 6), `lines` (`"orthogonal"`, `"strict"`, `"off"`), `traps`, `rocks`,
+`gems`, `time_limit` (all default False), `clocked` (agents with a clock, default all), `clock`
+(time source, default `time.monotonic`), `rock_cells`, `gem_cells` (scripted chance).
+`raw_env`/`env` also take `viewer` (render only: `None` spectator, `"player_0"`,
+`"player_1"` or `"all"`: whose traps the pictures show).
+
+### Observation Space
+
+A dict: `"observation"`, a float32 vector in [0, 1] from the observer's seat: planes of
+`size*size` for filled, rocks, empty, three gem kinds, legal cells, poisoned cells, the last
+sprung trap and my live trap; then whose turn, my phase (only while I act), seeder, the choice,
+both players' tokens, who owned the last sprung trap, my trap stock and recharge, the result,
+the clocks and the rule switches. Never the opponent's traps or phase.
+`envs.fill.observer.FillObserver.decode` gives named fields. `"action_mask"`: the legal actions
+of the agent to act (a trapped cell stays legal), zeros for the other agent.
+
+### Action Space
+
+`0 … size²−1` the cell `r*size + c` (seed, trap or fill by phase), then STAY, SWAP, NO_TOKEN,
+USE_DOUBLE, USE_PASS, USE_TRAP, NO_TRAP. Notation: `c4`, `trap c4`, `stay`, `swap`,
+`no-token`, `double`, `pass`, `trap-token`, `no-trap`.
+
+### Rewards
+
+0 until the end; then +1 for the winner and −1 for the loser. `infos[agent]["scores"]` is 1
+for the winner, 0 otherwise (0 for both until the end).
+
+### Version History
+
+* v0: Initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils import wrappers
+
+from envs.core import GameSpec, make_env_factories
+from envs.core.aec import IllegalActionWrapper
+from envs.core.game import SnapshotError, json_ready
+from envs.fill import render
+from envs.fill.observer import FillObserver
+from envs.fill.rules import FillGame
+
+SPEC = GameSpec(
+    game_cls=FillGame,
+    observer_cls=FillObserver,
+    render_ansi=render.ansi,
+    render_rgb=render.rgb,
+    extra_methods=("time_left_now", "can_still_be_filled", "legal_cells", "poisoned_cells"),
+)
+
+_base_raw_env, _ = make_env_factories(SPEC, "fill_v0", __name__)
+
+
+class raw_env(_base_raw_env):
+    """The unwrapped fill_v0 AEC environment (raises ValueError on illegal actions).
+
+    ``viewer`` (render only, not a game option): whose traps the ``ansi``/``rgb_array``
+    pictures show: ``None`` (a spectator: none), ``"player_0"``, ``"player_1"`` or ``"all"``.
+    ``restore`` keeps this env's ``clock``: a snapshot does not carry the time source.
+    """
+
+    def __init__(self, render_mode: str | None = None, viewer: Any = None, **options: Any):
+        render.viewer_seats(viewer)  # checked early: a ValueError names the allowed viewers
+        super().__init__(render_mode=render_mode, **options)
+        self.viewer = viewer
+
+    def render(self):
+        if self.render_mode in ("ansi", "human") and self.game is not None:
+            text = render.ansi(self.game, self.viewer)
+            if self.render_mode == "human":
+                print(text)
+                return None
+            return text
+        if self.render_mode == "rgb_array" and self.game is not None:
+            return render.rgb(self.game, self.viewer)
+        return super().render()
+
+    def restore(self, snapshot: Any) -> None:
+        """Continue from a snapshot of a game with this env's options (clock: this env's)."""
+        game = FillGame.from_snapshot(snapshot, clock=self.options["clock"])
+        mine = json_ready(dict(self.options, clock=None))
+        theirs = json_ready(dict(game.options, clock=None))
+        if mine != theirs:
+            raise SnapshotError(
+                f"snapshot options {theirs} differ from this env's options {mine}; "
+                "make the env with the snapshot's options"
+            )
+        self.game = game
+        self._begin_bookkeeping()
+
+
+raw_env.__module__ = __name__
+
+
+def env(**options: Any):
+    """The environment with PettingZoo's classic wrappers (illegal action: −1 and game over)."""
+    wrapped = raw_env(**options)
+    wrapped = IllegalActionWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+    return wrapped
+
+
+# Option sets the suite's benchmark script times for Fill.
+BENCHMARK_OPTIONS = {
+    "default": {},
+    "strict": {"lines": "strict"},
+    "off": {"lines": "off"},
+    "traps": {"traps": True},
+    "rocks": {"rocks": True},
+    "gems": {"gems": True},
+    "traps+rocks+gems": {"traps": True, "rocks": True, "gems": True},
+    "size7": {"size": 7},
+    "size8": {"size": 8},
+    "size8 strict traps+rocks+gems": {"size": 8, "lines": "strict", "traps": True, "rocks": True, "gems": True},
+    "size8 off gems": {"size": 8, "lines": "off", "gems": True},
+    "time_limit": {"time_limit": True},
+}
+
+__all__ = ["env", "raw_env", "SPEC", "BENCHMARK_OPTIONS"]
