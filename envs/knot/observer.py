@@ -1,0 +1,164 @@
+"""What a Knot seat sees: the whole board, its own hand, the market and public counts.
+
+Never an opponent's hand (only its size and the strands it took face up and has not placed
+since) nor the pile's order (only its size).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core.observer import Observer, as_vector
+from envs.knot.geometry import SLOTS
+from envs.knot.rules import BONUS, DRAW, HAND_SIZE, OVER, PLACE, KnotGame, place_limit
+
+
+class KnotObserver(Observer):
+    """Layout: board planes first, each ``S = size*size`` entries in square order, then globals.
+
+    With ``P`` players and owners *relative* to the observer (0 = me, then the others in turn
+    order):
+
+    * ``STRANDS``: ``P*16`` planes, plane ``16*j + (4*kind + turn)``: a strand of that kind and
+      turn owned by relative player ``j`` lies in the square;
+    * ``CLOSED``: 16 planes (slot): that strand belongs to a closed ribbon;
+    * ``BLOCKED``: 4 planes (side N, E, S, W): the crossing on that side is blocked;
+    * ``ENDS``: ``P*8`` planes, ``8*j + port``: that port is an open end of relative player ``j``;
+    * ``GROWABLE``: 8 planes (port): one of my ends that may grow now (all zero off my turn);
+
+    then ``HAND`` 4 (my strands per kind / 5), ``MARKET`` 2×5 (slot one-hot: empty, Cut, Run,
+    Hook, Flip), ``PILE`` (pile size / total strands), ``SCORES`` ``P`` (banked points, plus
+    the bonus once the game is over, / score scale), ``HAND_SIZES`` ``P`` (/5), ``KNOWN``
+    ``(P-1)*4`` (strands each opponent took face up and has not placed since, per kind, /5),
+    ``TURN`` (turn / turn scale), ``LIMIT`` (placing limit / 3), ``PLACED`` (my placements this
+    turn / 3; 0 off my turn), ``PHASE`` 3 (place, draw, over), ``ACTOR`` ``P`` (who acts,
+    relative), ``PLACED_ANY`` ``P`` (that player has placed a strand before).
+    """
+
+    def __init__(self, options: dict[str, Any]):
+        super().__init__(options)
+        resolved = KnotGame.resolve_options(dict(options))
+        self.players = P = resolved["players"]
+        self.board_size = resolved["size"]
+        self.n = S = self.board_size ** 2
+        self.total = sum(resolved["deck"]) if resolved["pile"] is None else len(resolved["pile"])
+        self.score_scale = float(4 * self.board_size * (self.board_size - 1) + BONUS)
+        self.turn_scale = float(P * (self.total + 2))
+        off = 0
+        self.STRANDS = off; off += P * SLOTS * S
+        self.CLOSED = off; off += SLOTS * S
+        self.BLOCKED = off; off += 4 * S
+        self.ENDS = off; off += P * 8 * S
+        self.GROWABLE = off; off += 8 * S
+        self.HAND = off; off += 4
+        self.MARKET = off; off += 10
+        self.PILE = off; off += 1
+        self.SCORES = off; off += P
+        self.HAND_SIZES = off; off += P
+        self.KNOWN = off; off += (P - 1) * 4
+        self.TURN = off; off += 1
+        self.LIMIT = off; off += 1
+        self.PLACED = off; off += 1
+        self.PHASE = off; off += 3
+        self.ACTOR = off; off += P
+        self.PLACED_ANY = off; off += P
+        self.size = off
+
+    def observe(self, game: KnotGame, player: int) -> np.ndarray:
+        P, S = self.players, self.n
+        obs = np.zeros(self.size, np.float32)
+        rel = [(p - player) % P for p in range(P)]
+        if game.st_sq:
+            st_sq, st_slot, st_rib = game.st_sq, game.st_slot, game.st_rib
+            rib_owner, rib_closed = game.rib_owner, game.rib_closed
+            idx = []
+            closed = []
+            for sq, slot, r in zip(st_sq, st_slot, st_rib):
+                idx.append((rel[rib_owner[r]] * SLOTS + slot) * S + sq)
+                if rib_closed[r] >= 0:
+                    closed.append(self.CLOSED + slot * S + sq)
+            obs[idx] = 1.0
+            if closed:
+                obs[closed] = 1.0
+            blocked = [self.BLOCKED + side * S + sq
+                       for sq, w in enumerate(game.geo_w) if w & 0xF0
+                       for side in range(4) if w >> (4 + side) & 1]
+            obs[blocked] = 1.0
+            ends = [self.ENDS + (rel[p] * 8 + (e & 7)) * S + (e >> 3)
+                    for p in range(P) for e in game.ends[p]]
+            if ends:
+                obs[ends] = 1.0
+            if game.phase == PLACE and game.player == player and game.growable:
+                obs[[self.GROWABLE + (e & 7) * S + (e >> 3) for e in game.growable]] = 1.0
+        hand = game.hands[player]
+        for k in range(4):
+            obs[self.HAND + k] = hand[k] / HAND_SIZE
+        for slot in (0, 1):
+            obs[self.MARKET + 5 * slot + game.market[slot] + 1] = 1.0
+        obs[self.PILE] = game.pile_size() / self.total
+        scores = game.scores()
+        for p in range(P):
+            j = rel[p]
+            obs[self.SCORES + j] = min(scores[p] / self.score_scale, 1.0)
+            obs[self.HAND_SIZES + j] = sum(game.hands[p]) / HAND_SIZE
+            obs[self.PLACED_ANY + j] = float(game.placed_any[p])
+            if j:
+                for k in range(4):
+                    obs[self.KNOWN + (j - 1) * 4 + k] = game.known[p][k] / HAND_SIZE
+        obs[self.TURN] = min(game.turn / self.turn_scale, 1.0)
+        obs[self.LIMIT] = place_limit(game.turn) / 3
+        if game.player == player and game.phase == PLACE:
+            obs[self.PLACED] = game.placed / 3
+        obs[self.PHASE + game.phase] = 1.0
+        if game.phase != OVER:
+            obs[self.ACTOR + rel[game.player]] = 1.0
+        return obs
+
+    def decode(self, observation) -> dict[str, Any]:
+        """Named fields; owners and seats are relative (0 = the observer)."""
+        vec = as_vector(observation)
+        P, S = self.players, self.n
+        strands = []  # (square, kind, turn, relative owner, closed)
+        block = vec[self.STRANDS:self.STRANDS + P * SLOTS * S].reshape(P, SLOTS, S)
+        closed = vec[self.CLOSED:self.CLOSED + SLOTS * S].reshape(SLOTS, S)
+        for j, slot, sq in zip(*np.nonzero(block > 0.5)):
+            strands.append((int(sq), int(slot) >> 2, int(slot) & 3, int(j), bool(closed[slot, sq] > 0.5)))
+        strands.sort()
+        blocked = vec[self.BLOCKED:self.BLOCKED + 4 * S].reshape(4, S)
+        ends_block = vec[self.ENDS:self.ENDS + P * 8 * S].reshape(P, 8, S)
+        ends = [set() for _ in range(P)]
+        for j, port, sq in zip(*np.nonzero(ends_block > 0.5)):
+            ends[int(j)].add(int(sq) * 8 + int(port))
+        grow = vec[self.GROWABLE:self.GROWABLE + 8 * S].reshape(8, S)
+        growable = {int(sq) * 8 + int(port) for port, sq in zip(*np.nonzero(grow > 0.5))}
+        market = []
+        for slot in (0, 1):
+            part = vec[self.MARKET + 5 * slot:self.MARKET + 5 * slot + 5]
+            market.append(int(np.argmax(part)) - 1)
+        phase_part = vec[self.PHASE:self.PHASE + 3]
+        actor_part = vec[self.ACTOR:self.ACTOR + P]
+        return {
+            "players": P,
+            "size": self.board_size,
+            "strands": strands,
+            "blocked": [[side for side in range(4) if blocked[side, sq] > 0.5] for sq in range(S)],
+            "ends": ends,
+            "growable": growable,
+            "hand": [int(round(x * HAND_SIZE)) for x in vec[self.HAND:self.HAND + 4]],
+            "market": market,
+            "pile": int(round(vec[self.PILE] * self.total)),
+            "scores": [int(round(x * self.score_scale)) for x in vec[self.SCORES:self.SCORES + P]],
+            "hand_sizes": [int(round(x * HAND_SIZE)) for x in vec[self.HAND_SIZES:self.HAND_SIZES + P]],
+            "known": [[0, 0, 0, 0]] + [
+                [int(round(x * HAND_SIZE)) for x in vec[self.KNOWN + 4 * i:self.KNOWN + 4 * i + 4]]
+                for i in range(P - 1)
+            ],
+            "turn": int(round(vec[self.TURN] * self.turn_scale)),
+            "limit": int(round(vec[self.LIMIT] * 3)),
+            "placed": int(round(vec[self.PLACED] * 3)),
+            "phase": ("place", "draw", "over")[int(np.argmax(phase_part))],
+            "actor": int(np.argmax(actor_part)) if actor_part.max() > 0.5 else -1,
+            "placed_any": [bool(x > 0.5) for x in vec[self.PLACED_ANY:self.PLACED_ANY + P]],
+        }
