@@ -208,8 +208,9 @@ def test_pictures_show_the_hints_and_only_the_viewers_trap():
         pictures[viewer] = env.render()
     assert "[" not in pictures[None] and "[" not in pictures["player_1"]
     assert "[·]" in pictures["player_0"] and "[·]" in pictures["all"]
-    assert "□" in pictures[None] and "×" in pictures[None] and "P" in pictures[None]
+    assert "□" in pictures[None] and "×" in pictures[None] and " p " in pictures[None]  # gem, not live now
     assert "traps ready" not in pictures[None] and "traps ready 1" in pictures["player_0"]
+    assert "traps ready" not in pictures["player_1"].split("player_0 tokens")[1].split("\n")[0]
     rgb = {}
     for viewer in (None, "player_0"):
         env = fill_v0.raw_env(render_mode="rgb_array", viewer=viewer, **options)
