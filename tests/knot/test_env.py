@@ -1,0 +1,184 @@
+"""Knot through PettingZoo: the API suites for 2–4 players, observations, hidden information."""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+from envs import knot_v0
+from envs.knot.observer import KnotObserver
+from envs.knot.rules import KnotGame
+from tests.knot.helpers import position
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_pettingzoo_api_seed_and_render(players):
+    api_test(knot_v0.env(players=players), num_cycles=400)
+    seed_test(functools.partial(knot_v0.env, players=players), num_cycles=300)
+    render_test(functools.partial(knot_v0.env, players=players))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_spaces_follow_the_encoding(players):
+    env = knot_v0.raw_env(players=players)
+    env.reset(seed=0)
+    size = 6 if players == 2 else 8
+    S = size * size
+    assert env.possible_agents == [f"player_{i}" for i in range(players)]
+    assert env.action_space("player_0").n == 16 * S + 4
+    assert env.observation_space("player_0")["observation"].shape == (S * (24 * players + 28) + 8 * players + 17,)
+
+
+def play_random(env, rng, steps):
+    for _ in range(steps):
+        agent = env.agent_selection
+        if env.terminations[agent]:
+            return
+        mask = env.observe(agent)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def test_raw_env_raises_the_reason_and_wrapped_env_ends_the_game():
+    env = knot_v0.raw_env()
+    env.reset(seed=1)
+    end = 16 * 36
+    with pytest.raises(ValueError, match="must place at least one strand"):
+        env.step(end)
+    wrapped = knot_v0.env()
+    wrapped.reset(seed=1)
+    wrapped.step(end)
+    assert all(wrapped.terminations.values())
+    assert wrapped.rewards["player_0"] == -1
+    assert "must place" in wrapped.infos["player_0"]["illegal_action"]
+
+
+def test_decode_names_what_the_engine_holds_relative_to_the_observer():
+    env = knot_v0.raw_env(players=3)
+    env.reset(seed=3)
+    play_random(env, random.Random(3), 90)
+    game = env.game
+    observer = env.observer
+    for seat in range(3):
+        d = observer.decode(env.observe(f"player_{seat}"))
+        rel = lambda p: (p - seat) % 3  # noqa: E731
+        assert d["strands"] == sorted((sq, k, t, rel(o), c) for sq, k, t, o, c in game.strands())
+        assert d["hand"] == game.hands[seat]
+        assert d["market"] == game.market
+        assert d["pile"] == game.pile_size()
+        assert d["scores"] == [game.scores()[(seat + j) % 3] for j in range(3)]
+        assert d["hand_sizes"] == [sum(game.hands[(seat + j) % 3]) for j in range(3)]
+        assert d["known"][1:] == [game.known[(seat + j) % 3] for j in (1, 2)]
+        assert d["ends"] == [game.ends[(seat + j) % 3] for j in range(3)]
+        assert d["turn"] == game.turn and d["limit"] == game.limit()
+        assert d["phase"] == ("place", "draw", "over")[game.phase]
+        acting = game.current_player() == seat and game.phase == 0
+        assert d["growable"] == (game.growable if acting else set())
+        assert d["placed"] == (game.placed if acting else 0)
+        assert d["actor"] == rel(game.current_player())
+        for sq in range(game.n):
+            assert d["blocked"][sq] == [s for s in range(4) if game.blocked_sides(sq) >> s & 1]
+
+
+def _swap_hidden(snapshot, opponent, rng):
+    """Swap one of the opponent's not-publicly-known strands with a pile strand, and shuffle the pile."""
+    state = snapshot["state"]
+    hand, known, pile = state["hands"][opponent], state["known"][opponent], state["pile"]
+    hidden = [k for k in range(4) for _ in range(hand[k] - known[k])]
+    if hidden and pile:
+        k = rng.choice(hidden)
+        i = rng.randrange(len(pile))
+        hand[k] -= 1
+        hand[pile[i]] += 1
+        pile[i] = k
+    rng.shuffle(pile)
+    return snapshot
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_observations_do_not_change_when_an_opponents_hidden_items_change(players):
+    rng = random.Random(players)
+    checked = 0
+    for seed in range(12):
+        env = knot_v0.raw_env(players=players)
+        env.reset(seed=seed)
+        play_random(env, rng, rng.randrange(5, 120))
+        if any(env.terminations.values()):
+            continue
+        for seat in range(players):
+            name = f"player_{seat}"
+            base = env.observe(name)
+            for opponent in range(players):
+                if opponent == seat:
+                    continue
+                snap = _swap_hidden(json.loads(json.dumps(env.snapshot())), opponent, rng)
+                other = knot_v0.raw_env(players=players)
+                other.reset(seed=0)
+                other.restore(snap)
+                assert other.game.hands != env.game.hands or other.game.deal[other.game.drawn:] != env.game.deal[env.game.drawn:] or not env.game.deal[env.game.drawn:]
+                seen = other.observe(name)
+                assert np.array_equal(seen["observation"], base["observation"])
+                assert np.array_equal(seen["action_mask"], base["action_mask"])
+                checked += 1
+    assert checked > 20
+
+
+def test_face_up_takes_stay_known_in_the_opponents_observation():
+    g = position([("cut/ne@c3", 0)], hands=[[1, 0, 0, 0], [1, 1, 1, 1]], market=(2, 3), pile=[0] * 6)
+    g.apply(g.string_to_action("cut/sw@c3"))
+    g.apply(g.string_to_action("end"))
+    g.apply(g.string_to_action("draw 0"))  # a Hook, face up
+    g.apply(g.string_to_action("draw pile"))
+    observer = KnotObserver({"players": 2, "size": 6})
+    seen_by_1 = observer.decode(observer.observe(g, 1))
+    assert seen_by_1["known"][1] == [0, 0, 1, 0]
+    assert seen_by_1["hand_sizes"][1] == sum(g.hands[0])
+
+
+def test_observation_is_in_the_box_and_the_mask_only_for_the_actor():
+    env = knot_v0.raw_env(players=4)
+    env.reset(seed=9)
+    rng = random.Random(9)
+    space = env.observation_space("player_0")["observation"]
+    for _ in range(200):
+        if any(env.terminations.values()):
+            break
+        for agent in env.agents:
+            obs = env.observe(agent)
+            assert space.contains(obs["observation"])
+            if agent != env.agent_selection:
+                assert not obs["action_mask"].any()
+        play_random(env, rng, 1)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_pictures(players):
+    env = knot_v0.raw_env(players=players, render_mode="rgb_array")
+    env.reset(seed=players)
+    play_random(env, random.Random(players), 150)
+    image = env.render()
+    size = env.game.size
+    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+    assert image.shape[0] > size * 64 and image.shape[1] >= size * 64
+    # every player's colour shows up as a band
+    from envs.core.render import SEAT_COLOURS
+
+    flat = image.reshape(-1, 3)
+    for p in range(players):
+        if env.game.own_bb[p]:
+            assert (np.abs(flat.astype(int) - np.array(SEAT_COLOURS[p])).sum(axis=1) < 200).any()
+    text = knot_v0.raw_env(players=players, render_mode="ansi")
+    text.reset(seed=players)
+    board = text.render()
+    assert board.splitlines()[1].strip().startswith(".") and "scores:" in board
+
+
+def test_benchmark_options_are_valid():
+    for label, options in knot_v0.BENCHMARK_OPTIONS.items():
+        KnotGame.resolve_options(dict(options))
+    players = {o.get("players", 2) for o in knot_v0.BENCHMARK_OPTIONS.values()}
+    assert {2, 4} <= players
