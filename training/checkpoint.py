@@ -40,6 +40,18 @@ def env_spaces(game: str, options: dict[str, Any]) -> tuple[list[int], int]:
     return list(raw.observation_space(agent)["observation"].shape), int(raw.action_space(agent).n)
 
 
+def portable_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The options a checkpoint records: run-time objects (a clock function) are left out."""
+    kept = {}
+    for key, value in json_ready(options).items():
+        try:
+            json.dumps(value)
+        except TypeError:
+            continue
+        kept[key] = value
+    return kept
+
+
 def code_version() -> str:
     import subprocess
 
@@ -72,34 +84,36 @@ def save_checkpoint(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]
 
 def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
     path = Path(path)
+    shown = repr(str(path))
     if not path.is_file():
-        raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
+        raise CheckpointError(f"checkpoint {shown} does not exist")
     try:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
             for required in ("meta.json", "policy.npz"):
                 if required not in names:
-                    raise CheckpointError(f"checkpoint {str(path)!r} is damaged: it has no {required}")
+                    raise CheckpointError(f"checkpoint {shown} is damaged or foreign: it has no {required}")
             meta = json.loads(archive.read("meta.json"))
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+                found = meta.get("format") if isinstance(meta, dict) else None
+                raise CheckpointError(f"{shown} is not a suite checkpoint (format {found!r}, expected {FORMAT!r})")
+            if meta.get("format_version") != FORMAT_VERSION:
+                raise CheckpointError(
+                    f"checkpoint {shown} has format version {meta.get('format_version')!r}; this code reads {FORMAT_VERSION}"
+                )
             weights = np.load(io.BytesIO(archive.read("policy.npz")), allow_pickle=False)
             layers = [(weights[f"w{i}"], weights[f"b{i}"]) for i in range(int(meta["layers"]))]
+    except CheckpointError:
+        raise
     except zipfile.BadZipFile as error:
-        raise CheckpointError(f"checkpoint {str(path)!r} is damaged: not a readable zip archive ({error})") from None
-    except (json.JSONDecodeError, KeyError, ValueError, OSError, EOFError) as error:
-        if isinstance(error, CheckpointError):
-            raise
-        raise CheckpointError(f"checkpoint {str(path)!r} is damaged: {error!r}") from None
-    if meta.get("format") != FORMAT:
-        raise CheckpointError(f"{str(path)!r} is not a suite checkpoint (format {meta.get('format')!r})")
-    if meta.get("format_version") != FORMAT_VERSION:
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} has format version {meta.get('format_version')!r}; this code reads {FORMAT_VERSION}"
-        )
+        raise CheckpointError(f"checkpoint {shown} is damaged: not a readable zip archive ({error})") from None
+    except (json.JSONDecodeError, KeyError, ValueError, OSError, EOFError, zipfile.LargeZipFile) as error:
+        raise CheckpointError(f"checkpoint {shown} is damaged: {error!r}") from None
     for i, (weight, bias) in enumerate(layers):
         if weight.ndim != 2 or bias.shape != (weight.shape[0],):
-            raise CheckpointError(f"checkpoint {str(path)!r} is damaged: layer {i} has inconsistent shapes")
+            raise CheckpointError(f"checkpoint {shown} is damaged: layer {i} has inconsistent shapes")
         if i and weight.shape[1] != layers[i - 1][0].shape[0]:
-            raise CheckpointError(f"checkpoint {str(path)!r} is damaged: layer {i} does not fit layer {i - 1}")
+            raise CheckpointError(f"checkpoint {shown} is damaged: layer {i} does not fit layer {i - 1}")
     return meta, layers
 
 

@@ -27,7 +27,7 @@ import gymnasium
 import numpy as np
 
 from training import bot_table, game_name
-from training.checkpoint import PolicyAgent, code_version, env_spaces, save_checkpoint
+from training.checkpoint import PolicyAgent, code_version, env_spaces, portable_options, save_checkpoint
 from training.evaluate import evaluate_against
 from wrappers.self_play import SelfPlayEnv
 
@@ -234,7 +234,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
     checkpoint = run_dir / f"{game[:-3]}__maskppo__{config.seed}.zip"
     meta = {
         "game": game,
-        "options": options,
+        "options": portable_options(options),
         "observation_shape": observation_shape,
         "action_n": action_n,
         "net_arch": list(config.net_arch),

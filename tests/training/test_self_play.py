@@ -1,0 +1,136 @@
+"""The self-play env, the bot-seating wrapper and the agent interface."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import envs
+from envs import linecatch_v0
+from training import load_agent
+from wrappers.seat_bots import SeatBots
+from wrappers.self_play import SelfPlayEnv
+
+
+class LowestLegal:
+    """A scripted agent: always the lowest legal action (makes games deterministic)."""
+
+    def act(self, observation):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def scripted_outcome(rows: int, cols: int) -> tuple[list[int], int]:
+    """Returns and last mover of a game where both seats play the lowest legal square."""
+    env = linecatch_v0.raw_env(rows=rows, cols=cols)
+    env.reset(seed=0)
+    last = None
+    while not env.game.is_terminal():
+        last = env.game.current_player()
+        env.step(min(env.game.legal_actions()))
+    return env.game.returns(), last
+
+
+@pytest.mark.parametrize("rows, cols", [(3, 3), (3, 4), (4, 4), (4, 5)])
+@pytest.mark.parametrize("seat", [0, 1])
+def test_learner_gets_its_own_terminal_reward_in_either_seat(rows, cols, seat):
+    returns, _ = scripted_outcome(rows, cols)
+    env = SelfPlayEnv("linecatch", {"rows": rows, "cols": cols}, [LowestLegal()], seed=1, learner_seat=seat)
+    obs, info = env.reset(seed=3)
+    assert info["learner_seat"] == seat
+    me = LowestLegal()
+    total, done, steps = 0.0, False, 0
+    while not done:
+        mask = env.action_masks()
+        assert mask.any()
+        obs, reward, done, truncated, info = env.step(me.act({"observation": obs, "action_mask": mask}))
+        total += reward
+        steps += 1
+        if not done:
+            assert reward == 0.0
+    assert total == returns[seat]
+
+
+def test_the_loser_of_a_game_ended_by_the_opponents_move_still_gets_minus_one():
+    # Find a board where the opponent makes the last move, then check the learner's reward.
+    for rows, cols in [(3, 3), (3, 4), (4, 4), (4, 5), (5, 5)]:
+        returns, last = scripted_outcome(rows, cols)
+        learner = 1 - last
+        env = SelfPlayEnv("linecatch", {"rows": rows, "cols": cols}, [LowestLegal()], learner_seat=learner)
+        obs, _ = env.reset(seed=0)
+        done, reward = False, 0.0
+        while not done:
+            obs, reward, done, _, _ = env.step(LowestLegal().act({"observation": obs, "action_mask": env.action_masks()}))
+        assert reward == returns[learner]
+        if returns[learner] == -1:
+            return
+    pytest.fail("no scripted board ended with the opponent's winning move; extend the list")
+
+
+def test_masks_match_the_engine_and_seats_are_drawn_at_random():
+    env = SelfPlayEnv("loom", {}, ["random"], seed=5)
+    seats = set()
+    for episode in range(30):
+        obs, info = env.reset()
+        seats.add(info["learner_seat"])
+        game = env.raw.game
+        assert game.current_player() == info["learner_seat"]
+        expected = np.zeros(32, bool)
+        expected[game.legal_actions()] = True
+        assert np.array_equal(env.action_masks(), expected)
+        assert env.observation_space.contains(obs)
+    assert seats == {0, 1}
+
+
+def test_same_seed_same_episodes():
+    def run(seed):
+        env = SelfPlayEnv("loom", {}, ["random", "heuristic"], seed=seed)
+        obs, _ = env.reset()
+        rng = np.random.default_rng(0)
+        out, done = [obs.copy()], False
+        while not done:
+            obs, reward, done, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            out.append(obs.copy())
+        return np.array(out), reward
+
+    a, b = run(9), run(9)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+
+def test_empty_pool_and_bad_seat_are_refused():
+    with pytest.raises(ValueError, match="opponent pool is empty"):
+        SelfPlayEnv("loom", {}, [])
+    with pytest.raises(ValueError, match="learner_seat"):
+        SelfPlayEnv("loom", {}, ["random"], learner_seat=2)
+    with pytest.raises(ValueError, match="unknown agent"):
+        SelfPlayEnv("loom", {}, ["grandmaster"])
+
+
+def test_seat_bots_lets_a_program_play_one_seat():
+    bot = load_agent("heuristic", "linecatch", seed=0)
+    env = SeatBots(linecatch_v0.env(), {"player_1": bot})
+    env.reset(seed=2)
+    me = LowestLegal()
+    seen = set()
+    for agent in env.agent_iter():
+        seen.add(agent)
+        obs, reward, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else me.act(obs))
+    assert seen == {"player_0"}
+    assert env.agents == []
+    with pytest.raises(ValueError, match="no seat named"):
+        SeatBots(linecatch_v0.env(), {"player_7": bot})
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_every_named_bot_plays_legal_moves_to_the_end(game):
+    from training import bot_table
+    from training.evaluate import play_game
+
+    module = envs.load(game)
+    options = {"rows": 4, "cols": 4} if game == "linecatch_v0" else {}
+    n = module.SPEC.game_cls.num_players_for(module.SPEC.game_cls.resolve_options(dict(options)))
+    for name in bot_table(game):
+        agents = [load_agent(name, game, seed=i, **options) for i in range(n)]
+        for seed in range(3):
+            returns, _ = play_game(game, agents, seed, options)  # raw env: an illegal move raises
+            assert set(returns) <= {-1, 0, 1} and max(returns) >= 0, returns

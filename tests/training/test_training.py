@@ -1,0 +1,115 @@
+"""Tiny training runs, the checkpoint format and its errors, and the shipped checkpoints."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import envs
+from training import bot_table, load_agent
+from training.checkpoint import CheckpointError, read_checkpoint
+from training.evaluate import play_game
+from training.train import TrainConfig, train
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = {"linecatch_v0": {"rows": 4, "cols": 4}}
+
+
+def tiny_config(game: str, tmp_path: Path, **overrides) -> TrainConfig:
+    values = dict(
+        game=game, options=SMALL.get(game, {}), total_timesteps=256, n_envs=1, n_steps=128,
+        batch_size=64, n_epochs=1, net_arch=[32], eval_every=128, eval_games=2,
+        final_eval_games=4, out_dir=str(tmp_path), progress_bar=False,
+        opponents=[name for name in ("random", "heuristic") if name in bot_table(game)],
+    )
+    values.update(overrides)
+    return TrainConfig(**values)
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_a_tiny_training_run_writes_a_loadable_checkpoint(game, tmp_path):
+    summary = train(tiny_config(game, tmp_path))
+    path = Path(summary["checkpoint"])
+    assert path.is_file() and path.parent.name.startswith(f"{game[:-3]}__maskppo__0__")
+    meta, layers = read_checkpoint(path)
+    assert meta["game"] == game and meta["steps_trained"] >= 256 and meta["seed"] == 0
+    assert "python -m training.train" in meta["command"]
+    evaluation = json.loads((path.parent / "evaluation.json").read_text())
+    assert evaluation["final_evaluation"]["random"]["games"] == 4
+    agent = load_agent(str(path), game, seed=0, **SMALL.get(game, {}))
+    n = len(envs.load(game).raw_env(**SMALL.get(game, {})).possible_agents)
+    returns, _ = play_game(game, [agent] * n, 1, SMALL.get(game, {}))
+    assert set(returns) <= {-1, 0, 1}
+
+
+def test_numpy_agent_matches_the_torch_policy(tmp_path):
+    """The checkpoint's numpy forward pass picks the same action as SB3's masked policy."""
+    from sb3_contrib import MaskablePPO
+
+    summary = train(tiny_config("loom", tmp_path, net_arch=[64, 64], total_timesteps=512))
+    model = MaskablePPO.load(Path(summary["checkpoint"]).parent / "sb3_model.zip", device="cpu")
+    agent = load_agent(summary["checkpoint"], "loom")
+    env = envs.load("loom").raw_env()
+    rng = np.random.default_rng(0)
+    checked = 0
+    for seed in range(10):
+        env.reset(seed=seed)
+        while not env.game.is_terminal():
+            obs = env.observe(env.agent_selection)
+            expected, _ = model.predict(obs["observation"], action_masks=obs["action_mask"].astype(bool), deterministic=True)
+            assert agent.act(obs) == int(expected)
+            checked += 1
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert checked == 320
+
+
+def test_two_subprocess_envs_train(tmp_path):
+    summary = train(tiny_config("linecatch_v0", tmp_path, n_envs=2))
+    assert summary["steps"] >= 256
+    assert 0 < summary["env_time_share"] < 1
+
+
+def test_loading_errors_say_what_is_wrong(tmp_path):
+    summary = train(tiny_config("linecatch_v0", tmp_path))
+    good = Path(summary["checkpoint"])
+    with pytest.raises(CheckpointError, match="trained for 'linecatch_v0', not 'loom_v0'"):
+        load_agent(str(good), "loom")
+    with pytest.raises(CheckpointError, match="observation shape"):
+        load_agent(str(good), "linecatch", rows=5, cols=5)
+    damaged = tmp_path / "damaged.zip"
+    damaged.write_bytes(good.read_bytes()[: len(good.read_bytes()) // 2])
+    with pytest.raises(CheckpointError, match="damaged"):
+        load_agent(str(damaged), "linecatch", rows=4, cols=4)
+    foreign = tmp_path / "foreign.zip"
+    with zipfile.ZipFile(foreign, "w") as archive:
+        archive.writestr("meta.json", json.dumps({"format": "something-else"}))
+        archive.writestr("policy.npz", b"")
+    with pytest.raises(CheckpointError, match="not a suite checkpoint"):
+        load_agent(str(foreign), "linecatch", rows=4, cols=4)
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_agent(str(tmp_path / "missing.zip"), "linecatch")
+    # Same game, same options: loads.
+    load_agent(str(good), "linecatch", rows=4, cols=4)
+
+
+def shipped_checkpoints() -> list[Path]:
+    return sorted((ROOT / "checkpoints").glob("*/*.zip"))
+
+
+@pytest.mark.parametrize("path", shipped_checkpoints(), ids=lambda p: p.name)
+def test_shipped_checkpoint_loads_and_plays_complete_games(path):
+    meta, _ = read_checkpoint(path)
+    game, options = meta["game"], meta["options"]
+    agent = load_agent(str(path), game, seed=0, **options)
+    opponent = load_agent("random", game, seed=1, **options)
+    n = len(envs.load(game).raw_env(**options).possible_agents)
+    for index in range(10):
+        seats = [opponent] * n
+        seats[index % n] = agent
+        returns, _ = play_game(game, seats, index, options)  # an illegal action would raise
+        assert set(returns) <= {-1, 0, 1}
+    assert path.stat().st_size < 5 * 1024 * 1024

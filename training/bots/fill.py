@@ -1,0 +1,252 @@
+"""Fill bots: ``random`` and ``heuristic`` (plays every phase from its own observation only).
+
+The heuristic bot decodes its observation through :class:`envs.fill.observer.FillObserver`
+and rebuilds the public board as bitmasks with the engine's geometry tables. It
+
+* **fills** with an exact endgame search (fills only, tokens and traps ignored) once few cells
+  are still open; before that it maximises its own mobility (legal cells it will have after
+  the opponent's reply, averaged) minus the opponent's (legal cells right after its fill),
+  with a bonus for collecting a gem;
+* **seeds** the cell whose position looks most even (random playouts), since the chooser may
+  take a strong seed away;
+* **chooses** STAY or SWAP by estimating, with playouts (or the exact search when small),
+  whether the player to move next wins;
+* **traps** the cell it expects the opponent to fill next: the opponent's only winning reply
+  when the endgame search finds one, else its best reply by the same mobility rule;
+* **spends tokens** when the endgame search says a Pass or a Double turns a loss into a win,
+  and a Trap token at once (an extra trap never expires).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from training.agents import RandomAgent, legal_from_mask
+
+from envs.fill.observer import FillObserver
+from envs.fill.rules import KIND_NAMES, FillGame, bits, geometry
+
+SOLVE_OPEN = 16  # exact search when at most this many empty, non-poisoned cells remain
+SOLVE_BUDGET = 40_000  # nodes per search; beyond it the heuristic decides
+GEM_BONUS = 2.0
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+class Board:
+    """The public board as masks: filled, rocks, and the derived touch and poison masks."""
+
+    __slots__ = ("geo", "rock", "filled", "touch", "poison")
+
+    def __init__(self, geo, rock: int, filled: int = 0, touch: int = 0, poison: int = 0):
+        self.geo, self.rock, self.filled, self.touch, self.poison = geo, rock, filled, touch, poison
+
+    @classmethod
+    def from_cells(cls, geo, rocks, filled_cells) -> "Board":
+        board = cls(geo, sum(1 << c for c in rocks))
+        for cell in filled_cells:
+            board = board.place(cell)
+        return board
+
+    def place(self, cell: int) -> "Board":
+        geo = self.geo
+        filled = self.filled | (1 << cell)
+        poison = self.poison
+        for x, need in geo.pair_need[cell]:
+            if filled & need == need:
+                poison |= 1 << x
+        return Board(geo, self.rock, filled, self.touch | geo.nbr[cell], poison & ~(filled | self.rock))
+
+    def legal(self) -> int:
+        return self.touch & ~(self.filled | self.rock | self.poison) & self.geo.full
+
+    def open_count(self) -> int:
+        return (self.geo.full & ~(self.filled | self.rock | self.poison)).bit_count()
+
+
+class Solver:
+    """Exact win/loss of the fill-only game for the player to move (no legal cell: loss)."""
+
+    def __init__(self, budget: int = SOLVE_BUDGET):
+        self.budget = budget
+        self.memo: dict[int, bool] = {}
+
+    def wins(self, board: Board) -> bool | None:
+        self.left = self.budget
+        try:
+            return self._wins(board)
+        except _OutOfBudget:
+            return None
+
+    def _wins(self, board: Board) -> bool:
+        key = board.filled
+        known = self.memo.get(key)
+        if known is not None:
+            return known
+        self.left -= 1
+        if self.left < 0:
+            raise _OutOfBudget
+        result = False
+        for cell in bits(board.legal()):
+            if not self._wins(board.place(cell)):
+                result = True
+                break
+        self.memo[key] = result
+        return result
+
+    def winning_fills(self, board: Board) -> list[int] | None:
+        """Every fill after which the opponent (to move) loses; None if out of budget."""
+        self.left = self.budget
+        try:
+            return [c for c in bits(board.legal()) if not self._wins(board.place(c))]
+        except _OutOfBudget:
+            return None
+
+
+class FillHeuristicBot:
+    """Plays every phase of Fill from its own observation (see the module docstring)."""
+
+    name = "heuristic"
+
+    def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
+        known = {k: v for k, v in options.items() if k in FillGame.OPTIONS}
+        self.options = FillGame.resolve_options(known)
+        self.observer = FillObserver(self.options)
+        self.geo = geometry(self.options["size"], self.options["lines"])
+        self.n = self.geo.cells
+        self.rng = random.Random(seed)
+        self.solver = Solver()
+        self._rock = 0
+
+    # ----- the one method ----------------------------------------------------------------------
+    def act(self, observation) -> int:
+        legal = legal_from_mask(observation)
+        if len(legal) == 1:
+            return legal[0]
+        view = self.observer.decode(observation)
+        board = Board.from_cells(self.geo, view["rocks"], view["filled"])
+        if board.rock != self._rock or len(self.solver.memo) > 200_000:
+            self.solver.memo.clear()  # the table is keyed by filled cells: one per rock layout
+            self._rock = board.rock
+        phase, n = view["phase"], self.n
+        if phase == "seed":
+            return self._seed(board, legal)
+        if phase == "choose":
+            return n if self._mover_wins(board) >= 0.5 else n + 1
+        if phase == "token":
+            return self._token(board, view, legal)
+        if phase == "trap":
+            return self._trap(board, view, legal)
+        return self._fill(board, view, legal)
+
+    # ----- phases ---------------------------------------------------------------------------------
+    def _seed(self, board: Board, legal: list[int]) -> int:
+        size = self.options["size"]
+        mid = size // 2
+        candidates = {0, size - 1, mid * size + mid, (mid - 1) * size + mid - 1, mid, mid * size, size * size - 1}
+        candidates.update(self.rng.sample(legal, min(3, len(legal))))
+        choices = [c for c in sorted(candidates) if c in legal] or legal
+        best, best_gap = choices[0], 2.0
+        for cell in choices:
+            gap = abs(self._mover_wins(board.place(cell), playouts=10) - 0.5)
+            if gap < best_gap:
+                best, best_gap = cell, gap
+        return best
+
+    def _mover_wins(self, board: Board, playouts: int = 24) -> float:
+        """Probability that the player to move now wins (exact when the search is small)."""
+        if board.open_count() <= SOLVE_OPEN:
+            result = self.solver.wins(board)
+            if result is not None:
+                return float(result)
+        wins = 0
+        for _ in range(playouts):
+            b, mover_to_act = board, True
+            while True:
+                options = bits(b.legal())
+                if not options:
+                    break
+                b = b.place(self.rng.choice(options))
+                mover_to_act = not mover_to_act
+            wins += not mover_to_act  # the player stuck is the one to act
+        return wins / playouts
+
+    def _token(self, board: Board, view: dict, legal: list[int]) -> int:
+        n = self.n
+        held = {kind for kind, _ in view["my_tokens"]}
+        if "trap" in held:
+            return n + 5
+        if board.open_count() <= SOLVE_OPEN and ("pass" in held or "double" in held):
+            winning = self.solver.winning_fills(board)
+            if winning is None or winning:
+                return n + 2  # winning already (or unknown): keep the tokens
+            if "pass" in held and self.solver.wins(board) is False:
+                return n + 4  # the opponent, to move on this board, loses
+            if "double" in held and self._double_wins(board):
+                return n + 3
+        expiring = [kind for kind, left in view["my_tokens"] if left <= 1]
+        if "double" in expiring:
+            return n + 3  # use it rather than lose it
+        return n + 2
+
+    def _double_wins(self, board: Board) -> bool:
+        for first in bits(board.legal()):
+            after = board.place(first)
+            if not after.legal():
+                return True
+            for second in bits(after.legal()):
+                if self.solver.wins(after.place(second)) is False:
+                    return True
+        return False
+
+    def _trap(self, board: Board, view: dict, legal: list[int]) -> int:
+        n = self.n
+        mine = self._best_fill(board, view)
+        after = board.place(mine)
+        replies = bits(after.legal())
+        if len(replies) < 3:
+            return n + 6  # it could not spring: keep the trap
+        target = None
+        if after.open_count() <= SOLVE_OPEN:
+            winning = self.solver.winning_fills(after)
+            if winning:
+                target = winning[0] if len(winning) == 1 else self.rng.choice(winning)
+        if target is None:
+            target = self._best_fill(after, view, opponent=True)
+        return target if target in legal else n + 6
+
+    def _fill(self, board: Board, view: dict, legal: list[int]) -> int:
+        cell = self._best_fill(board, view)
+        return cell if cell in legal else self.rng.choice(legal)
+
+    # ----- choosing a fill -------------------------------------------------------------------------
+    def _best_fill(self, board: Board, view: dict, opponent: bool = False) -> int:
+        moves = bits(board.legal())
+        if not moves:
+            return self.n + 6
+        if board.open_count() <= SOLVE_OPEN:
+            winning = self.solver.winning_fills(board)
+            if winning:
+                return self.rng.choice(winning)
+        gems = view["gems"]
+        best, best_score = moves[0], float("-inf")
+        for cell in moves:
+            after = board.place(cell)
+            replies = bits(after.legal())
+            if not replies:
+                return cell  # the opponent has no legal cell: they lose
+            mine = sum(after.place(r).legal().bit_count() for r in replies) / len(replies)
+            score = mine - len(replies) + self.rng.random() * 0.01
+            if cell in gems and not opponent:
+                score += GEM_BONUS
+            if score > best_score:
+                best, best_score = cell, score
+        return best
+
+
+BOTS = {"random": RandomAgent, "heuristic": FillHeuristicBot}
+
+__all__ = ["BOTS", "FillHeuristicBot", "Board", "Solver", "KIND_NAMES"]
