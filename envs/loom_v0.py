@@ -10,7 +10,7 @@
 | Agents             | 2                                                      |
 | Action Shape       | (1,)                                                   |
 | Action Values      | Discrete(32)                                           |
-| Observation Shape  | (258,)                                                 |
+| Observation Shape  | (354,)                                                 |
 | Observation Values | [0, 1]                                                 |
 
 Two weavers, a 4×4 cloth each. Every round two dyed threads (dice 1…6) are thrown; the
@@ -26,10 +26,11 @@ of 16 pairs `(a, b)` of dyes 1…6, used in order).
 
 ### Observation Space
 
-A dict: `"observation"`, a float32 vector of 258 entries in [0, 1] (see
+A dict: `"observation"`, a float32 vector of 354 entries in [0, 1] (see
 `envs.loom.observer.LoomObserver` for the layout and `decode`): both cloths (mine first), the
 current throw and which threads are still available, the round, whether I draft, both scores,
-the bounty. Future throws are never shown. `"action_mask"`: the legal weaves of the player to
+the bounty, and the seed's price rings (what each thread would gain in each cell of either
+cloth) with where the touching law lets each thread go in the opponent's cloth. Future throws are never shown. `"action_mask"`: the legal weaves of the player to
 act, zeros for the other player.
 
 ### Action Space

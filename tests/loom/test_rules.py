@@ -229,3 +229,24 @@ def test_heuristic_beats_random_clearly():
         returns, _ = play_game("loom_v0", seats, index, {})
         score += (returns[index % 2] + 1) / 2
     assert score >= 85
+
+
+def test_price_rings_in_the_observation_equal_gain_and_the_touching_law():
+    rng = random.Random(4)
+    for index in range(150):
+        bounty = rng.choice([0, 8, 30])
+        env = loom_v0.raw_env(bounty=bounty)
+        env.reset(seed=index)
+        for _ in range(rng.randrange(0, 31)):
+            env.step(rng.choice(env.game.legal_actions()))
+        g = env.game
+        for player in (0, 1):
+            seen = env.unwrapped.observer.decode(env.observe(f"player_{player}"))
+            throw = g.throws[g.round]
+            for t, dye in enumerate(throw):
+                for cell in range(16):
+                    mine_expected = g.gain(player, cell, dye) if g.cloths[player][cell] == 0 else 0
+                    theirs_expected = g.gain(1 - player, cell, dye) if g.cloths[1 - player][cell] == 0 else 0
+                    assert seen["my_rings"][t][cell] == mine_expected
+                    assert seen["their_rings"][t][cell] == theirs_expected
+                assert set(np.flatnonzero(seen["their_room"][t])) == set(allowed_cells(g.cloths[1 - player], dye))
