@@ -165,14 +165,10 @@ class UzorObserver(Observer):
         vec = as_vector(observation)
         n = self.cells
         table = vec[self.TABLE:self._table_end].reshape(n, CELL_FEATURES)
-        board = []
-        for row in table:
-            if row[0] > 0.5:
-                board.append(EMPTY)
-            elif row[1] > 0.5:
-                board.append(STONE)  # a stone (its former face is not kept in the picture)
-            else:
-                board.append(int(np.argmax(row[2:7])) * 5 + int(np.argmax(row[7:12])))
+        codes = np.argmax(table[:, 2:7], axis=1) * 5 + np.argmax(table[:, 7:12], axis=1)
+        codes[table[:, 1] > 0.5] = STONE  # a stone (its former face is not kept in the picture)
+        codes[table[:, 0] > 0.5] = EMPTY
+        board = codes.tolist()
 
         def hand(offset: int) -> list[int]:
             counts = np.rint(vec[offset:offset + TYPES] * COPIES).astype(int)

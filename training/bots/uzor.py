@@ -2,9 +2,10 @@
 (the face-down supply filled in by a guess consistent with its known contents, the opponent's
 goal unknown) and ask the engine what placements would complete.
 
-* ``closer``: places where it completes the most valuable pattern (else at random), always
-  closes the best completed pattern, takes at random. The yardstick of the issue (about 75 %
-  against random).
+* ``closer``: plays at random, except that at the fork it always closes the best completed
+  pattern. The yardstick of the issue (about 75 % against random).
+* ``greedy``: places where it completes the most valuable pattern (else at random), closes
+  the best completed pattern, takes at random.
 * ``heuristic``: prices every placement by what it closes now (its secret goal doubled), what
   it prepares for its own next turn, and what it hands the opponent (whose hand is public);
   weighs CLOSE now against CONTINUE for a bigger pattern in the repeated turn; takes the
@@ -129,10 +130,30 @@ class _Base:
         return rebuild(self.options, seen, self.rng)
 
 
-class CloserBot(_Base):
-    """Completes and closes the most valuable pattern it can; otherwise plays at random."""
+class CloserBot:
+    """Random play, but the fork always closes the best completed pattern (no goal, no
+    observation decoding: the fork's choices are in the mask, their points in the Map)."""
 
     name = "closer"
+
+    def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
+        self.options = UzorGame.resolve_options(options)
+        self.geo = geometry(self.options["board_size"], self.options["patterns"])
+        self.rng = random.Random(seed)
+
+    def act(self, observation) -> int:
+        legal = legal_from_mask(observation)
+        geo = self.geo
+        closes = [a for a in legal if geo.close0 <= a < geo.cont]
+        if closes:
+            return max(closes, key=lambda a: (geo.map.points[a - geo.close0], -a))
+        return self.rng.choice(legal)
+
+
+class GreedyBot(_Base):
+    """Completes and closes the most valuable pattern it can; otherwise plays at random."""
+
+    name = "greedy"
 
     def act(self, observation) -> int:
         legal = legal_from_mask(observation)
@@ -329,4 +350,4 @@ class HeuristicUzorBot(_Base):
         return min(scored)[1]
 
 
-BOTS = {"heuristic": HeuristicUzorBot, "closer": CloserBot}
+BOTS = {"heuristic": HeuristicUzorBot, "greedy": GreedyBot, "closer": CloserBot}
