@@ -10,7 +10,7 @@
 | Agents             | 2                                                      |
 | Action Shape       | (1,)                                                   |
 | Action Values      | Discrete(rows*cols)                                    |
-| Observation Shape  | (3*rows*cols + 3,)                                     |
+| Observation Shape  | (5*rows*cols + 3,)                                     |
 | Observation Values | [0, 1]                                                 |
 
 Two players take turns blackening white squares of a grid. Whoever blackens the last white
@@ -26,7 +26,8 @@ points wins. Perfect information, no chance.
 
 A dict: `"observation"`, a float32 vector in [0, 1] from the observer's side: black squares,
 squares last caught by me, squares last caught by the opponent (each `rows*cols`, in action
-order), my score and the opponent's divided by the most points a board holds, pro mode.
+order), my score and the opponent's divided by the most points a board holds, pro mode, then
+per square the points blackening it would catch now and the points it would hand over.
 `"action_mask"`: 1 for each white square of the player to move, zeros for the other player.
 `envs.linecatch.observer.LinecatchObserver.decode` turns the vector back into named fields.
 

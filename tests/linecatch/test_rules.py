@@ -221,3 +221,22 @@ def test_observer_decode_roundtrips_the_state():
     assert seen["black"].ravel().tolist() == [bool(b) for b in g.black]
     assert seen["my_score"] == g.points[1] and seen["their_score"] == g.points[0]
     assert seen["pro"]
+
+
+def test_observation_prices_every_square_like_an_independent_count():
+    rng = random.Random(12)
+    for index in range(200):
+        rows, cols, pro = rng.randint(3, 6), rng.randint(3, 6), rng.random() < 0.5
+        g = new_game(rows=rows, cols=cols, pro=pro)
+        for _ in range(rng.randrange(0, rows * cols)):
+            g.apply(rng.choice(g.legal_actions()))
+        seen = LinecatchObserver(g.options).decode(LinecatchObserver(g.options).observe(g, 0))
+        for cell in range(rows * cols):
+            r, c = divmod(cell, cols)
+            if g.black[cell]:
+                assert seen["catch_now"][r, c] == 0 and seen["hands_over"][r, c] == 0
+                continue
+            catch = sum(len(line) for line in g.geo.lines if cell in line and sum(not g.black[x] for x in line) == 1)
+            hand = sum(len(line) for line in g.geo.lines if cell in line and sum(not g.black[x] for x in line) == 2)
+            assert seen["catch_now"][r, c] == catch
+            assert seen["hands_over"][r, c] == hand
