@@ -729,6 +729,82 @@ class KnotGame(Game):
             "growable": sorted(self.growable),
         }
 
+    def _build_ribbons(self, owners: list[int]) -> None:
+        """Ribbon records from laid strands (``st_sq``, ``st_slot``, ports) and their owners."""
+        g = self.geo
+        # Ribbons: the connected components of strands through links.
+        parent = list(range(len(owners)))
+
+        def find(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for s in range(len(owners)):
+            for p in SLOT_PORTS[self.st_slot[s]]:
+                other = self.port_strand[g.link[self.st_sq[s] * 8 + p]]
+                if other >= 0:
+                    a, b = find(s), find(other)
+                    if a != b:
+                        parent[a] = b
+        rib_of_root: dict[int, int] = {}
+        for s in range(len(owners)):
+            root = find(s)
+            if root not in rib_of_root:
+                rib_of_root[root] = len(self.rib_owner)
+                self.rib_owner.append(owners[s])
+                self.rib_ends.append([])
+                self.rib_strands.append([])
+                self.rib_inside.append(0)
+                self.rib_closed.append(-1)
+            r = rib_of_root[root]
+            require(self.rib_owner[r] == owners[s],
+                    f"snapshot strand {s} is owned by player_{owners[s]} but its ribbon by player_{self.rib_owner[r]}")
+            self.st_rib.append(r)
+            self.rib_strands[r].append(s)
+            sq = self.st_sq[s]
+            self.own_cnt[owners[s]][sq] += 1
+            self.own_bb[owners[s]] |= 1 << sq
+            for p in SLOT_PORTS[self.st_slot[s]]:
+                gp = sq * 8 + p
+                if self.port_strand[g.link[gp]] < 0:
+                    self.rib_ends[r].append(gp)
+                elif g.inside[gp]:
+                    self.rib_inside[r] += 1  # each inside link is counted from both sides
+        for r in range(len(self.rib_owner)):
+            self.rib_inside[r] //= 2
+            ends = self.rib_ends[r]
+            require(len(ends) in (0, 2), "snapshot ribbon with an odd number of open ends")
+            if ends:
+                self.ends[self.rib_owner[r]].update(ends)
+            else:
+                self.rib_ends[r] = None
+                require(self.rib_inside[r] > 0, "snapshot holds a ribbon closed through edge links only")
+
+    @classmethod
+    def lay_out(cls, options: dict[str, Any], rows) -> "KnotGame":
+        """A board holding ``rows`` ``(square, kind, turn, owner)`` and nothing else (no hands,
+        no pile, closed ribbons in no particular order): what a bot rebuilds from what it sees."""
+        game = object.__new__(cls)
+        game._init_empty(options)
+        owners = []
+        for i, (sq, k, t, owner) in enumerate(rows):
+            slot = 4 * k + t
+            require(FIT[game.geo_w[sq]] >> slot & 1 and game.geo.static[sq] >> slot & 1,
+                    f"strand {i} ({KIND_NAMES[k]} in square {sq}) does not fit the board")
+            game.st_sq.append(sq)
+            game.st_slot.append(slot)
+            game._lay(slot, sq, i)
+            owners.append(owner)
+            game.placed_any[owner] = True
+        game._build_ribbons(owners)
+        for r in range(len(game.rib_owner)):
+            if game.rib_ends[r] is None:
+                game.rib_closed[r] = len(game.closed_ribbons)
+                game.closed_ribbons.append(r)
+        return game
+
     @classmethod
     def from_state_dict(cls, options: dict[str, Any], state: dict[str, Any]) -> "KnotGame":
         game = object.__new__(cls)
@@ -802,55 +878,7 @@ class KnotGame(Game):
                     "snapshot pile is not what is left of the scripted 'pile' option")
             totals = [scripted.count(k) for k in range(4)]
             require(counts == totals, f"snapshot strands per kind {counts} differ from the scripted pile's {totals}")
-        # Ribbons: the connected components of strands through links.
-        parent = list(range(len(strands)))
-
-        def find(x: int) -> int:
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for s in range(len(strands)):
-            for p in SLOT_PORTS[game.st_slot[s]]:
-                other = game.port_strand[g.link[game.st_sq[s] * 8 + p]]
-                if other >= 0:
-                    a, b = find(s), find(other)
-                    if a != b:
-                        parent[a] = b
-        rib_of_root: dict[int, int] = {}
-        for s in range(len(strands)):
-            root = find(s)
-            if root not in rib_of_root:
-                rib_of_root[root] = len(game.rib_owner)
-                game.rib_owner.append(owners[s])
-                game.rib_ends.append([])
-                game.rib_strands.append([])
-                game.rib_inside.append(0)
-                game.rib_closed.append(-1)
-            r = rib_of_root[root]
-            require(game.rib_owner[r] == owners[s],
-                    f"snapshot strand {s} is owned by player_{owners[s]} but its ribbon by player_{game.rib_owner[r]}")
-            game.st_rib.append(r)
-            game.rib_strands[r].append(s)
-            sq = game.st_sq[s]
-            game.own_cnt[owners[s]][sq] += 1
-            game.own_bb[owners[s]] |= 1 << sq
-            for p in SLOT_PORTS[game.st_slot[s]]:
-                gp = sq * 8 + p
-                if game.port_strand[g.link[gp]] < 0:
-                    game.rib_ends[r].append(gp)
-                elif g.inside[gp]:
-                    game.rib_inside[r] += 1  # each inside link is counted from both sides
-        for r in range(len(game.rib_owner)):
-            game.rib_inside[r] //= 2
-            ends = game.rib_ends[r]
-            require(len(ends) in (0, 2), "snapshot ribbon with an odd number of open ends")
-            if ends:
-                game.ends[game.rib_owner[r]].update(ends)
-            else:
-                game.rib_ends[r] = None
-                require(game.rib_inside[r] > 0, "snapshot holds a ribbon closed through edge links only")
+        game._build_ribbons(owners)
         closed = state.get("closed")
         require(isinstance(closed, list), "snapshot field 'closed' must be a list of strand indices")
         seen = set()
