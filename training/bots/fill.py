@@ -4,9 +4,10 @@ The heuristic bot decodes its observation through :class:`envs.fill.observer.Fil
 and rebuilds the public board as bitmasks with the engine's geometry tables. It
 
 * **fills** with an exact endgame search (fills only, tokens and traps ignored) once few cells
-  are still open; before that it maximises its own mobility (legal cells it will have after
-  the opponent's reply, averaged) minus the opponent's (legal cells right after its fill),
-  with a bonus for collecting a gem;
+  are still open; before that it scores each fill by random playouts (how often the opponent,
+  then to move, ends up stuck) plus a small weight on mobility (its own legal cells after the
+  opponent's reply, averaged, minus the opponent's right after its fill) and a bonus for
+  collecting a gem;
 * **seeds** the cell whose position looks most even (random playouts), since the chooser may
   take a strong seed away;
 * **chooses** STAY or SWAP by estimating, with playouts (or the exact search when small),
@@ -29,7 +30,9 @@ from envs.fill.rules import KIND_NAMES, FillGame, bits, geometry
 
 SOLVE_OPEN = 16  # exact search when at most this many empty, non-poisoned cells remain
 SOLVE_BUDGET = 40_000  # nodes per search; beyond it the heuristic decides
-GEM_BONUS = 2.0
+GEM_BONUS = 0.15  # a gem is worth this much playout win rate
+MOBILITY_WEIGHT = 0.01  # mobility breaks near-ties between playout estimates
+PLAYOUT_STEPS = 4000  # playout fills spent per decision (split over the candidate fills)
 
 
 class _OutOfBudget(Exception):
@@ -120,6 +123,7 @@ class FillHeuristicBot:
         self.rng = random.Random(seed)
         self.solver = Solver()
         self._rock = 0
+        self._plan = (-1, -1)
 
     # ----- the one method ----------------------------------------------------------------------
     def act(self, observation) -> int:
@@ -162,6 +166,9 @@ class FillHeuristicBot:
             result = self.solver.wins(board)
             if result is not None:
                 return float(result)
+        return self._mover_wins_playouts(board, playouts)
+
+    def _mover_wins_playouts(self, board: Board, playouts: int) -> float:
         wins = 0
         for _ in range(playouts):
             b, mover_to_act = board, True
@@ -205,6 +212,7 @@ class FillHeuristicBot:
     def _trap(self, board: Board, view: dict, legal: list[int]) -> int:
         n = self.n
         mine = self._best_fill(board, view)
+        self._plan = (board.filled, mine)  # the fill phase comes next on this same board
         after = board.place(mine)
         replies = bits(after.legal())
         if len(replies) < 3:
@@ -219,7 +227,8 @@ class FillHeuristicBot:
         return target if target in legal else n + 6
 
     def _fill(self, board: Board, view: dict, legal: list[int]) -> int:
-        cell = self._best_fill(board, view)
+        planned = self._plan
+        cell = planned[1] if planned[0] == board.filled else self._best_fill(board, view)
         return cell if cell in legal else self.rng.choice(legal)
 
     # ----- choosing a fill -------------------------------------------------------------------------
@@ -233,13 +242,18 @@ class FillHeuristicBot:
                 return self.rng.choice(winning)
         gems = view["gems"]
         best, best_score = moves[0], float("-inf")
+        playouts = max(2, PLAYOUT_STEPS // (len(moves) * max(1, board.open_count())))
         for cell in moves:
             after = board.place(cell)
             replies = bits(after.legal())
             if not replies:
                 return cell  # the opponent has no legal cell: they lose
+            # Mobility: my legal cells after their reply (averaged) minus theirs after my fill.
             mine = sum(after.place(r).legal().bit_count() for r in replies) / len(replies)
-            score = mine - len(replies) + self.rng.random() * 0.01
+            mobility = mine - len(replies)
+            # Random playouts from the position, the opponent to move: how often they lose.
+            win_rate = 1.0 - self._mover_wins_playouts(after, playouts)
+            score = win_rate + MOBILITY_WEIGHT * mobility + self.rng.random() * 1e-3
             if cell in gems and not opponent:
                 score += GEM_BONUS
             if score > best_score:
