@@ -1,7 +1,59 @@
 """
 # Uzor
 
-(doc page below)
+| Import             | `from envs import uzor_v0`                             |
+|--------------------|--------------------------------------------------------|
+| Actions            | Discrete                                               |
+| Parallel API       | No                                                     |
+| Manual Control     | No                                                     |
+| Agents             | `agents= ['player_0', 'player_1']`                     |
+| Agents             | 2                                                      |
+| Action Shape       | (1,)                                                   |
+| Action Values      | Discrete(2232) on the default 21×21 table (5·B² + 27)  |
+| Observation Shape  | (7532,) on 21×21                                       |
+| Observation Values | [0, 1]                                                 |
+
+Tiles with a motif (cedar, sun, wave, bird, star) and a colour (crimson, azure, emerald, amber,
+ivory), three of each: 75. Players draft hands of five from a face-up market of five, lay a tile
+next to an open tile it matches by motif or colour, and complete patterns from the Map: CLOSE
+one for its points (doubled for the player's secret goal; the pattern is crossed out, its tiles
+become stones that match nothing) or CONTINUE for a repeated turn. Then they take from the
+market. A player who cannot place discards face up to the bottom of the supply and takes.
+The game ends when no tile outside the table fits, or after 20 turns without a placement.
+Full rules, the Map, encodings and decisions: `docs/uzor.md`.
+
+### Options
+
+`board_size` (odd 9…31, default 21); `patterns` (None = the standard Map, or a Map of 15
+patterns as data: see `envs.uzor.patterns`); `tiles` (scripted order of the 75 tiles as
+(motif, colour) pairs); `goals` (scripted secret goals, a pair of different pattern numbers).
+
+### Observation Space
+
+A dict: `"observation"`, float32 in [0, 1] (`envs.uzor.observer.UzorObserver`: layout and
+`decode`): the table (empty / stone / motif / colour per cell), both hands (public: every hand
+tile came through the market), the market, the supply's size, contents by elimination and
+face-up discards by place, crossed-out patterns, my secret goal, both scores, whose turn, the
+phase, repeated / continued flags, the last placed cell, the fork's patterns. Never the
+opponent's goal nor the order of the face-down supply. `"action_mask"`: legal actions of the
+agent to act, zeros for the other.
+
+### Action Space
+
+With `N = board_size²`: `s*N + cell` place hand slot `s` at `cell = r*B + c`; `5N + k` close
+pattern `k`; `5N + 15` continue; `5N + 16 + m` take market slot `m`; `5N + 21 + s` discard
+slot `s` (dead end); `5N + 26` pass. Notation: `place cedar/azure @ h8`, `close Line-4`,
+`continue`, `take 3`, `discard 1`, `pass`.
+
+### Rewards
+
+0 until the end; then +1 / −1 by points, 0 each for a draw. `infos[agent]["scores"]` holds the
+points. `env.unwrapped.completions(cell, t)` and `acceptance()` expose the engine's pattern and
+placement tests.
+
+### Version History
+
+* v0: Initial release.
 """
 
 from envs.core import GameSpec, make_env_factories
@@ -19,6 +71,7 @@ SPEC = GameSpec(
 
 raw_env, env = make_env_factories(SPEC, "uzor_v0", __name__)
 
-BENCHMARK_OPTIONS = {"default 21x21": {}}
+# Option sets the suite's benchmark script times for this game.
+BENCHMARK_OPTIONS = {"default 21x21": {}, "15x15": {"board_size": 15}}
 
 __all__ = ["env", "raw_env", "SPEC", "BENCHMARK_OPTIONS"]

@@ -1,0 +1,88 @@
+"""Uzor bots: legal play on the shared interface, the heuristic's judgement in set positions."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from envs import uzor_v0
+from envs.uzor.observer import UzorObserver
+from envs.uzor.rules import FORK, TAKE
+from tests.uzor.util import act, draw, place, position, tile, tiles
+from training import load_agent
+
+
+def observation(game, player):
+    mask = np.zeros(game.geo.num_actions, np.int8)
+    if game.current_player() == player:
+        mask[game.legal_actions()] = 1
+    return {"observation": UzorObserver(game.options).observe(game, player), "action_mask": mask}
+
+
+def test_every_bot_plays_legal_moves_to_the_end_through_the_env():
+    for spec in ("heuristic", "greedy", "closer", "random"):
+        env = uzor_v0.env(board_size=11)
+        env.reset(seed=1)
+        agents = {name: load_agent(spec, "uzor_v0", seed=i, board_size=11) for i, name in enumerate(env.possible_agents)}
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            action = agents[agent].act(obs)
+            assert obs["action_mask"][action] == 1
+            env.step(action)
+        assert env.unwrapped.game.is_terminal()
+
+
+def test_heuristic_closes_its_secret_goal_when_two_patterns_are_equal():
+    # cedars at e5 f5 and crimsons at g4 g6: crimson cedar at g5 completes Line-3 and Flow-3
+    table = {**draw("Ca Cm", top=4, left=4), 4 * 9 + 6 - 9: tile("Sr"), 4 * 9 + 6 + 9: tile("Wr")}
+    for goal, name in ((3, "close Flow-3"), (0, "close Line-3")):
+        game = position(table, tiles("Cr", "Xi"), goals=(goal, 14), hand1=tiles("Xi", "Xi", "Xe", "Xe", "Xe"))
+        place(game, tile("Cr"), "g5")
+        assert game.phase == FORK and set(game.fork) == {0, 3}
+        bot = load_agent("heuristic", "uzor_v0", seed=0, board_size=9)
+        assert game.action_to_string(bot.act(observation(game, 0))) == name
+
+
+def test_heuristic_continues_when_its_hand_makes_the_line_longer():
+    game = position(draw("Ca Cr", top=4, left=4), tiles("Ce", "Cm", "Ci"),
+                    hand1=tiles("Xi", "Xi", "Xe", "Xe", "Xe"))
+    place(game, tile("Ce"), "g5")
+    bot = load_agent("heuristic", "uzor_v0", seed=0, board_size=9)
+    assert game.action_to_string(bot.act(observation(game, 0))) == "continue"
+    act(game, "continue")
+    game.apply(bot.act(observation(game, 0)))  # the take
+    assert game.repeated and game.to_move == 0
+    game.apply(bot.act(observation(game, 0)))  # the repeated turn's placement
+    assert game.phase == FORK and ({1, 2} & set(game.fork))
+    choice = game.action_to_string(bot.act(observation(game, 0)))
+    assert choice in ("close Line-4", "close Line-5")
+
+
+def test_heuristic_takes_the_sun_that_finishes_a_line_five_before_anyone_else():
+    # Four suns lie in a row on row 3; the opponent's hand holds no sun, the market one sun.
+    table = {**draw("Sa Sr Se Sm", top=2, left=2), 4 * 9 + 4: tile("Xi")}
+    market = tiles("Wa", "Sa", "Ba", "Wm", "Bm")
+    game = position(table, tiles("Xm", "Xe"), hand1=tiles("Cr", "Cr", "Ce", "Ce", "Ca"), market=market)
+    place(game, tile("Xm"), "e6")
+    assert game.phase == TAKE
+    bot = load_agent("heuristic", "uzor_v0", seed=0, board_size=9)
+    assert game.action_to_string(bot.act(observation(game, 0))) == "take 1"
+
+
+def test_heuristic_beats_random_in_a_short_match():
+    wins = 0
+    for g in range(4):
+        env = uzor_v0.raw_env(board_size=15)
+        env.reset(seed=g)
+        seat = g % 2
+        bots = [load_agent("heuristic" if i == seat else "random", "uzor_v0", seed=g, board_size=15) for i in (0, 1)]
+        game = env.game
+        while not game.is_terminal():
+            p = game.current_player()
+            env.step(bots[p].act(env.observe(env.possible_agents[p])))
+        wins += game.returns()[seat] == 1
+    assert wins >= 3
