@@ -12,7 +12,7 @@ import numpy as np
 
 from envs.core.observer import Observer, as_vector
 from envs.knot.geometry import SLOTS
-from envs.knot.rules import BONUS, DRAW, HAND_SIZE, OVER, PLACE, KnotGame, place_limit
+from envs.knot.rules import BONUS, HAND_SIZE, OVER, PLACE, KnotGame, place_limit
 
 
 class KnotObserver(Observer):
@@ -33,7 +33,7 @@ class KnotObserver(Observer):
     the bonus once the game is over, / score scale), ``HAND_SIZES`` ``P`` (/5), ``KNOWN``
     ``(P-1)*4`` (strands each opponent took face up and has not placed since, per kind, /5),
     ``TURN`` (turn / turn scale), ``LIMIT`` (placing limit / 3), ``PLACED`` (my placements this
-    turn / 3; 0 off my turn), ``PHASE`` 3 (place, draw, over), ``ACTOR`` ``P`` (who acts,
+    turn / 3, also while I draw; 0 off my turn), ``PHASE`` 3 (place, draw, over), ``ACTOR`` ``P`` (who acts,
     relative), ``PLACED_ANY`` ``P`` (that player has placed a strand before).
     """
 
@@ -109,7 +109,7 @@ class KnotObserver(Observer):
                     obs[self.KNOWN + (j - 1) * 4 + k] = game.known[p][k] / HAND_SIZE
         obs[self.TURN] = min(game.turn / self.turn_scale, 1.0)
         obs[self.LIMIT] = place_limit(game.turn) / 3
-        if game.player == player and game.phase == PLACE:
+        if game.player == player and game.phase != OVER:
             obs[self.PLACED] = game.placed / 3
         obs[self.PHASE + game.phase] = 1.0
         if game.phase != OVER:

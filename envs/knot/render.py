@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.notation import column_name
-from envs.core.render import GRID, INK, PAPER, SEAT_COLOURS, canvas, font, to_array
+from envs.core.render import GRID, INK, SEAT_COLOURS, canvas, font, to_array
 from envs.knot.geometry import KINDS, SLOT_CORNERS, SLOT_PORTS
-from envs.knot.rules import HAND_SIZE, OVER, PHASE_NAMES, PLACE, KnotGame, place_limit
+from envs.knot.rules import OVER, PLACE, KnotGame, place_limit
 
 KIND_LETTER = "CRHF"
 

@@ -27,7 +27,6 @@ from envs.core.game import (
     Game,
     IllegalActionError,
     OptionError,
-    SnapshotError,
     int_field,
     int_list,
     require,

@@ -78,7 +78,8 @@ def test_decode_names_what_the_engine_holds_relative_to_the_observer():
         assert d["phase"] == ("place", "draw", "over")[game.phase]
         acting = game.current_player() == seat and game.phase == 0
         assert d["growable"] == (game.growable if acting else set())
-        assert d["placed"] == (game.placed if acting else 0)
+        my_turn = game.current_player() == seat
+        assert d["placed"] == (game.placed if my_turn else 0)
         assert d["actor"] == rel(game.current_player())
         for sq in range(game.n):
             assert d["blocked"][sq] == [s for s in range(4) if game.blocked_sides(sq) >> s & 1]
