@@ -65,31 +65,23 @@ class KnotObserver(Observer):
         self.ACTOR = off; off += P
         self.PLACED_ANY = off; off += P
         self.size = off
+        self._block_shift = np.arange(4, 8)[:, None]
+        self._token = None
+        self._planes = None
 
     def observe(self, game: KnotGame, player: int) -> np.ndarray:
         P, S = self.players, self.n
         obs = np.zeros(self.size, np.float32)
         rel = [(p - player) % P for p in range(P)]
         if game.st_sq:
-            st_sq, st_slot, st_rib = game.st_sq, game.st_slot, game.st_rib
-            rib_owner, rib_closed = game.rib_owner, game.rib_closed
-            idx = []
-            closed = []
-            for sq, slot, r in zip(st_sq, st_slot, st_rib):
-                idx.append((rel[rib_owner[r]] * SLOTS + slot) * S + sq)
-                if rib_closed[r] >= 0:
-                    closed.append(self.CLOSED + slot * S + sq)
-            obs[idx] = 1.0
-            if closed:
-                obs[closed] = 1.0
-            blocked = [self.BLOCKED + side * S + sq
-                       for sq, w in enumerate(game.geo_w) if w & 0xF0
-                       for side in range(4) if w >> (4 + side) & 1]
-            obs[blocked] = 1.0
-            ends = [self.ENDS + (rel[p] * 8 + (e & 7)) * S + (e >> 3)
-                    for p in range(P) for e in game.ends[p]]
-            if ends:
-                obs[ends] = 1.0
+            strands, closed, blocked, ends = self._board(game)
+            block, eblock = SLOTS * S, 8 * S
+            for j in range(P):
+                p = (player + j) % P
+                obs[self.STRANDS + j * block:self.STRANDS + (j + 1) * block] = strands[p * block:(p + 1) * block]
+                obs[self.ENDS + j * eblock:self.ENDS + (j + 1) * eblock] = ends[p * eblock:(p + 1) * eblock]
+            obs[self.CLOSED:self.CLOSED + block] = closed
+            obs[self.BLOCKED:self.BLOCKED + 4 * S] = blocked
             if game.phase == PLACE and game.player == player and game.growable:
                 obs[[self.GROWABLE + (e & 7) * S + (e >> 3) for e in game.growable]] = 1.0
         hand = game.hands[player]
@@ -115,6 +107,34 @@ class KnotObserver(Observer):
         if game.phase != OVER:
             obs[self.ACTOR + rel[game.player]] = 1.0
         return obs
+
+    def _board(self, game: KnotGame):
+        """Board planes with absolute owners, cached until the board changes.
+
+        ``game.board_token`` is a fresh object after every placement; holding it here keeps it
+        alive, so an identity match can only mean the very same board.
+        """
+        if self._token is game.board_token:
+            return self._planes
+        P, S = self.players, self.n
+        sq = np.array(game.st_sq)
+        slot = np.array(game.st_slot)
+        rib = np.array(game.st_rib)
+        owner = np.array(game.rib_owner)[rib]
+        strands = np.zeros(P * SLOTS * S, np.float32)
+        strands[(owner * SLOTS + slot) * S + sq] = 1.0
+        closed = np.zeros(SLOTS * S, np.float32)
+        is_closed = np.array(game.rib_closed)[rib] >= 0
+        closed[slot[is_closed] * S + sq[is_closed]] = 1.0
+        geo = np.array(game.geo_w)
+        blocked = ((geo[None, :] >> self._block_shift) & 1).ravel().astype(np.float32)
+        ends = np.zeros(P * 8 * S, np.float32)
+        idx = [(p * 8 + (e & 7)) * S + (e >> 3) for p in range(P) for e in game.ends[p]]
+        if idx:
+            ends[idx] = 1.0
+        self._token = game.board_token
+        self._planes = (strands, closed, blocked, ends)
+        return self._planes
 
     def decode(self, observation) -> dict[str, Any]:
         """Named fields; owners and seats are relative (0 = the observer)."""

@@ -196,6 +196,7 @@ class KnotGame(Game):
         self.growable: set[int] = set()
         self._legal: list[int] | None = None
         self._places: list[int] | None = None
+        self.board_token = object()  # replaced at every placement (observers cache by it)
 
     # ----- the state interface --------------------------------------------------------------------
     def current_player(self) -> int:
@@ -522,6 +523,7 @@ class KnotGame(Game):
                 self.rib_inside[gone] = 0
         self.placed += 1
         self._legal = self._places = None
+        self.board_token = object()
         if self.placed >= place_limit(self.turn):
             self._end_placing()
 
@@ -705,6 +707,7 @@ class KnotGame(Game):
         o.growable = set(self.growable)
         o._legal = self._legal
         o._places = self._places
+        o.board_token = self.board_token  # same board; either copy gets a new token on change
         return o
 
     def state_dict(self) -> dict[str, Any]:
