@@ -62,6 +62,14 @@ class TrainConfig:
     """discount (rewards come only at the end of a game)"""
     ent_coef: float = 0.01
     """entropy bonus"""
+    warm_start: str = ""
+    """a bot whose play the network imitates before self-play (e.g. ``heuristic``); empty: none"""
+    warm_start_games: int = 2000
+    """games of the warm-start bot (against itself and the pool's bots) to imitate"""
+    warm_start_epochs: int = 10
+    """passes over the imitation data"""
+    warm_start_lr: float = 1e-3
+    """Adam step size while imitating"""
     eval_every: int = 20_000
     """learner steps between evaluations against the pool"""
     eval_games: int = 60
@@ -141,6 +149,67 @@ def make_env_fn(config: TrainConfig, rank: int, pool: list):
     return build
 
 
+def imitation_data(config: TrainConfig, game: str, options: dict[str, Any]):
+    """Observations, masks, the teacher's actions and the final reward of the teacher's seat."""
+    import envs
+    from training import load_agent
+
+    teacher = load_agent(config.warm_start, game, seed=config.seed, **options)
+    sparring = [teacher] + [load_agent(spec, game, seed=config.seed + i + 1, **options) for i, spec in enumerate(config.opponents)]
+    module = envs.load(game)
+    observations, masks, actions, seats, outcomes = [], [], [], [], []
+    for index in range(config.warm_start_games):
+        env = module.raw_env(**options)
+        env.reset(seed=config.seed * 7919 + index)
+        n = len(env.possible_agents)
+        teacher_seat = index % n
+        rival = sparring[index % len(sparring)]
+        players = [teacher if seat == teacher_seat or rival is teacher else rival for seat in range(n)]
+        first = len(actions)
+        while not env.game.is_terminal():
+            seat = env.game.current_player()
+            observation = env.observe(env.possible_agents[seat])
+            action = players[seat].act(observation)
+            if players[seat] is teacher:
+                observations.append(observation["observation"])
+                masks.append(observation["action_mask"].astype(bool))
+                actions.append(action)
+                seats.append(seat)
+            env.step(action)
+        returns = env.game.returns()
+        outcomes.extend(float(returns[seat]) for seat in seats[first:])
+    return np.array(observations), np.array(masks), np.array(actions), np.array(outcomes, np.float32)
+
+
+def warm_start(model, config: TrainConfig, game: str, options: dict[str, Any]) -> None:
+    """Behaviour cloning: fit the policy to the teacher's moves and the value to the outcomes."""
+    import torch
+
+    observations, masks, actions, outcomes = imitation_data(config, game, options)
+    policy = model.policy
+    generator = torch.Generator().manual_seed(config.seed)
+    count = len(actions)
+    print(f"warm start: imitating {config.warm_start} on {count} positions from {config.warm_start_games} games", flush=True)
+    for group in policy.optimizer.param_groups:
+        group["lr"] = config.warm_start_lr  # PPO resets it from its schedule at the first update
+    for epoch in range(config.warm_start_epochs):
+        order = torch.randperm(count, generator=generator)
+        total, agree = 0.0, 0
+        for start in range(0, count, config.batch_size):
+            batch = order[start:start + config.batch_size].numpy()
+            obs = torch.as_tensor(observations[batch])
+            values, log_prob, _ = policy.evaluate_actions(obs, torch.as_tensor(actions[batch]), action_masks=masks[batch])
+            loss = -log_prob.mean() + 0.5 * ((values.flatten() - torch.as_tensor(outcomes[batch])) ** 2).mean()
+            policy.optimizer.zero_grad()
+            loss.backward()
+            policy.optimizer.step()
+            total += loss.item() * len(batch)
+            with torch.no_grad():
+                chosen = policy.get_distribution(obs, action_masks=masks[batch]).distribution.probs.argmax(1)
+            agree += int((chosen.numpy() == actions[batch]).sum())
+        print(f"    epoch {epoch + 1}: loss {total / count:.3f}, agrees with the teacher on {agree / count:.0%}", flush=True)
+
+
 def train(config: TrainConfig) -> dict[str, Any]:
     import torch
     import torch.nn as nn
@@ -185,6 +254,10 @@ def train(config: TrainConfig) -> dict[str, Any]:
         device="cpu",
         verbose=0,
     )
+    if config.warm_start:
+        if config.warm_start not in bots:
+            raise ValueError(f"option 'warm_start' must be one of {', '.join(bots)} or empty, not {config.warm_start!r}")
+        warm_start(model, config, game, options)
     snapshots: list[dict] = []
     history: list[dict] = []
 
