@@ -100,3 +100,30 @@ def test_heuristic_plays_itself_to_the_end_with_legal_moves():
     returns, scores = play_game("knot_v0", bots, 5, options)
     assert sorted(returns) in ([-1, -1, 1], [-1, 0, 0], [0, 0, 0])
     assert len(scores) == 3
+
+
+def test_the_bots_public_board_matches_the_engine_seen_from_its_seat():
+    import random
+
+    from envs import knot_v0
+
+    env = knot_v0.raw_env(players=3)
+    env.reset(seed=11)
+    rng = random.Random(11)
+    for _ in range(120):
+        if env.game.is_terminal():
+            break
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    game = env.game
+    for seat in range(3):
+        b = HeuristicKnotBot(game="knot_v0", seed=0, players=3)
+        board = b._board(b.observer.decode(env.observe(f"player_{seat}")))
+        rel = lambda p: (p - seat) % 3  # noqa: E731
+        assert [board.ends[j] for j in range(3)] == [game.ends[(seat + j) % 3] for j in range(3)]
+        mine = sorted((sorted(game.st_sq[s] * 16 + game.st_slot[s] for s in r["strands"]), rel(r["owner"]), r["points"], r["closed"])
+                      for r in game.ribbons())
+        seen = sorted((sorted(board.st_sq[s] * 16 + board.st_slot[s] for s in r["strands"]), r["owner"], r["points"], r["closed"])
+                      for r in board.ribbons())
+        assert seen == mine
+        assert board.geo_w == game.geo_w and board.lu == game.lu
