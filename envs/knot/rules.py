@@ -127,11 +127,11 @@ class KnotGame(Game):
 
     @classmethod
     def num_players_for(cls, options: dict[str, Any]) -> int:
-        return options["players"]
+        return options.get("players", 2)
 
     @classmethod
     def num_actions_for(cls, options: dict[str, Any]) -> int:
-        size = options["size"] or default_size(options["players"])
+        size = options.get("size") or default_size(options.get("players", 2))
         return 16 * size * size + 4
 
     # ----- setup ----------------------------------------------------------------------------------
