@@ -40,8 +40,10 @@ class FillObserver(Observer):
     slots each of kind one-hot (Double, Pass, Trap) and turns left / lifetime, sorted by kind
     then turns left · ``SPRUNG_BY`` (me, the opponent) · ``MY_TRAPS``: ready regular traps / 2,
     extra traps / 3, then for each regular trap the own turns still to start until it is ready
-    / 3 (sorted, 0 when ready) · ``RESULT`` (I won, I lost) · ``CLOCKS``: my time left / limit,
-    theirs, I have a clock, they have one (all 0 when time_limit is off) · ``RULES``: lines
+    / 3 (sorted, 0 when ready) · ``RESULT`` (I won, I lost) · ``CLOCKS``: my time left / limit
+    as of my last action, theirs (while they act: as it stood when they began acting, so their
+    hidden steps do not show), I have a clock, they have one (all 0 when time_limit is off) ·
+    ``RULES``: lines
     one-hot (orthogonal, strict, off), traps, rocks, gems, time_limit.
     """
 
@@ -80,35 +82,35 @@ class FillObserver(Observer):
         for i, name in enumerate(("traps", "rocks", "gems", "time_limit")):
             self._rules[3 + i] = float(options[name])
 
-    def _plane(self, obs: np.ndarray, offset: int, mask: int) -> None:
-        if mask:
-            raw = np.frombuffer(mask.to_bytes(8, "little"), np.uint8)
-            obs[offset:offset + self.n] = np.unpackbits(raw, bitorder="little")[: self.n]
-
     def _tokens(self, obs: np.ndarray, offset: int, tokens: list[list[int]]) -> None:
+        if not tokens:
+            return
         for slot, (kind, left) in enumerate(sorted((t[0], t[1]) for t in tokens)[: self.slots]):
             base = offset + slot * TOKEN_FIELDS
             obs[base + kind] = 1.0
             obs[base + 3] = left / self.life
 
     def observe(self, game: FillGame, player: int) -> np.ndarray:
-        obs = np.zeros(self.size, np.float32)
         n, other = self.n, 1 - player
         filled, rock = game.filled, game.rock
-        self._plane(obs, self.FILLED, filled)
-        self._plane(obs, self.ROCK, rock)
-        self._plane(obs, self.EMPTY, game.geo.full & ~(filled | rock))
+        gem_masks = [0, 0, 0]
         for cell, kind in game.gems.items():
-            obs[self.GEM + kind * n + cell] = 1.0
-        self._plane(obs, self.LEGAL, game.legal_mask())
-        self._plane(obs, self.POISONED, game.poison)
+            gem_masks[kind] |= 1 << cell
+        sprung_mask = 0
         if game.last_sprung is not None:
-            cell, owner = game.last_sprung
-            obs[self.SPRUNG + cell] = 1.0
-            obs[self.SPRUNG_BY + (0 if owner == player else 1)] = 1.0
+            sprung_mask = 1 << game.last_sprung[0]
         trap = game.live_trap[player]
-        if trap >= 0:
-            obs[self.MY_TRAP + trap] = 1.0
+        # The ten planes in one go: ten 64-bit masks unpacked to bits.
+        planes = np.array(
+            [filled, rock, game.geo.full & ~(filled | rock), gem_masks[0], gem_masks[1], gem_masks[2],
+             game.legal_mask(), game.poison, sprung_mask, (1 << trap) if trap >= 0 else 0],
+            dtype="<u8",  # little-endian on every machine: bit i is cell i
+        )
+        unpacked = np.unpackbits(planes.view(np.uint8).reshape(10, 8), axis=1, bitorder="little")
+        obs = np.zeros(self.size, np.float32)
+        obs[: 10 * n] = unpacked[:, :n].reshape(-1)
+        if game.last_sprung is not None:
+            obs[self.SPRUNG_BY + (0 if game.last_sprung[1] == player else 1)] = 1.0
         phase = game.phase
         if phase != OVER:
             if game.to_move == player:
@@ -132,7 +134,11 @@ class FillObserver(Observer):
             clocks = self.CLOCKS
             for i, p in enumerate((player, other)):
                 if game.clocked[p]:
-                    obs[clocks + i] = min(1.0, max(0.0, game.time_left[p] / self.limit))
+                    # the opponent's clock as it stood when they began acting: it must not
+                    # tick visibly through their hidden trap phase
+                    acting = p == other and game.to_move == other and phase != OVER
+                    left = game.shown_time[p] if acting else game.time_left[p]
+                    obs[clocks + i] = min(1.0, max(0.0, left / self.limit))
                     obs[clocks + 2 + i] = 1.0
         obs[self.RULES:self.RULES + 7] = self._rules
         return obs

@@ -126,11 +126,20 @@ class Geometry:
                     if y != x:
                         need = sum(1 << z for z in cells if z != x and z != y)
                         self.pair_need[y].append((x, need))
+        # Column masks for bit-parallel dilation (one step to all 8 neighbours at once).
+        self.not_first_col = sum(1 << (r * size + c) for r in range(size) for c in range(1, size))
+        self.not_last_col = sum(1 << (r * size + c) for r in range(size) for c in range(size - 1))
         # ext[a][b] = c when a, b, c are consecutive on a forbidden line (else -1).
         self.ext = [[-1] * n for _ in range(n)]
         for (a, b, c), _ in self.triples:
             self.ext[a][b] = c
             self.ext[c][b] = a
+
+
+    def dilate(self, mask: int) -> int:
+        """``mask`` plus every cell touching it (8 neighbours)."""
+        row = mask | ((mask << 1) & self.not_first_col) | ((mask >> 1) & self.not_last_col)
+        return (row | (row << self.size) | (row >> self.size)) & self.full
 
 
 @lru_cache(maxsize=None)
@@ -281,6 +290,9 @@ class FillGame(Game):
         self.clocked = [AGENTS[p] in options["clocked"] for p in (0, 1)]
         limit = TIME_LIMIT[size]
         self.time_left = [limit, limit]
+        # What the opponent's display shows while a player acts: their time when they began
+        # acting (a clock that visibly ticks down step by step would reveal hidden phases).
+        self.shown_time = [limit, limit]
         self.stint_start = self.clock() if self.timed else 0.0
 
     # ----- board queries ------------------------------------------------------------------------
@@ -314,21 +326,22 @@ class FillGame(Game):
         if touch & bit:
             return bit  # legal now
         geo = self.geo
-        nbr, ext = geo.nbr, geo.ext
+        nbr, ext, around = geo.nbr, geo.ext, geo.nbr_list
         free = geo.full & ~(filled | rock | touch)  # empty cells touching no filled cell
-        # Quick necessary condition: the cell's free region must border a legal cell.
-        region, frontier = bit, bit
-        while frontier:
-            grow = 0
-            for x in bits(frontier):
-                grow |= nbr[x]
-            frontier = grow & free & ~region
-            region |= frontier
-        border = 0
-        for x in bits(region):
-            border |= nbr[x]
-        if not border & exits:
-            return 0
+        # Distance layers from the legal cells through free cells (bit-parallel). A cell out of
+        # their reach cannot be filled; inside, the search heads down the layers first.
+        dilate = geo.dilate
+        dist = {}
+        seen, frontier, depth = exits, exits, 0
+        while not seen & bit:
+            frontier = dilate(frontier) & free & ~seen
+            if not frontier:
+                return 0
+            depth += 1
+            seen |= frontier
+            for y in bits(frontier):
+                dist[y] = depth
+        far = depth + 1
         failed: set[tuple[int, int, int]] = set()
 
         def search(prev: int, last: int, forbidden: int, chain: int) -> int:
@@ -337,20 +350,23 @@ class FillGame(Game):
                 return 0
             line_next = ext[prev][last] if prev >= 0 else -1
             options = nbr[last] & ~forbidden
-            for y in bits(options & exits):
-                if y == line_next:
-                    continue
-                beyond = ext[last][y]
-                if beyond >= 0 and filled >> beyond & 1:
-                    continue  # filled, y, last would be three in a line
-                return chain | (1 << y)
-            grown = forbidden | nbr[last] | (1 << last)
-            for y in bits(options & free):
-                if y == line_next:
-                    continue
-                found = search(last, y, grown, chain | (1 << y))
-                if found:
-                    return found
+            if options & exits:
+                beyond_of = ext[last]
+                for y in around[last]:
+                    if exits >> y & 1 and options >> y & 1 and y != line_next:
+                        beyond = beyond_of[y]
+                        if beyond < 0 or not filled >> beyond & 1:
+                            return chain | (1 << y)  # (filled, y, last would be three in a line)
+            steps = options & free
+            if steps:
+                grown = forbidden | nbr[last] | (1 << last)
+                order = sorted(
+                    (dist.get(y, far), y) for y in around[last] if steps >> y & 1 and y != line_next
+                )
+                for _, y in order:
+                    found = search(last, y, grown, chain | (1 << y))
+                    if found:
+                        return found
             failed.add(key)
             return 0
 
@@ -456,7 +472,7 @@ class FillGame(Game):
             return
         if not self._is_legal(a):
             self._raise_illegal(a)
-        phase, n = self.phase, self.n
+        phase, n, mover = self.phase, self.n, self.to_move
         if phase == FILL or phase == FILL2:
             self._fill_phase(a)
         elif phase == TOKEN:
@@ -468,6 +484,8 @@ class FillGame(Game):
         else:
             self.choice = a - n
             self._start_turn(1 if a - n == STAY else 0)
+        if self.timed and self.to_move != mover:
+            self.shown_time[self.to_move] = self.time_left[self.to_move]
 
     def _times_up(self) -> bool:
         """Charge the acting player's clock; True (and the game over) if their time ran out."""
@@ -694,6 +712,7 @@ class FillGame(Game):
         other.extra = self.extra[:]
         other.live_trap = self.live_trap[:]
         other.time_left = self.time_left[:]
+        other.shown_time = self.shown_time[:]
         other.clocked = self.clocked[:]
         if self.phase == SEED and self.rng is not None:
             # Chance is still to come (gems): the copy gets its own generator in the same state.
@@ -735,6 +754,7 @@ class FillGame(Game):
             "winner": self.winner,
             "end_reason": self.end_reason,
             "time_left": time_left,
+            "shown_time": list(self.shown_time),
             "rng": rng_state,
         }
 
@@ -852,6 +872,11 @@ class FillGame(Game):
         for value in time_left:
             require(isinstance(value, (int, float)) and not isinstance(value, bool), "snapshot field 'time_left' must hold numbers")
         game.time_left = [float(v) for v in time_left]
+        shown = state.get("shown_time")
+        require(isinstance(shown, list) and len(shown) == 2 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in shown),
+            "snapshot field 'shown_time' must hold two numbers")
+        game.shown_time = [float(v) for v in shown]
         game.stint_start = game.clock() if game.timed else 0.0
         rng_state = state.get("rng")
         if rng_state is not None:

@@ -152,3 +152,27 @@ def test_a_sprung_trap_is_revealed_to_both():
     assert game.last_sprung == (game.string_to_action("d4"), 0)
     for agent, owner in (("player_0", "me"), ("player_1", "opponent")):
         assert env.observer.decode(env.observe(agent))["last_sprung"] == (game.string_to_action("d4"), owner)
+
+
+def test_opponents_clock_does_not_tick_through_their_hidden_steps():
+    class Clock:
+        now = 0.0
+
+        def __call__(self):
+            return self.now
+
+    clock = Clock()
+    env = fill_v0.raw_env(traps=True, time_limit=True, clock=clock)
+    env.reset(seed=0)
+    game = env.game
+    env.step(game.string_to_action("c3"))
+    clock.now += 5
+    env.step(game.n + 1)  # swap: player_0 acts, trap phase first
+    before = env.observer.decode(env.observe("player_1"))["their_time"]
+    clock.now += 7
+    env.step(game.string_to_action("d4"))  # hidden trap step: 7 s of player_0's time
+    assert env.observer.decode(env.observe("player_1"))["their_time"] == before
+    assert env.observer.decode(env.observe("player_0"))["my_time"] == pytest.approx(120 - 7)
+    clock.now += 3
+    env.step(game.string_to_action("c4"))  # turn over: now the whole turn shows
+    assert env.observer.decode(env.observe("player_1"))["their_time"] == pytest.approx(120 - 10, abs=1e-3)
