@@ -51,20 +51,20 @@ class UzorObserver(Observer):
     * ``TABLE``: ``N × 12``, per cell ``r*B + c``: empty, stone, motif one-hot (cedar, sun,
       wave, bird, star), colour one-hot (crimson, azure, emerald, amber, ivory);
     * ``MY_HAND``, ``THEIR_HAND``: 25 each, count of each tile type in the hand / 3;
-    * ``MARKET``: ``5 × 26``, per slot one-hot: empty, or the tile type + 1;
-    * ``SUPPLY_SIZE``: tiles in the supply / 59;
     * ``SUPPLY_COUNTS``: 25, count of each type in the supply / 3 (known by elimination);
+    * ``MARKET``: ``5 × 26``, per slot one-hot: empty, or the tile type + 1;
     * ``SUPPLY_PLACES``: ``59 × 26``, per place from the top (drawn first): 0 = a face-down
       tile, type + 1 = a face-up discard of that type; places past the end are all zero;
     * ``CROSSED``: 15, crossed-out patterns; ``MY_GOAL``: 15 one-hot, my secret goal;
-    * ``SCORES``: my points / scale, their points / scale (``scale`` = the Map's total points
-      plus its largest pattern, the most a player can score);
     * ``TO_MOVE`` (I am to act), ``SEAT`` (I am player_0);
     * ``PHASE``: 7 one-hot: place, fork, take, discard, dead_take, pass, over;
     * ``REPEATED`` (this turn is a repeated turn), ``CONTINUED`` (the player to act has
       continued this turn);
     * ``LAST``: ``N``, one-hot of the last placed cell (all zero before the first placement);
     * ``FORK``: 15, the patterns the player to act may close now (the fork's choices);
+    * ``SUPPLY_SIZE``: tiles in the supply / 59;
+    * ``SCORES``: my points / scale, their points / scale (``scale`` = the Map's total points
+      plus its largest pattern, the most a player can score);
     * ``IDLE``: turns in a row without a placement / 20.
     """
 
@@ -87,13 +87,11 @@ class UzorObserver(Observer):
         self.TABLE = block(n * CELL_FEATURES)
         self.MY_HAND = block(TYPES)
         self.THEIR_HAND = block(TYPES)
-        self.MARKET = block(MARKET * SLOT)
-        self.SUPPLY_SIZE = block(1)
         self.SUPPLY_COUNTS = block(TYPES)
+        self.MARKET = block(MARKET * SLOT)
         self.SUPPLY_PLACES = block(SUPPLY_MAX * SLOT)
         self.CROSSED = block(MAP_SIZE)
         self.MY_GOAL = block(MAP_SIZE)
-        self.SCORES = block(2)
         self.TO_MOVE = block(1)
         self.SEAT = block(1)
         self.PHASE = block(len(PHASES))
@@ -101,64 +99,74 @@ class UzorObserver(Observer):
         self.CONTINUED = block(1)
         self.LAST = block(n)
         self.FORK = block(MAP_SIZE)
+        self.SUPPLY_SIZE = block(1)
+        self.SCORES = block(2)
         self.IDLE = block(1)
         self.size = offset
         self._table_end = self.TABLE + n * CELL_FEATURES
+        self._version = -1
+        self._table = None
 
     def observe(self, game: UzorGame, player: int) -> np.ndarray:
         obs = np.zeros(self.size, np.float32)
-        table = obs[self.TABLE:self._table_end].reshape(self.cells, CELL_FEATURES)
-        np.take(_LUT, np.frombuffer(game.codes, np.uint8), axis=0, out=table)
-        third = 1.0 / COPIES
-        mine = [0] * TYPES
+        # The table's one-hot block only changes when a tile is placed or closed: the last
+        # one is kept, keyed by the table version (unique in the process, shared by clones).
+        if game.table_version == self._version:
+            obs[self.TABLE:self._table_end] = self._table
+        else:
+            table = obs[self.TABLE:self._table_end]
+            np.take(_LUT, np.frombuffer(game.codes, np.uint8), axis=0, out=table.reshape(self.cells, CELL_FEATURES))
+            self._table = table.copy()
+            self._version = game.table_version
+        # Hands (mine, theirs) and the supply's multiset by elimination: what is on no table,
+        # in no hand, in no market. Three adjacent blocks of 25, written at once.
+        counts = [0] * (2 * TYPES) + [COPIES - x for x in game.on_table]
         for t in game.hands[player]:
-            mine[t] += 1
-        theirs = [0] * TYPES
+            counts[t] += 1
+            counts[2 * TYPES + t] -= 1
         for t in game.hands[1 - player]:
-            theirs[t] += 1
-        # The supply's multiset by elimination: what is on no table, in no hand, in no market.
-        left = [COPIES - x for x in game.on_table]
-        for t in game.hands[0]:
-            left[t] -= 1
-        for t in game.hands[1]:
-            left[t] -= 1
-        market_at = []
-        for m, t in enumerate(game.market):
-            market_at.append(self.MARKET + m * SLOT + t + 1)
+            counts[TYPES + t] += 1
+            counts[2 * TYPES + t] -= 1
+        ones = [self.MY_GOAL + game.goals[player], self.PHASE + game.phase]
+        market = self.MARKET + 1
+        for t in game.market:
+            ones.append(market + t)
+            market += SLOT
             if t >= 0:
-                left[t] -= 1
-        obs[self.MY_HAND:self.MY_HAND + 2 * TYPES] = np.asarray(mine + theirs, np.float32) * third
-        obs[self.SUPPLY_COUNTS:self.SUPPLY_COUNTS + TYPES] = np.asarray(left, np.float32) * third
-        obs[market_at] = 1.0
+                counts[2 * TYPES + t] -= 1
+        obs[self.MY_HAND:self.MY_HAND + 3 * TYPES] = counts
+        obs[self.MY_HAND:self.MY_HAND + 3 * TYPES] *= 1.0 / COPIES
         supply = game.supply
-        size = len(supply)
-        obs[self.SUPPLY_SIZE] = size / SUPPLY_MAX
         places = self.SUPPLY_PLACES
-        size = min(size, SUPPLY_MAX)
+        size = min(len(supply), SUPPLY_MAX)
         down = min(size, len(supply) - game.faceup)
         if down:
             obs[places:places + down * SLOT:SLOT] = 1.0
         for i in range(down, size):
-            obs[places + i * SLOT + supply[i] + 1] = 1.0
+            ones.append(places + i * SLOT + supply[i] + 1)
         crossed = game.crossed
         if crossed:
-            for k in range(MAP_SIZE):
-                if crossed >> k & 1:
-                    obs[self.CROSSED + k] = 1.0
-        obs[self.MY_GOAL + game.goals[player]] = 1.0
-        obs[self.SCORES] = game.points[player] / self.scale
-        obs[self.SCORES + 1] = game.points[1 - player] / self.scale
-        over = game.phase == OVER
-        obs[self.TO_MOVE] = float(not over and game.to_move == player)
-        obs[self.SEAT] = float(player == 0)
-        obs[self.PHASE + game.phase] = 1.0
-        obs[self.REPEATED] = float(game.repeated)
-        obs[self.CONTINUED] = float(game.continued)
+            ones.extend(self.CROSSED + k for k in range(MAP_SIZE) if crossed >> k & 1)
+        if game.phase != OVER and game.to_move == player:
+            ones.append(self.TO_MOVE)
+        if player == 0:
+            ones.append(self.SEAT)
+        if game.repeated:
+            ones.append(self.REPEATED)
+        if game.continued:
+            ones.append(self.CONTINUED)
         if game.last_cell >= 0:
-            obs[self.LAST + game.last_cell] = 1.0
-        for k in game.fork:
-            obs[self.FORK + k] = 1.0
-        obs[self.IDLE] = game.idle / IDLE_LIMIT
+            ones.append(self.LAST + game.last_cell)
+        if game.fork:
+            ones.extend(self.FORK + k for k in game.fork)
+        obs[ones] = 1.0
+        scale = self.scale
+        obs[self.SUPPLY_SIZE:self.IDLE + 1] = (
+            len(supply) / SUPPLY_MAX,
+            game.points[player] / scale,
+            game.points[1 - player] / scale,
+            game.idle / IDLE_LIMIT,
+        )
         return obs
 
     def decode(self, observation) -> dict[str, Any]:

@@ -12,6 +12,7 @@ stone ``STONE + type`` (25…49: the face-down tile remembers what it was, as ev
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from typing import Any
 
@@ -52,6 +53,7 @@ STONE = 25
 IDLE_LIMIT = 20  # the game ends when none of the last 20 turns had a placement
 
 PLACE, FORK, TAKE, DISCARD, DEAD_TAKE, PASS, OVER = range(7)
+_VERSIONS = itertools.count(1)  # table versions, unique in the process (observers cache by them)
 PHASES = ("place", "fork", "take", "discard", "dead_take", "pass", "over")
 
 
@@ -131,6 +133,7 @@ class Geometry:
         self.not_first = self.full & ~first
         self.not_last = self.full & ~last
         self.centre = (size // 2) * size + size // 2
+        self.nb_cell = [self.neighbours(1 << x) for x in range(self.cells)]
         self.map = compiled(size, patterns)
         cells = self.cells
         self.close0 = 5 * cells
@@ -219,13 +222,7 @@ class UzorGame(Game):
 
     def _deal(self, order: list[int]) -> None:
         geo = self.geo
-        self.board = [EMPTY] * geo.cells
-        self.codes = bytearray(geo.cells)  # board + 1 as bytes: a cheap numpy view for observers
-        self.open_bb = 0
-        self.stone_bb = 0
-        self.motif_bb = [0] * 5
-        self.colour_bb = [0] * 5
-        self.on_table = [0] * TYPES
+        self._clear_table()
         self.hands = [sorted(order[0:5]), sorted(order[5:10])]
         self.market = list(order[10:15])
         self.supply = list(order[16:])
@@ -236,7 +233,6 @@ class UzorGame(Game):
         self.fork: dict[int, tuple[int, ...]] = {}
         self.last_cell = -1
         self.idle = 0
-        self._acc = None
         self._put(geo.centre, order[15])
         self._start_turn(0, False)
 
@@ -266,13 +262,7 @@ class UzorGame(Game):
             raise ValueError(f"a position may hold at most {COPIES} tiles of each type")
         if supply is None:
             supply = [t for t in range(TYPES) for _ in range(COPIES - counts[t])]
-        game.board = [EMPTY] * geo.cells
-        game.codes = bytearray(geo.cells)
-        game.open_bb = game.stone_bb = 0
-        game.motif_bb = [0] * 5
-        game.colour_bb = [0] * 5
-        game.on_table = [0] * TYPES
-        game._acc = None
+        game._clear_table()
         for cell, t in table.items():
             game._put(cell, t)
         if game.board[geo.centre] == EMPTY:
@@ -292,29 +282,73 @@ class UzorGame(Game):
         return game
 
     # ----- the table ------------------------------------------------------------------------
+    def _clear_table(self) -> None:
+        geo = self.geo
+        self.board = [EMPTY] * geo.cells
+        self.codes = bytearray(geo.cells)  # board + 1 as bytes: a cheap numpy view for observers
+        self.open_bb = 0
+        self.stone_bb = 0
+        self.motif_bb = [0] * 5
+        self.colour_bb = [0] * 5
+        # the cells next to the open tiles of each motif / colour, to any open tile, to any tile
+        self.nb_motif = [0] * 5
+        self.nb_colour = [0] * 5
+        self.nb_open = 0
+        self.nb_occupied = 0
+        self.on_table = [0] * TYPES
+        self._changed()
+
+    def _changed(self) -> None:
+        self._acc = None
+        self._room = None
+        self.table_version = next(_VERSIONS)
+
     def _put(self, cell: int, t: int) -> None:
         bit = 1 << cell
+        m, c = divmod(t, 5)
         self.board[cell] = t
         self.codes[cell] = t + 1
         self.open_bb |= bit
-        self.motif_bb[t // 5] |= bit
-        self.colour_bb[t % 5] |= bit
+        self.motif_bb[m] |= bit
+        self.colour_bb[c] |= bit
+        near = self.geo.nb_cell[cell]
+        self.nb_motif[m] |= near
+        self.nb_colour[c] |= near
+        self.nb_open |= near
+        self.nb_occupied |= near
         self.on_table[t] += 1
-        self._acc = None
+        self._changed()
+
+    def _refresh_neighbourhoods(self) -> None:
+        """Recompute the neighbourhood bitboards from the tiles (after stones, or a load)."""
+        nb = self.geo.neighbours
+        self.nb_motif = [nb(x) for x in self.motif_bb]
+        self.nb_colour = [nb(x) for x in self.colour_bb]
+        self.nb_open = nb(self.open_bb)
+        self.nb_occupied = nb(self.open_bb | self.stone_bb)
+        self._changed()
+
+    def _room_now(self) -> tuple[int, int]:
+        """(empty cells, empty cells whose occupied neighbours are all stones), cached."""
+        room = self._room
+        if room is None:
+            empty = self.geo.full & ~(self.open_bb | self.stone_bb)
+            room = self._room = (empty, empty & self.nb_occupied & ~self.nb_open)
+        return room
+
+    def cells_for(self, t: int) -> int:
+        """The bitboard of empty cells where a tile of type ``t`` may be placed now."""
+        empty, free = self._room_now()
+        return ((self.nb_motif[t // 5] | self.nb_colour[t % 5]) & empty) | free
 
     def acceptance(self) -> list[int]:
         """Per tile type, the bitboard of empty cells where it may be placed now."""
         acc = self._acc
         if acc is None:
-            geo = self.geo
-            nb = geo.neighbours
-            occupied = self.open_bb | self.stone_bb
-            empty = geo.full & ~occupied
-            free = empty & nb(occupied) & ~nb(self.open_bb)
-            by_motif = [nb(x) & empty if x else 0 for x in self.motif_bb]
-            by_colour = [nb(x) & empty if x else 0 for x in self.colour_bb]
-            acc = [by_motif[t // 5] | by_colour[t % 5] | free for t in range(TYPES)]
-            self._acc = acc
+            empty, free = self._room_now()
+            by_motif = [x & empty for x in self.nb_motif]
+            by_colour = [x & empty for x in self.nb_colour]
+            acc = self._acc = [by_motif[t // 5] | by_colour[t % 5] | free for t in range(TYPES)]
         return acc
 
     def completions(self, cell: int, t: int) -> dict[int, tuple[int, ...]]:
@@ -368,12 +402,20 @@ class UzorGame(Game):
         if self.idle >= IDLE_LIMIT:
             self.phase = OVER
             return
-        acc = self.acceptance()
+        empty, free = self._room_now()
         on_table = self.on_table
-        if not any(acc[t] for t in range(TYPES) if on_table[t] < COPIES):
-            self.phase = OVER
-            return
-        if any(acc[t] for t in self.hands[player]):
+        if free:
+            if all(x == COPIES for x in on_table):  # every tile is on the table
+                self.phase = OVER
+                return
+        else:
+            motif = [x & empty for x in self.nb_motif]
+            colour = [x & empty for x in self.nb_colour]
+            if not any(motif[t // 5] or colour[t % 5] for t in range(TYPES) if on_table[t] < COPIES):
+                self.phase = OVER
+                return
+        hand = self.hands[player]
+        if hand and (free or any((self.nb_motif[t // 5] | self.nb_colour[t % 5]) & empty for t in hand)):
             self.phase = PLACE
         elif any(x >= 0 for x in self.market):
             self.phase = DISCARD
@@ -403,7 +445,8 @@ class UzorGame(Game):
         phase = self.phase
         geo = self.geo
         if phase == PLACE:
-            acc = self.acceptance()
+            empty, free = self._room_now()
+            nb_motif, nb_colour = self.nb_motif, self.nb_colour
             hand = self.hands[self.to_move]
             out: list[int] = []
             prev = -1
@@ -412,7 +455,7 @@ class UzorGame(Game):
                 if t == prev:
                     continue
                 prev = t
-                x = acc[t]
+                x = ((nb_motif[t // 5] | nb_colour[t % 5]) & empty) | free
                 base = s * cells
                 while x:
                     low = x & -x
@@ -440,7 +483,7 @@ class UzorGame(Game):
             hand = self.hands[self.to_move]
             if s >= len(hand) or (s and hand[s - 1] == hand[s]):
                 return False
-            return bool(self.acceptance()[hand[s]] >> cell & 1)
+            return bool(self.cells_for(hand[s]) >> cell & 1)
         if phase == FORK:
             return a == geo.cont or (geo.close0 <= a < geo.cont and a - geo.close0 in self.fork)
         if phase == TAKE or phase == DEAD_TAKE:
@@ -513,7 +556,7 @@ class UzorGame(Game):
             mask |= bit
         self.open_bb &= ~mask
         self.stone_bb |= mask
-        self._acc = None
+        self._refresh_neighbourhoods()
 
     def _take(self, m: int) -> None:
         t = self.market[m]
@@ -687,6 +730,8 @@ class UzorGame(Game):
         other.codes = self.codes[:]
         other.motif_bb = self.motif_bb[:]
         other.colour_bb = self.colour_bb[:]
+        other.nb_motif = self.nb_motif[:]
+        other.nb_colour = self.nb_colour[:]
         other.on_table = self.on_table[:]
         other.hands = [self.hands[0][:], self.hands[1][:]]
         other.market = self.market[:]
@@ -695,7 +740,7 @@ class UzorGame(Game):
         other.points = self.points[:]
         other.closed = self.closed[:]
         other.fork = dict(self.fork)
-        return other  # _acc (a list never mutated in place) may be shared
+        return other  # _acc and _room (never mutated in place) and the table version are shared
 
     def state_dict(self) -> dict[str, Any]:
         return {
@@ -814,7 +859,7 @@ class UzorGame(Game):
                 game.open_bb |= bit
                 game.motif_bb[v // 5] |= bit
                 game.colour_bb[v % 5] |= bit
-        game._acc = None
+        game._refresh_neighbourhoods()
         game.hands = hands
         game.market = market
         game.supply = supply

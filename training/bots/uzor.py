@@ -60,7 +60,7 @@ def rebuild(options: dict[str, Any], seen: dict[str, Any], rng: random.Random) -
             game.open_bb |= bit
             game.motif_bb[v // 5] |= bit
             game.colour_bb[v % 5] |= bit
-    game._acc = None
+    game._refresh_neighbourhoods()
     hands = [None, None]
     hands[me] = list(seen["my_hand"])
     hands[1 - me] = list(seen["their_hand"])
