@@ -118,7 +118,13 @@ def strand_path(slot: int, x0: float, y0: float, cell: float) -> list[tuple[floa
     a = (x0 + mx * cell, y0 + my * cell)
     b = (x0 + nx * cell, y0 + ny * cell)
     da, db = _port_dir(pa), _port_dir(pb)
-    return _bezier(a, (a[0] + da[0] * reach, a[1] + da[1] * reach), (b[0] + db[0] * reach, b[1] + db[1] * reach), b)
+    pts = _bezier(a, (a[0] + da[0] * reach, a[1] + da[1] * reach), (b[0] + db[0] * reach, b[1] + db[1] * reach), b)
+    # Run a hair past each crossing so the two halves of a link overlap instead of leaving a
+    # seam at the midpoint.
+    ext = 0.03 * cell / 1.4142
+    pts.insert(0, (a[0] - da[0] * ext, a[1] - da[1] * ext))
+    pts.append((b[0] - db[0] * ext, b[1] - db[1] * ext))
+    return pts
 
 
 def rgb(game: KnotGame, cell: int = 64) -> np.ndarray:
@@ -173,7 +179,7 @@ def rgb(game: KnotGame, cell: int = 64) -> np.ndarray:
     pieces = []
     for pts, colour, closed, slot in paths:
         odd_first = SLOT_PORTS[slot][0] % 2
-        pieces.append((pts[:7] if odd_first else pts[-7:], pts[:9] if odd_first else pts[-9:], colour, closed))
+        pieces.append((pts[:8] if odd_first else pts[-8:], pts[:10] if odd_first else pts[-10:], colour, closed))
     for piece, _, _, _ in pieces:
         draw.line(piece, fill=INK, width=band + 4, joint="curve")
     for _, longer, colour, closed in pieces:

@@ -183,3 +183,25 @@ def test_benchmark_options_are_valid():
         KnotGame.resolve_options(dict(options))
     players = {o.get("players", 2) for o in knot_v0.BENCHMARK_OPTIONS.values()}
     assert {2, 4} <= players
+
+
+def test_the_picture_weaves_the_odd_port_over_at_every_inside_crossing():
+    from envs.core.render import SEAT_COLOURS
+    from envs.knot import render
+
+    def pale(colour):
+        return np.array([int(c + (255 - c) * 0.45) for c in colour])
+
+    # Two diagonals cross at the midpoint between c2 and c3: c3 N-east / c2 S-west (half 1,
+    # odd ports) and c3 N-west / c2 S-east (half 0, even ports). The odd one is drawn on top,
+    # whoever owns it.
+    for odd_owner in (0, 1):
+        even_owner = 1 - odd_owner
+        g = position([
+            ("cut/ne@c3", odd_owner), ("cut/sw@c2", odd_owner),
+            ("hook/ne@c3", even_owner), ("cut/se@c2", even_owner),
+        ])
+        image = render.rgb(g, cell=64).astype(int)
+        x, y = 24 + 2 * 64 + 32, 24 + 2 * 64  # the midpoint of c3's N side
+        pixel = image[y, x]
+        assert np.abs(pixel - pale(SEAT_COLOURS[odd_owner])).sum() < 30, pixel
