@@ -59,12 +59,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils import wrappers
-
 from envs.core import GameSpec, make_env_factories
-from envs.core.aec import IllegalActionWrapper
 from envs.core.game import SnapshotError, json_ready
 from envs.fill import render
+from envs.fill.wrapping import classic_wrappers
 from envs.fill.observer import FillObserver
 from envs.fill.rules import FillGame
 
@@ -121,12 +119,12 @@ raw_env.__module__ = __name__
 
 
 def env(**options: Any):
-    """The environment with PettingZoo's classic wrappers (illegal action: −1 and game over)."""
-    wrapped = raw_env(**options)
-    wrapped = IllegalActionWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
-    return wrapped
+    """The environment with PettingZoo's classic wrappers (illegal action: −1 and game over).
+
+    The wrappers are the classic ones with direct reads of the hot attributes
+    (``envs.fill.wrapping``): same behaviour, about twice the steps per second.
+    """
+    return classic_wrappers(raw_env(**options))
 
 
 # Option sets the suite's benchmark script times for Fill.

@@ -220,3 +220,19 @@ def test_pictures_show_the_hints_and_only_the_viewers_trap():
         rgb[viewer] = env.render()
         assert rgb[viewer].dtype == np.uint8 and rgb[viewer].ndim == 3
     assert rgb[None].shape == rgb["player_0"].shape and not np.array_equal(rgb[None], rgb["player_0"])
+
+
+def test_wrapped_env_reads_the_raw_envs_attributes_and_enforces_order():
+    from pettingzoo.utils import wrappers as pz_wrappers
+
+    env = fill_v0.env()
+    assert isinstance(env, pz_wrappers.OrderEnforcingWrapper)
+    with pytest.raises(AttributeError, match="before reset"):
+        env.agent_selection
+    with pytest.raises(AttributeError):
+        env.num_agents
+    env.reset(seed=0)
+    raw = env.unwrapped
+    assert env.agent_selection == raw.agent_selection == "player_0"
+    assert env.terminations is raw.terminations and env.infos is raw.infos
+    assert env.num_agents == 2 and env.possible_agents == ["player_0", "player_1"]
