@@ -231,6 +231,27 @@ class CompiledMap:
                     groups[mask].append((k, self.criteria[k], cells, hollow))
             grouped.append([(mask, tuple(groups[mask])) for mask in order])
         self.grouped = grouped
+        # A group can only be all open if its cells among the placed cell's 3×3 window are
+        # open. The window's open cells make a 9-bit key (bit 3*(dr+1) + dc+1); per cell and
+        # key the groups whose window cells are all in the key are listed once, when first
+        # needed, so a placement only tests the few groups its surroundings allow.
+        self.stride = size
+        self.lift = size + 1
+        needs = []
+        for cell in range(cells_n):
+            r, c = divmod(cell, size)
+            listed = []
+            for mask, members in grouped[cell]:
+                need = 0
+                for dr in (-1, 0, 1):
+                    for dc in (-1, 0, 1):
+                        rr, cc = r + dr, c + dc
+                        if 0 <= rr < size and 0 <= cc < size and mask >> (rr * size + cc) & 1:
+                            need |= 1 << (3 * (dr + 1) + dc + 1)
+                listed.append((need, mask, members))
+            needs.append(listed)
+        self.needs = needs
+        self.selected: list[dict[int, tuple]] = [{} for _ in range(cells_n)]
 
 
 _CACHE: dict[Any, CompiledMap] = {}
@@ -245,3 +266,10 @@ def compiled(size: int, patterns: list[dict[str, Any]] | None) -> CompiledMap:
             _CACHE.clear()
         _CACHE[key] = found
     return found
+
+
+def select(compiled_map: CompiledMap, cell: int, key: int) -> tuple:
+    """The groups through ``cell`` whose cells in its 3×3 window all lie in ``key``."""
+    chosen = tuple((mask, members) for need, mask, members in compiled_map.needs[cell] if not need & ~key)
+    compiled_map.selected[cell][key] = chosen
+    return chosen

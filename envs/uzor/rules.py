@@ -39,6 +39,7 @@ from envs.uzor.patterns import (
     SAME_MOTIF,
     check_map,
     compiled,
+    select,
 )
 
 MOTIFS = ("cedar", "sun", "wave", "bird", "star")
@@ -362,7 +363,14 @@ class UzorGame(Game):
         cb = self.colour_bb[c] | bit
         crossed = self.crossed
         found: dict[int, tuple[int, ...]] = {}
-        for mask, members in self.geo.map.grouped[cell]:
+        geo_map = self.geo.map
+        stride = geo_map.stride
+        window = (op << geo_map.lift) >> cell  # the 3×3 window around cell in the low bits
+        key = (window & 7) | (((window >> stride) & 7) << 3) | (((window >> (2 * stride)) & 7) << 6)
+        groups = geo_map.selected[cell].get(key)
+        if groups is None:
+            groups = select(geo_map, cell, key)
+        for mask, members in groups:
             if mask & op != mask:
                 continue
             for k, crit, cells, hollow in members:
