@@ -205,3 +205,23 @@ def test_the_picture_weaves_the_odd_port_over_at_every_inside_crossing():
         x, y = 24 + 2 * 64 + 32, 24 + 2 * 64  # the midpoint of c3's N side
         pixel = image[y, x]
         assert np.abs(pixel - pale(SEAT_COLOURS[odd_owner])).sum() < 30, pixel
+
+
+def test_the_picture_marks_open_ends_and_sets_closed_ribbons_apart():
+    from envs.core.render import SEAT_COLOURS
+    from envs.knot import render
+
+    open_board = position([("run/n@a1", 0), ("run/s@a1", 0)])
+    closed_board = position([("run/n@a1", 0), ("run/s@a1", 0), ("flip/w@b1", 0)])
+    a = render.rgb(open_board, cell=64).astype(int)
+    b = render.rgb(closed_board, cell=64).astype(int)
+    # a1's open ends face b1 through a1's E crossing: white dots ringed in the owner's colour
+    # just past the midpoint (88, 56); none once the ribbon is closed
+    spot = (slice(46, 66), slice(84, 100))
+    assert (a[spot] == 255).all(axis=-1).any()
+    assert not (b[spot] == 255).all(axis=-1).any()
+    # a closed ribbon carries a light centre line in its owner's colour; an open one does not
+    line = np.array([int(c + (255 - c) * 0.75) for c in SEAT_COLOURS[0]])
+    near = lambda img: (np.abs(img.reshape(-1, 3) - line).sum(axis=1) < 12).sum()  # noqa: E731
+    assert near(a[24:88, 24:88]) == 0
+    assert near(b[24:88, 24:88]) > 20
