@@ -249,7 +249,10 @@ class CompiledMap:
                         if 0 <= rr < size and 0 <= cc < size and mask >> (rr * size + cc) & 1:
                             need |= 1 << (3 * (dr + 1) + dc + 1)
                 listed.append((need, mask, members))
-            needs.append(listed)
+            by_need: dict[int, list] = {}
+            for need, mask, members in listed:
+                by_need.setdefault(need, []).append((mask, members))
+            needs.append([(need, tuple(groups)) for need, groups in by_need.items()])
         self.needs = needs
         self.selected: list[dict[int, tuple]] = [{} for _ in range(cells_n)]
 
@@ -270,6 +273,6 @@ def compiled(size: int, patterns: list[dict[str, Any]] | None) -> CompiledMap:
 
 def select(compiled_map: CompiledMap, cell: int, key: int) -> tuple:
     """The groups through ``cell`` whose cells in its 3×3 window all lie in ``key``."""
-    chosen = tuple((mask, members) for need, mask, members in compiled_map.needs[cell] if not need & ~key)
+    chosen = tuple(g for need, groups in compiled_map.needs[cell] if not need & ~key for g in groups)
     compiled_map.selected[cell][key] = chosen
     return chosen
