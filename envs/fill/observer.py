@@ -7,6 +7,7 @@ enter a seat's vector: during the opponent's turn a seat sees only that it is th
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -40,8 +41,8 @@ class FillObserver(Observer):
     slots each of kind one-hot (Double, Pass, Trap) and turns left / lifetime, sorted by kind
     then turns left · ``SPRUNG_BY`` (me, the opponent) · ``MY_TRAPS``: ready regular traps / 2,
     extra traps / 3, then for each regular trap the own turns still to start until it is ready
-    / 3 (sorted, 0 when ready) · ``RESULT`` (I won, I lost) · ``CLOCKS``: my time left / limit
-    as of my last action, theirs (while they act: as it stood when they began acting, so their
+    / 3 (sorted, 0 when ready) · ``RESULT`` (I won, I lost) · ``CLOCKS``: my time left (whole seconds,
+    rounded up) / limit as of my last action, theirs (while they act: as it stood when they began acting, so their
     hidden steps do not show), I have a clock, they have one (all 0 when time_limit is off) ·
     ``RULES``: lines
     one-hot (orthogonal, strict, off), traps, rocks, gems, time_limit.
@@ -138,7 +139,9 @@ class FillObserver(Observer):
                     # tick visibly through their hidden trap phase
                     acting = p == other and game.to_move == other and phase != OVER
                     left = game.shown_time[p] if acting else game.time_left[p]
-                    obs[clocks + i] = min(1.0, max(0.0, left / self.limit))
+                    # whole seconds, rounded up like a clock display: the same game gives
+                    # the same observation however many microseconds the machine took
+                    obs[clocks + i] = min(1.0, max(0.0, math.ceil(left) / self.limit))
                     obs[clocks + 2 + i] = 1.0
         obs[self.RULES:self.RULES + 7] = self._rules
         return obs
@@ -198,8 +201,8 @@ class FillObserver(Observer):
             "recharging": recharge,
             "my_trap": trap[0] if trap else None,
             "result": {0: "won", 1: "lost", None: None}[result],
-            "my_time": float(vec[clocks] * self.limit) if vec[clocks + 2] > 0.5 else None,
-            "their_time": float(vec[clocks + 1] * self.limit) if vec[clocks + 3] > 0.5 else None,
+            "my_time": int(round(vec[clocks] * self.limit)) if vec[clocks + 2] > 0.5 else None,
+            "their_time": int(round(vec[clocks + 1] * self.limit)) if vec[clocks + 3] > 0.5 else None,
             "lines": LINES[int(np.argmax(vec[self.RULES:self.RULES + 3]))],
             "traps": bool(vec[self.RULES + 3] > 0.5),
             "rocks_on": bool(vec[self.RULES + 4] > 0.5),

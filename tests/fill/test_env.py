@@ -236,3 +236,7 @@ def test_wrapped_env_reads_the_raw_envs_attributes_and_enforces_order():
     assert env.agent_selection == raw.agent_selection == "player_0"
     assert env.terminations is raw.terminations and env.infos is raw.infos
     assert env.num_agents == 2 and env.possible_agents == ["player_0", "player_1"]
+
+
+def test_seed_test_with_the_real_clock():
+    seed_test(functools.partial(fill_v0.env, time_limit=True, traps=True), num_cycles=200)
