@@ -263,6 +263,10 @@ class UzorGame(Game):
             raise ValueError(f"a position may hold at most {COPIES} tiles of each type")
         if supply is None:
             supply = [t for t in range(TYPES) for _ in range(COPIES - counts[t])]
+        for t in supply:
+            counts[t] += 1
+        if counts != [COPIES] * TYPES:
+            raise ValueError(f"a position holds every tile exactly once: {COPIES} of each type in all")
         game._clear_table()
         for cell, t in table.items():
             game._put(cell, t)

@@ -192,3 +192,61 @@ def test_random_games_through_the_env_keep_masks_honest_and_snapshots_exact():
                 copy.restore(json.loads(json.dumps(env.snapshot())))
                 assert copy.snapshot() == env.snapshot()
             env.step(rng.choice(env.game.legal_actions()))
+
+
+def test_pictures_show_no_secret_goal_and_name_the_state():
+    env = uzor_v0.raw_env(render_mode="ansi")
+    env.reset(seed=9)
+    rng = random.Random(9)
+    for _ in range(70):
+        env.step(rng.choice(env.game.legal_actions()))
+    twin = env.game.clone()
+    twin.goals = [g for g in range(15) if g not in env.game.goals][:2]
+    from envs.uzor import render
+
+    assert render.ansi(env.game) == render.ansi(twin)
+    assert np.array_equal(render.rgb(env.game), render.rgb(twin))
+    text = env.render()
+    assert "market" in text and "player_0" in text and "Line-3" in text
+    image = render.rgb(env.game)
+    assert image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8
+
+
+def test_scripted_options_survive_snapshot_json_restore():
+    import copy as _copy
+
+    from envs.uzor.patterns import STANDARD_MAP
+    from tests.uzor.test_rules import order_of, scripted_order
+
+    patterns = _copy.deepcopy(STANDARD_MAP)
+    patterns[14]["points"] = 11
+    options = {"board_size": 13, "tiles": order_of(scripted_order(5)), "goals": [4, 9], "patterns": patterns}
+    env = uzor_v0.raw_env(**options)
+    env.reset(seed=1)
+    rng = random.Random(2)
+    for _ in range(40):
+        env.step(rng.choice(env.game.legal_actions()))
+    text = json.dumps(env.snapshot())
+    copy = uzor_v0.raw_env(**options)
+    copy.restore(json.loads(text))
+    assert copy.snapshot() == json.loads(text)
+    while not env.game.is_terminal():
+        action = rng.choice(env.game.legal_actions())
+        env.step(action)
+        copy.step(action)
+    assert copy.game.scores() == env.game.scores()
+
+
+def test_same_seed_same_game():
+    def trajectory(seed):
+        game = UzorGame(UzorGame.resolve_options({}), random.Random(seed))
+        rng = random.Random(0)
+        out = []
+        while not game.is_terminal():
+            action = rng.choice(game.legal_actions())
+            out.append(action)
+            game.apply(action)
+        return out, game.scores(), game.goals
+
+    assert trajectory(17) == trajectory(17)
+    assert trajectory(17) != trajectory(18)
