@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from envs import fill_v0
@@ -90,17 +91,64 @@ def _wins(game):
     return False
 
 
-def test_heuristic_sets_traps_and_uses_trap_tokens():
-    env = fill_v0.raw_env(traps=True, gems=True)
-    bot = FillHeuristicBot(seed=1, traps=True, gems=True)
-    env.reset(seed=0)
-    game = env.game
-    env.step(game.string_to_action("c3"))
-    env.step(game.n + 1)  # swap: player_0 (the bot's seat) moves
-    game.tokens[0].append([2, 8, 0])
-    game.phase = 2  # token phase, as the turn would have started with the token
-    action = bot.act(env.observe("player_0"))
-    assert action == game.n + 5  # USE_TRAP
-    env.step(action)
-    action = bot.act(env.observe("player_0"))
-    assert action < game.n  # a trap on a cell
+def observation(game, player):
+    from envs.fill.observer import FillObserver
+
+    mask = np.zeros(game.n + 7, np.int8)
+    if game.current_player() == player:
+        mask[game.legal_actions()] = 1
+    return {"observation": FillObserver(game.options).observe(game, player), "action_mask": mask}
+
+
+OPEN_BOARD = """
+. . . . . .
+. # # . . .
+. . . . . .
+. . . . . .
+. . . . . .
+. . . . . .
+"""
+
+
+def test_heuristic_uses_a_trap_token_then_sets_a_trap_where_the_opponent_may_fill():
+    game = position(OPEN_BOARD, traps=True, tokens={1: [("trap", 8)]})
+    bot = FillHeuristicBot(seed=1, traps=True)
+    action = bot.act(observation(game, 1))
+    assert action == game.n + 5  # USE_TRAP: an extra trap never expires
+    game.apply(action)
+    trap = bot.act(observation(game, 1))
+    assert trap < game.n
+    game.apply(trap)
+    fill = bot.act(observation(game, 1))
+    game.apply(fill)
+    assert trap in game.legal_cells()  # the trap waits on a cell the opponent can fill
+
+
+def test_heuristic_passes_when_passing_wins():
+    # Two independent single moves are left (b1, e1). Filling one leaves the last to the
+    # opponent, who then wins; passing hands them the move: they fill one, we fill the last.
+    game = position("""
+    # . . . . #
+    R R R R R R
+    . . . . . .
+    . . . . . .
+    . . . . . .
+    . . . . . .
+    """, tokens={1: [("pass", 8)]})
+    assert game.legal_cells() == [1, 4]
+    bot = FillHeuristicBot(seed=0)
+    assert bot.act(observation(game, 1)) == game.n + 4
+
+
+def test_bot_made_without_options_follows_the_table():
+    env = fill_v0.raw_env(size=8, lines="strict", traps=True)
+    env.reset(seed=3)
+    bot = FillHeuristicBot(seed=0)  # thinks 6×6 orthogonal
+    for _ in range(12):
+        if env.game.is_terminal():
+            break
+        agent = env.agent_selection
+        action = bot.act(env.observe(agent))
+        assert env.observe(agent)["action_mask"][action] == 1
+        env.step(action)
+    assert bot.options["size"] == 8 and bot.options["lines"] == "strict"

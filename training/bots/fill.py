@@ -23,10 +23,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
+
+from envs.core.observer import as_vector
+from envs.fill.observer import FillObserver
+from envs.fill.rules import KIND_NAMES, LINES, FillGame, bits, geometry
 from training.agents import RandomAgent, legal_from_mask
 
-from envs.fill.observer import FillObserver
-from envs.fill.rules import KIND_NAMES, FillGame, bits, geometry
+SWITCHES = ("traps", "rocks", "gems", "time_limit")
 
 SOLVE_OPEN = 16  # exact search when at most this many empty, non-poisoned cells remain
 SOLVE_BUDGET = 40_000  # nodes per search; beyond it the heuristic decides
@@ -67,7 +71,15 @@ class Board:
         return self.touch & ~(self.filled | self.rock | self.poison) & self.geo.full
 
     def open_count(self) -> int:
-        return (self.geo.full & ~(self.filled | self.rock | self.poison)).bit_count()
+        """Empty, non-poisoned cells still reachable from the legal ones (the rest are dead)."""
+        geo = self.geo
+        room = geo.full & ~(self.filled | self.rock | self.poison)
+        reach = self.legal()
+        while True:
+            grown = geo.dilate(reach) & room
+            if grown == reach:
+                return reach.bit_count()
+            reach = grown
 
 
 class Solver:
@@ -126,10 +138,37 @@ class FillHeuristicBot:
         self._plan = (-1, -1)
 
     # ----- the one method ----------------------------------------------------------------------
+    def _fit(self, observation) -> None:
+        """Follow the game actually played when it differs from the options given (a bot made
+        without options seated at an 8×8 strict table): size and token slots from the vector's
+        length, the rule switches from its last seven entries."""
+        vec = as_vector(observation)
+        if len(vec) == self.observer.size:
+            rules = vec[-7:]
+            lines = LINES[int(np.argmax(rules[:3]))]
+            switches = [bool(x > 0.5) for x in rules[3:]]
+            if lines == self.options["lines"] and switches == [self.options[k] for k in SWITCHES]:
+                return
+        fits = [(slots != 3, size, slots) for size in (8, 7, 6)
+                for slots, rest in [divmod(len(vec) - 10 * size * size - 30, 8)] if rest == 0 and slots >= 3]
+        if not fits:
+            raise ValueError(f"an observation of length {len(vec)} is not a Fill observation")
+        _, size, slots = min(fits)  # 3 token slots unless a long gem script needs more
+        rules = vec[-7:]
+        options = dict(size=size, lines=LINES[int(np.argmax(rules[:3]))])
+        options.update({k: bool(x > 0.5) for k, x in zip(SWITCHES, rules[3:])})
+        self.options = FillGame.resolve_options(options)
+        observer_options = dict(self.options, gems=True, gem_cells=[None] * slots) if slots > 3 else self.options
+        self.observer = FillObserver(observer_options)
+        self.geo = geometry(size, self.options["lines"])
+        self.n = self.geo.cells
+        self.solver.memo.clear()
+
     def act(self, observation) -> int:
         legal = legal_from_mask(observation)
         if len(legal) == 1:
             return legal[0]
+        self._fit(observation)
         view = self.observer.decode(observation)
         board = Board.from_cells(self.geo, view["rocks"], view["filled"])
         if board.rock != self._rock or len(self.solver.memo) > 200_000:
