@@ -70,6 +70,8 @@ class TrainConfig:
     """passes over the imitation data"""
     warm_start_lr: float = 1e-3
     """Adam step size while imitating"""
+    score_shaping: float = 0.0
+    """reward += this × change of (my points − best other points) each step (0: win/loss only)"""
     eval_every: int = 20_000
     """learner steps between evaluations against the pool"""
     eval_games: int = 60
@@ -144,7 +146,11 @@ class TimedEnv(gymnasium.Wrapper):
 
 def make_env_fn(config: TrainConfig, rank: int, pool: list):
     def build():
-        return TimedEnv(SelfPlayEnv(game_name(config.game), config.options, pool, seed=config.seed * 1000 + rank))
+        env = SelfPlayEnv(
+            game_name(config.game), config.options, pool, seed=config.seed * 1000 + rank,
+            score_shaping=config.score_shaping,
+        )
+        return TimedEnv(env)
 
     return build
 

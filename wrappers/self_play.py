@@ -8,6 +8,10 @@ until the learner is to move, so multi-step turns (the same agent acting again) 
 games need nothing special. The learner receives its own terminal reward whoever made the last
 move — including when an opponent's move ends the game.
 
+``score_shaping`` (default 0) adds ``weight × change of (my points − best other points)`` to
+every step's reward: over a game it sums to ``weight × final margin``, a denser signal for
+games with points and chance (Loom's dice) than the win/loss alone.
+
 ``action_masks()`` serves sb3-contrib's ``MaskablePPO``; ``set_opponent_pool`` can be called
 through ``VecEnv.env_method`` so a training run swaps in new snapshots under ``SubprocVecEnv``.
 """
@@ -48,6 +52,7 @@ class SelfPlayEnv(gymnasium.Env):
         seed: int | None = None,
         learner_seat: int | None = None,
         render_mode: str | None = None,
+        score_shaping: float = 0.0,
     ):
         super().__init__()
         self.module = envs.load(game)
@@ -59,6 +64,8 @@ class SelfPlayEnv(gymnasium.Env):
         if learner_seat is not None and not 0 <= learner_seat < self.num_players:
             raise ValueError(f"learner_seat must be 0…{self.num_players - 1} or None, not {learner_seat!r}")
         self.fixed_seat = learner_seat
+        self.score_shaping = float(score_shaping)
+        self._margin = 0.0
         first = self.raw.possible_agents[0]
         self.observation_space = self.raw.observation_space(first)["observation"]
         self.action_space = self.raw.action_space(first)
@@ -83,6 +90,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.learner = self.fixed_seat if self.fixed_seat is not None else self._rng.randrange(self.num_players)
         self.seated = {seat: self._rng.choice(self.pool) for seat in seats if seat != self.learner}
         self._play_opponents()
+        self._margin = self._current_margin()
         return self._observe(), self._info()
 
     def step(self, action):
@@ -91,7 +99,15 @@ class SelfPlayEnv(gymnasium.Env):
         game = self.raw.game
         done = game.is_terminal()
         reward = float(game.returns()[self.learner]) if done else 0.0
+        if self.score_shaping:
+            margin = self._current_margin()
+            reward += self.score_shaping * (margin - self._margin)
+            self._margin = margin
         return self._observe(), reward, done, False, self._info()
+
+    def _current_margin(self) -> float:
+        scores = self.raw.game.scores()
+        return float(scores[self.learner] - max(s for i, s in enumerate(scores) if i != self.learner))
 
     def action_masks(self) -> np.ndarray:
         return self._last["action_mask"].astype(bool)
