@@ -136,16 +136,17 @@ def test_every_named_bot_plays_legal_moves_to_the_end(game):
             assert set(returns) <= {-1, 0, 1} and max(returns) >= 0, returns
 
 
-def test_score_shaping_sums_to_the_weighted_final_margin():
+def test_score_shaping_sums_to_the_weighted_margin_gained():
     env = SelfPlayEnv("loom", {}, ["random"], seed=2, score_shaping=0.01)
     for episode in range(5):
         obs, info = env.reset()
+        seat = info["learner_seat"]
+        start = info["scores"][seat] - info["scores"][1 - seat]  # the opponent may have opened
         total, done = 0.0, False
         rng = np.random.default_rng(episode)
         while not done:
             obs, reward, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
             total += reward
-        seat = info["learner_seat"]
         scores = info["scores"]
         outcome = env.raw.game.returns()[seat]
-        assert total == pytest.approx(outcome + 0.01 * (scores[seat] - scores[1 - seat]))
+        assert total == pytest.approx(outcome + 0.01 * (scores[seat] - scores[1 - seat] - start))
