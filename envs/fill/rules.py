@@ -758,6 +758,12 @@ class FillGame(Game):
             "rng": rng_state,
         }
 
+    def restore(self, snapshot: Any) -> None:
+        """Replace this game's state by the snapshot's, keeping this game's time source."""
+        restored = type(self).from_snapshot(snapshot, clock=self.clock)
+        self.__dict__.clear()
+        self.__dict__.update(restored.__dict__)
+
     @classmethod
     def from_snapshot(cls, snapshot: Any, clock=None):
         """As the base; ``clock`` (else the snapshot options' default) becomes the time source."""

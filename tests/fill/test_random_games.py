@@ -129,3 +129,19 @@ def test_clocked_random_games_end_by_time_or_board():
         if game.end_reason == "time":
             assert game.time_left[1 - game.winner] == 0.0
     assert reasons == {"time", "no legal cell"}
+
+
+def test_engine_restore_keeps_its_clock_and_charges_nobody_for_the_gap():
+    clock = TickClock(step=0.0)
+    options = FillGame.resolve_options({"time_limit": True, "clock": clock})
+    game = FillGame(options, random.Random(0))
+    clock.now = 10.0
+    game.apply(14)  # the seed took 10 s
+    snap = json.loads(json.dumps(game.snapshot()))
+    assert snap["state"]["time_left"] == [110.0, 120.0]
+    clock.now = 500.0  # time passes while the game is saved
+    game.restore(snap)
+    assert game.clock is clock
+    clock.now = 503.0
+    game.apply(game.n)  # stay: 3 s of player_1's time
+    assert game.time_left == [110.0, 117.0]
