@@ -45,6 +45,7 @@ GEM_COUNT = 3
 REGULAR_TRAPS = 2
 RECHARGE = 3
 MIN_LEGAL_TO_SPRING = 3
+PRUNE_AFTER = 32  # search nodes before the fillability search also prunes by reachability
 
 DOUBLE, PASS, TRAP = 0, 1, 2
 KIND_NAMES = ("double", "pass", "trap")
@@ -328,23 +329,28 @@ class FillGame(Game):
         geo = self.geo
         nbr, ext, around = geo.nbr, geo.ext, geo.nbr_list
         free = geo.full & ~(filled | rock | touch)  # empty cells touching no filled cell
-        # Distance layers from the legal cells through free cells (bit-parallel). A cell out of
-        # their reach cannot be filled; inside, the search heads down the layers first.
+        # Distance layers from the legal cells through free cells (bit-parallel masks). A cell
+        # out of their reach cannot be filled; inside, the search tries the neighbours one
+        # layer nearer the legal cells first (neighbours differ by at most one layer).
         dilate = geo.dilate
-        dist = {}
-        seen, frontier, depth = exits, exits, 0
-        while not seen & bit:
+        layers = [exits]
+        seen, frontier, start = exits, exits, -1
+        while True:
             frontier = dilate(frontier) & free & ~seen
             if not frontier:
-                return 0
-            depth += 1
+                break
+            if frontier & bit:
+                start = len(layers)
+            layers.append(frontier)
             seen |= frontier
-            for y in bits(frontier):
-                dist[y] = depth
-        far = depth + 1
+        if start < 0:
+            return 0
+        reach = seen & free
+        top = len(layers) - 1
         failed: set[tuple[int, int, int]] = set()
+        count = [0]
 
-        def search(prev: int, last: int, forbidden: int, chain: int) -> int:
+        def search(prev: int, last: int, depth: int, forbidden: int, chain: int) -> int:
             key = (prev, last, forbidden)
             if key in failed:
                 return 0
@@ -357,20 +363,36 @@ class FillGame(Game):
                         beyond = beyond_of[y]
                         if beyond < 0 or not filled >> beyond & 1:
                             return chain | (1 << y)  # (filled, y, last would be three in a line)
-            steps = options & free
+            steps = options & reach
             if steps:
+                count[0] += 1
+                if count[0] > PRUNE_AFTER:
+                    # A long search: first check that some exit is still reachable at all
+                    # through cells the chain may still use (a relaxation: sound to prune).
+                    room = reach & ~forbidden
+                    region = steps
+                    while True:
+                        grown_region = (dilate(region) & room) | region
+                        if grown_region == region:
+                            break
+                        region = grown_region
+                    if not dilate(region) & exits & ~forbidden:
+                        failed.add(key)
+                        return 0
                 grown = forbidden | nbr[last] | (1 << last)
-                order = sorted(
-                    (dist.get(y, far), y) for y in around[last] if steps >> y & 1 and y != line_next
-                )
-                for _, y in order:
-                    found = search(last, y, grown, chain | (1 << y))
-                    if found:
-                        return found
+                for layer in (depth - 1, depth, depth + 1):
+                    if 1 <= layer <= top:
+                        here = steps & layers[layer]
+                        if here:
+                            for y in around[last]:
+                                if here >> y & 1 and y != line_next:
+                                    found = search(last, y, layer, grown, chain | (1 << y))
+                                    if found:
+                                        return found
             failed.add(key)
             return 0
 
-        return search(-1, cell, bit, bit)
+        return search(-1, cell, start, bit, bit)
 
     def can_still_be_filled(self, cell: int) -> bool:
         return bool(self.fill_witness(cell))
