@@ -186,9 +186,9 @@ def check_map(value: Any) -> list[dict[str, Any]] | None:
 class CompiledMap:
     """A Map laid on a ``B × B`` table: every instance through every cell, as bitmasks.
 
-    ``through[cell][k]`` lists the instances of pattern ``k`` that contain ``cell`` as tuples
-    ``(mask, cells, hollow)``: the cells' bitmask (bit ``r*B + c``), the cells in ascending
-    order (the reading order of the rules) and the hollow centre's bit (0 when none).
+    ``grouped[cell]`` lists ``(mask, members)`` for every set of cells through ``cell`` that is
+    an instance of some pattern: the cells' bitmask (bit ``r*B + c``) and, per pattern it is an
+    instance of, ``(k, criterion code, cells in ascending order, hollow centre bit or 0)``.
     """
 
     def __init__(self, size: int, patterns: list[dict[str, Any]]):
@@ -196,40 +196,34 @@ class CompiledMap:
         self.names = [p["name"] for p in patterns]
         self.points = [p["points"] for p in patterns]
         self.criteria = [CRITERIA.index(p["criterion"]) for p in patterns]
-        self.shape_sizes = [len(p["shapes"][0]) for p in patterns]
         cells_n = size * size
-        through: list[list[list]] = [[[] for _ in patterns] for _ in range(cells_n)]
+        # Every instance of every pattern on the table. The same cells may be an instance of
+        # several patterns (Line-3, Flow-3, ...): they form one group, tested for open tiles once.
+        groups: dict[int, tuple[tuple[int, ...], list]] = {}
         for k, pattern in enumerate(patterns):
-            hollow_crit = self.criteria[k] == HOLLOW
+            crit = self.criteria[k]
             for shape in pattern["shapes"]:
                 height = max(r for r, _ in shape) + 1
                 width = max(c for _, c in shape) + 1
+                offsets = sorted(r * size + c for r, c in shape)
+                base_mask = 0
+                for x in offsets:
+                    base_mask |= 1 << x
+                centre = (height // 2) * size + width // 2
                 for r0 in range(size - height + 1):
                     for c0 in range(size - width + 1):
-                        cells = tuple(sorted((r0 + r) * size + c0 + c for r, c in shape))
-                        mask = 0
-                        for x in cells:
-                            mask |= 1 << x
-                        hollow = 0
-                        if hollow_crit:
-                            hollow = 1 << ((r0 + height // 2) * size + c0 + width // 2)
-                        inst = (mask, cells, hollow)
-                        for x in cells:
-                            through[x][k].append(inst)
-        self.through = through
-        # The same cells may be an instance of several patterns (Line-3, Flow-3, ...): group
-        # them so a placement tests each set of cells for open tiles once.
-        grouped = []
-        for cell in range(cells_n):
-            groups: dict[int, list] = {}
-            order = []
-            for k in range(len(patterns)):
-                for mask, cells, hollow in through[cell][k]:
-                    if mask not in groups:
-                        groups[mask] = []
-                        order.append(mask)
-                    groups[mask].append((k, self.criteria[k], cells, hollow))
-            grouped.append([(mask, tuple(groups[mask])) for mask in order])
+                        origin = r0 * size + c0
+                        mask = base_mask << origin
+                        hollow = 1 << (origin + centre) if crit == HOLLOW else 0
+                        entry = groups.get(mask)
+                        if entry is None:
+                            entry = groups[mask] = (tuple(origin + x for x in offsets), [])
+                        entry[1].append((k, crit, entry[0], hollow))
+        grouped: list[list] = [[] for _ in range(cells_n)]
+        for mask, (cells, members) in groups.items():
+            item = (mask, tuple(members))
+            for x in cells:
+                grouped[x].append(item)
         self.grouped = grouped
         # A group can only be all open if its cells among the placed cell's 3×3 window are
         # open. The window's open cells make a 9-bit key (bit 3*(dr+1) + dc+1); per cell and
@@ -238,23 +232,22 @@ class CompiledMap:
         self.stride = size
         self.lift = size + 1
         needs = []
+        lift, low, mid, high = size + 1, 7, size, 2 * size
         for cell in range(cells_n):
-            r, c = divmod(cell, size)
-            listed = []
-            for mask, members in grouped[cell]:
-                need = 0
-                for dr in (-1, 0, 1):
-                    for dc in (-1, 0, 1):
-                        rr, cc = r + dr, c + dc
-                        if 0 <= rr < size and 0 <= cc < size and mask >> (rr * size + cc) & 1:
-                            need |= 1 << (3 * (dr + 1) + dc + 1)
-                listed.append((need, mask, members))
             by_need: dict[int, list] = {}
-            for need, mask, members in listed:
+            for mask, members in grouped[cell]:
+                # the same 9-bit window formula as the key (cells wrapped in from a
+                # neighbouring row read the same way in both, so the test stays exact)
+                window = (mask << lift) >> cell
+                need = (window & low) | (((window >> mid) & low) << 3) | (((window >> high) & low) << 6)
                 by_need.setdefault(need, []).append((mask, members))
             needs.append([(need, tuple(groups)) for need, groups in by_need.items()])
         self.needs = needs
         self.selected: list[dict[int, tuple]] = [{} for _ in range(cells_n)]
+
+    def instances(self, cell: int, k: int) -> list[tuple[int, ...]]:
+        """The instances (cells in ascending order) of pattern ``k`` that contain ``cell``."""
+        return [m[2] for _, members in self.grouped[cell] for m in members if m[0] == k]
 
 
 _CACHE: dict[Any, CompiledMap] = {}

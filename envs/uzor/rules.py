@@ -826,7 +826,7 @@ class UzorGame(Game):
             cells = tuple(int_list({"cells": entry[2]}, "cells", len(entry[2]), 0, n - 1))
             require(not crossed >> k & 1, f"snapshot closes pattern {k} twice")
             crossed |= 1 << k
-            allowed = {inst[1] for inst in geo.map.through[cells[0]][k]} if cells else set()
+            allowed = set(geo.map.instances(cells[0], k)) if cells else set()
             require(cells in allowed, f"snapshot 'closed' cells {list(cells)} are not an instance of pattern {k}")
             for x in cells:
                 require(board[x] >= STONE, f"snapshot closed pattern {k} but cell {x} is not a stone")
