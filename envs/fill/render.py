@@ -115,10 +115,12 @@ def rgb(game: FillGame, viewer=None, cell_px: int = 48) -> np.ndarray:
     margin, top = 26, 26
     board_px = size * cell_px
     status = status_lines(game, viewer)
-    width = max(board_px + 2 * margin, 420)
+    small, tiny = font(14), font(11)
+    _, measure = canvas(1, 1)
+    text_px = max(int(measure.textlength(line, font=small)) for line in status)
+    width = max(board_px + 2 * margin, text_px + 2 * margin)
     height = top + board_px + 16 + 18 * len(status)
     image, draw = canvas(width, height)
-    small, tiny = font(14), font(11)
     legal, poison = game.legal_mask(), game.poison
     for c in range(size):
         draw.text((margin + c * cell_px + cell_px // 2 - 4, 6), column_name(c), fill=INK, font=tiny)
