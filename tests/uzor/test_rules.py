@@ -70,7 +70,16 @@ def test_a_first_player_without_a_placement_gets_a_new_deal_with_the_goals_kept(
     game = UzorGame(opts, random.Random(seed))
     assert game.goals == goals
     assert game.phase == PLACE
-    assert game.hands[0] != sorted(types[:5]) or game.board[game.geo.centre] != types[15]
+    # the new deal is the generator's next shuffle(s) of all 75 tiles, until player_0 can place
+    while True:
+        types = [t for t in range(25) for _ in range(3)]
+        rng.shuffle(types)
+        c = types[15]
+        if any(t // 5 == c // 5 or t % 5 == c % 5 for t in types[:5]):
+            break
+    assert game.hands == [sorted(types[0:5]), sorted(types[5:10])]
+    assert game.market == types[10:15] and game.supply == types[16:]
+    assert game.board[game.geo.centre] == types[15]
 
 
 def test_a_scripted_order_that_would_need_a_new_deal_is_refused():
