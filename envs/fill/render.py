@@ -22,6 +22,7 @@ FILLED = (60, 60, 70)
 ROCK = (125, 115, 100)
 LIVE = (40, 150, 70)
 POISON = (200, 50, 50)
+STATUS_LINES = 7  # rows of status text under the board in pictures
 
 
 def viewer_seats(viewer) -> tuple[int, ...]:
@@ -116,10 +117,20 @@ def rgb(game: FillGame, viewer=None, cell_px: int = 48) -> np.ndarray:
     board_px = size * cell_px
     status = status_lines(game, viewer)
     small, tiny = font(14), font(11)
+    # One frame size per board size (videos need it): status lines wrap at "; " to fit.
+    width = max(board_px + 2 * margin, 640)
     _, measure = canvas(1, 1)
-    text_px = max(int(measure.textlength(line, font=small)) for line in status)
-    width = max(board_px + 2 * margin, text_px + 2 * margin)
-    height = top + board_px + 16 + 18 * len(status)
+    wrapped: list[str] = []
+    for line in status:
+        while measure.textlength(line, font=small) > width - 2 * margin and "; " in line:
+            cut = line.rfind("; ")
+            while measure.textlength(line[:cut], font=small) > width - 2 * margin and line.rfind("; ", 0, cut) > 0:
+                cut = line.rfind("; ", 0, cut)
+            wrapped.append(line[:cut])
+            line = "    " + line[cut + 2:]
+        wrapped.append(line)
+    status = wrapped[:STATUS_LINES]
+    height = top + board_px + 16 + 18 * STATUS_LINES
     image, draw = canvas(width, height)
     legal, poison = game.legal_mask(), game.poison
     for c in range(size):

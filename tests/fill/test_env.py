@@ -240,3 +240,15 @@ def test_wrapped_env_reads_the_raw_envs_attributes_and_enforces_order():
 
 def test_seed_test_with_the_real_clock():
     seed_test(functools.partial(fill_v0.env, time_limit=True, traps=True), num_cycles=200)
+
+
+def test_pictures_keep_one_frame_size_per_board():
+    env = fill_v0.raw_env(render_mode="rgb_array", viewer="all", traps=True, gems=True, size=7)
+    env.reset(seed=4)
+    shapes = set()
+    rng = random.Random(4)
+    while not env.game.is_terminal():
+        shapes.add(env.render().shape)
+        env.step(rng.choice(env.game.legal_actions()))
+    shapes.add(env.render().shape)
+    assert len(shapes) == 1
