@@ -59,10 +59,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.core import GameSpec, make_env_factories
+from envs.core import GameSpec, classic_wrappers, make_env_factories
 from envs.core.game import SnapshotError, json_ready
 from envs.fill import render
-from envs.fill.wrapping import classic_wrappers
 from envs.fill.observer import FillObserver
 from envs.fill.rules import FillGame
 
@@ -119,11 +118,7 @@ raw_env.__module__ = __name__
 
 
 def env(**options: Any):
-    """The environment with PettingZoo's classic wrappers (illegal action: −1 and game over).
-
-    The wrappers are the classic ones with direct reads of the hot attributes
-    (``envs.fill.wrapping``): same behaviour, about twice the steps per second.
-    """
+    """The environment with PettingZoo's classic wrappers (illegal action: −1 and game over)."""
     return classic_wrappers(raw_env(**options))
 
 

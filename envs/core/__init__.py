@@ -1,6 +1,6 @@
 """Shared core of the suite: the engine contract, the one AEC adapter, notation, rendering."""
 
-from envs.core.aec import GameSpec, IllegalActionWrapper, SuiteEnv, make_env_factories
+from envs.core.aec import GameSpec, IllegalActionWrapper, SuiteEnv, classic_wrappers, make_env_factories
 from envs.core.game import (
     TERMINAL,
     Game,
@@ -13,5 +13,5 @@ from envs.core.observer import Observer
 
 __all__ = [
     "TERMINAL", "Game", "GameSpec", "IllegalActionError", "IllegalActionWrapper", "Observer",
-    "OptionError", "SnapshotError", "SuiteEnv", "make_env_factories", "ranked_returns",
+    "OptionError", "SnapshotError", "SuiteEnv", "classic_wrappers", "make_env_factories", "ranked_returns",
 ]

@@ -231,13 +231,18 @@ class IllegalActionWrapper(wrappers.TerminateIllegalWrapper):
 # per-step attributes straight from the raw env (same values, same classes for isinstance).
 _PER_STEP_ATTRIBUTES = (
     "agent_selection", "agents", "rewards", "terminations", "truncations", "infos",
-    "_cumulative_rewards",
+    "_cumulative_rewards", "possible_agents",
 )
 
 
+_GUARDED_BEFORE_RESET = {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents"}
+
+
 def _direct(name: str, guard_reset: bool) -> property:
+    guarded = guard_reset and name in _GUARDED_BEFORE_RESET
+
     def read(self):
-        if guard_reset and not self._has_reset:
+        if guarded and not self._has_reset:
             raise AttributeError(f"{name} cannot be accessed before reset")
         return getattr(self._raw, name)
 
@@ -260,6 +265,13 @@ _AssertOutOfBounds = _with_direct_reads(wrappers.AssertOutOfBoundsWrapper)
 _OrderEnforcing = _with_direct_reads(wrappers.OrderEnforcingWrapper, guard_reset=True)
 
 
+def classic_wrappers(raw: SuiteEnv) -> AECEnv:
+    """PettingZoo's classic chain (illegal action −1 and game over, bounds, order) over ``raw``."""
+    wrapped = _TerminateIllegal(raw, illegal_reward=-1)
+    wrapped = _AssertOutOfBounds(wrapped)
+    return _OrderEnforcing(wrapped)
+
+
 def make_env_factories(spec: GameSpec, name: str, module: str):
     """Return ``(raw_env, env)`` for a game module: the class and the wrapped factory."""
     raw_env = type(
@@ -280,11 +292,7 @@ def make_env_factories(spec: GameSpec, name: str, module: str):
 
     def env(**options: Any) -> AECEnv:
         """The environment with PettingZoo's classic wrappers (illegal action: −1 and game over)."""
-        wrapped = raw_env(**options)
-        wrapped = _TerminateIllegal(wrapped, illegal_reward=-1)
-        wrapped = _AssertOutOfBounds(wrapped)
-        wrapped = _OrderEnforcing(wrapped)
-        return wrapped
+        return classic_wrappers(raw_env(**options))
 
     env.__module__ = module
     return raw_env, env
