@@ -43,6 +43,8 @@ def _cell_table() -> np.ndarray:
 
 
 _LUT = _cell_table()
+_THIRDS = np.arange(COPIES + 1, dtype=np.float32) / COPIES  # a count 0…3 as a fraction
+_ZERO_HANDS = bytes(2 * TYPES)
 
 
 class UzorObserver(Observer):
@@ -119,8 +121,9 @@ class UzorObserver(Observer):
             self._table = table.copy()
             self._version = game.table_version
         # Hands (mine, theirs) and the supply's multiset by elimination: what is on no table,
-        # in no hand, in no market. Three adjacent blocks of 25, written at once.
-        counts = [0] * (2 * TYPES) + [COPIES - x for x in game.on_table]
+        # in no hand, in no market. Three adjacent blocks of 25 counts 0…3, written at once.
+        counts = bytearray(_ZERO_HANDS)
+        counts += bytes([COPIES - x for x in game.on_table])
         for t in game.hands[player]:
             counts[t] += 1
             counts[2 * TYPES + t] -= 1
@@ -134,8 +137,7 @@ class UzorObserver(Observer):
             market += SLOT
             if t >= 0:
                 counts[2 * TYPES + t] -= 1
-        obs[self.MY_HAND:self.MY_HAND + 3 * TYPES] = counts
-        obs[self.MY_HAND:self.MY_HAND + 3 * TYPES] *= 1.0 / COPIES
+        np.take(_THIRDS, np.frombuffer(counts, np.uint8), out=obs[self.MY_HAND:self.MY_HAND + 3 * TYPES])
         supply = game.supply
         places = self.SUPPLY_PLACES
         size = min(len(supply), SUPPLY_MAX)

@@ -301,7 +301,15 @@ class UzorGame(Game):
         self.nb_open = 0
         self.nb_occupied = 0
         self.on_table = [0] * TYPES
+        # tiles outside the table (hands, market, supply) per motif and per colour
+        self.outside_motif = [COPIES * 5] * 5
+        self.outside_colour = [COPIES * 5] * 5
         self._changed()
+
+    def _count_outside(self) -> None:
+        """Recount the tiles outside the table per motif and colour from ``on_table``."""
+        self.outside_motif = [COPIES * 5 - sum(self.on_table[m * 5:m * 5 + 5]) for m in range(5)]
+        self.outside_colour = [COPIES * 5 - sum(self.on_table[c::5]) for c in range(5)]
 
     def _changed(self) -> None:
         self._acc = None
@@ -322,6 +330,8 @@ class UzorGame(Game):
         self.nb_open |= near
         self.nb_occupied |= near
         self.on_table[t] += 1
+        self.outside_motif[m] -= 1
+        self.outside_colour[c] -= 1
         self._changed()
 
     def _refresh_neighbourhoods(self) -> None:
@@ -415,15 +425,18 @@ class UzorGame(Game):
             self.phase = OVER
             return
         empty, free = self._room_now()
-        on_table = self.on_table
+        outside_motif, outside_colour = self.outside_motif, self.outside_colour
         if free:
-            if all(x == COPIES for x in on_table):  # every tile is on the table
+            # a cell among stones takes anything: the game goes on while any tile is outside
+            if not any(outside_motif):
                 self.phase = OVER
                 return
         else:
-            motif = [x & empty for x in self.nb_motif]
-            colour = [x & empty for x in self.nb_colour]
-            if not any(motif[t // 5] or colour[t % 5] for t in range(TYPES) if on_table[t] < COPIES):
+            # a cell next to an open tile of motif m (colour c) takes every tile of motif m
+            # (colour c): the game goes on while one of those is outside the table
+            nb_motif, nb_colour = self.nb_motif, self.nb_colour
+            if not any(outside_motif[i] and nb_motif[i] & empty or outside_colour[i] and nb_colour[i] & empty
+                       for i in range(5)):
                 self.phase = OVER
                 return
         hand = self.hands[player]
@@ -745,6 +758,8 @@ class UzorGame(Game):
         other.nb_motif = self.nb_motif[:]
         other.nb_colour = self.nb_colour[:]
         other.on_table = self.on_table[:]
+        other.outside_motif = self.outside_motif[:]
+        other.outside_colour = self.outside_colour[:]
         other.hands = [self.hands[0][:], self.hands[1][:]]
         other.market = self.market[:]
         other.supply = self.supply[:]
@@ -871,6 +886,7 @@ class UzorGame(Game):
                 game.open_bb |= bit
                 game.motif_bb[v // 5] |= bit
                 game.colour_bb[v % 5] |= bit
+        game._count_outside()
         game._refresh_neighbourhoods()
         game.hands = hands
         game.market = market

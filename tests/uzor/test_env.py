@@ -142,6 +142,13 @@ def _check_state(game: UzorGame) -> None:
         assert all(game.board[x] >= STONE for x in cells)
     assert recount == game.points, "scores equal the recount of the closed patterns"
     assert sum(1 for v in game.board if v >= STONE) == sum(len(c) for _, _, c in game.closed)
+    on_table = [0] * TYPES
+    for v in game.board:
+        if v != EMPTY:
+            on_table[v % STONE] += 1
+    assert game.on_table == on_table
+    assert game.outside_motif == [15 - sum(on_table[m * 5:m * 5 + 5]) for m in range(5)]
+    assert game.outside_colour == [15 - sum(on_table[c::5]) for c in range(5)]
 
 
 @pytest.mark.parametrize("size, games", [(21, 1500), (9, 500)])

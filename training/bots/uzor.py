@@ -79,6 +79,7 @@ def rebuild(options: dict[str, Any], seen: dict[str, Any], rng: random.Random) -
     for t in hands[0] + hands[1] + game.supply + [x for x in game.market if x >= 0]:
         outside[t] += 1
     game.on_table = [COPIES - x for x in outside]
+    game._count_outside()
     goal = seen["my_goal"]
     guess = next(k for k in range(15) if k != goal and k not in seen["crossed"]) if len(seen["crossed"]) < 14 else (goal + 1) % 15
     game.goals = [0, 0]
