@@ -80,6 +80,9 @@ class TrainConfig:
     """score against the pool (win = 1, draw = ½) that adds a frozen snapshot of the learner"""
     max_snapshots: int = 4
     """snapshots kept in the pool (oldest dropped first)"""
+    keep_best: bool = True
+    """ship the policy that scored best against the fixed opponents at an evaluation (including
+    the warm-started one before self-play), not necessarily the last one"""
     final_eval_games: int = 400
     """games against random and against heuristic at the end (seats alternated)"""
     out_dir: str = "runs"
@@ -266,6 +269,17 @@ def train(config: TrainConfig) -> dict[str, Any]:
         warm_start(model, config, game, options)
     snapshots: list[dict] = []
     history: list[dict] = []
+    best = {"score": -1.0, "layers": None, "steps": 0}
+
+    def consider(layers, fixed_score: float, steps: int) -> None:
+        if fixed_score > best["score"]:
+            best.update(score=fixed_score, layers=layers, steps=steps)
+
+    if config.keep_best:
+        start = PolicyAgent(actor_layers(model), config.activation)
+        fixed = [evaluate_against(game, start, spec, config.eval_games, config.seed, options) for spec in config.opponents]
+        print(f"[       0 steps] vs " + " ".join(f"{k} {v:.0%}" for k, v in zip(config.opponents, fixed)), flush=True)
+        consider(start.layers, float(np.mean(fixed)), 0)
 
     class PoolCallback(BaseCallback):
         def __init__(self):
@@ -294,6 +308,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
                 self.logger.record(f"eval/score_vs_{k}", v)
             self.logger.record("eval/pool_score", pool_score)
             history.append({"steps": int(self.num_timesteps), "seconds": elapsed, **results})
+            consider(learner.layers, float(np.mean([results[k] for k in config.opponents])), int(self.num_timesteps))
             if pool_score >= config.snapshot_threshold:
                 snapshots.append(learner.policy_payload())
                 del snapshots[: max(0, len(snapshots) - config.max_snapshots)]
@@ -308,7 +323,13 @@ def train(config: TrainConfig) -> dict[str, Any]:
     vec_env.close()
     model.save(run_dir / "sb3_model.zip")
 
-    layers = actor_layers(model)
+    layers, taken_at = actor_layers(model), int(model.num_timesteps)
+    if config.keep_best:
+        final_layers = PolicyAgent(layers, config.activation)
+        fixed = [evaluate_against(game, final_layers, spec, config.eval_games, config.seed, options) for spec in config.opponents]
+        consider(final_layers.layers, float(np.mean(fixed)), taken_at)
+        layers, taken_at = best["layers"], best["steps"]
+        print(f"kept the policy of step {taken_at} (score {best['score']:.0%} against {', '.join(config.opponents)})")
     observation_shape, action_n = env_spaces(game, options)
     checkpoint = run_dir / f"{game[:-3]}__maskppo__{config.seed}.zip"
     meta = {
@@ -320,6 +341,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
         "activation": config.activation,
         "algo": "MaskablePPO",
         "steps_trained": int(model.num_timesteps),
+        "policy_from_step": taken_at,
         "seed": config.seed,
         "code_version": code_version(),
         "command": command,

@@ -50,7 +50,7 @@ def test_numpy_agent_matches_the_torch_policy(tmp_path):
     """The checkpoint's numpy forward pass picks the same action as SB3's masked policy."""
     from sb3_contrib import MaskablePPO
 
-    summary = train(tiny_config("loom", tmp_path, net_arch=[64, 64], total_timesteps=512))
+    summary = train(tiny_config("loom", tmp_path, net_arch=[64, 64], total_timesteps=512, keep_best=False))
     model = MaskablePPO.load(Path(summary["checkpoint"]).parent / "sb3_model.zip", device="cpu")
     agent = load_agent(summary["checkpoint"], "loom")
     env = envs.load("loom").raw_env()
