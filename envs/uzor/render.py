@@ -17,13 +17,11 @@ import numpy as np
 from envs.core.notation import cell_name, column_name
 from envs.core.render import GRID, INK, PAPER, SEAT_COLOURS, canvas, font, to_array
 from envs.uzor.rules import (
-    COLOURS,
     DEAD_TAKE,
     DISCARD,
     EMPTY,
     FORK,
     IDLE_LIMIT,
-    MOTIFS,
     OVER,
     PASS,
     PLACE,
@@ -212,4 +210,4 @@ def rgb(game: UzorGame, cell_px: int | None = None) -> np.ndarray:
     return to_array(image)
 
 
-__all__ = ["ansi", "rgb", "code", "status", "MOTIFS", "COLOURS"]
+__all__ = ["ansi", "rgb", "code", "status"]

@@ -30,7 +30,6 @@ from envs.core.options import check_int
 from envs.uzor.patterns import (
     ANY,
     DIFF_COLOURS,
-    DIFF_MOTIFS,
     HOLLOW,
     IDENTICAL,
     MAP_SIZE,

@@ -25,7 +25,6 @@ from envs.uzor.rules import (
     DISCARD,
     EMPTY,
     FORK,
-    PASS,
     PHASES,
     PLACE,
     STONE,
