@@ -159,14 +159,19 @@ def make_env_fn(config: TrainConfig, rank: int, pool: list):
 
 
 def imitation_data(config: TrainConfig, game: str, options: dict[str, Any]):
-    """Observations, masks, the teacher's actions and the final reward of the teacher's seat."""
+    """Observations, masks, the teacher's choices and the final reward of the teacher's seat.
+
+    The teacher's choice at a position is the set of moves it rates best: a bot with a
+    ``best_actions(observation)`` method (the exact solver: every optimal move) gives the
+    whole set, any other bot the one move it plays.
+    """
     import envs
     from training import load_agent
 
     teacher = load_agent(config.warm_start, game, seed=config.seed, **options)
     sparring = [teacher] + [load_agent(spec, game, seed=config.seed + i + 1, **options) for i, spec in enumerate(config.opponents)]
     module = envs.load(game)
-    observations, masks, actions, seats, outcomes = [], [], [], [], []
+    observations, masks, choices, seats, outcomes = [], [], [], [], []
     for index in range(config.warm_start_games):
         env = module.raw_env(**options)
         env.reset(seed=config.seed * 7919 + index)
@@ -174,7 +179,7 @@ def imitation_data(config: TrainConfig, game: str, options: dict[str, Any]):
         teacher_seat = index % n
         rival = sparring[index % len(sparring)]
         players = [teacher if seat == teacher_seat or rival is teacher else rival for seat in range(n)]
-        first = len(actions)
+        first = len(choices)
         while not env.game.is_terminal():
             seat = env.game.current_player()
             observation = env.observe(env.possible_agents[seat])
@@ -182,41 +187,47 @@ def imitation_data(config: TrainConfig, game: str, options: dict[str, Any]):
             if players[seat] is teacher:
                 observations.append(observation["observation"])
                 masks.append(observation["action_mask"].astype(bool))
-                actions.append(action)
+                best = getattr(teacher, "best_actions", None)
+                choices.append(np.asarray(best(observation) if best else [action]))
                 seats.append(seat)
             env.step(action)
         returns = env.game.returns()
         outcomes.extend(float(returns[seat]) for seat in seats[first:])
-    return np.array(observations), np.array(masks), np.array(actions), np.array(outcomes, np.float32)
+    return np.array(observations), np.array(masks), choices, np.array(outcomes, np.float32)
 
 
 def warm_start(model, config: TrainConfig, game: str, options: dict[str, Any]) -> None:
-    """Behaviour cloning: fit the policy to the teacher's moves and the value to the outcomes."""
+    """Behaviour cloning: put the policy's probability on the teacher's best moves (spread
+    evenly over them) and fit the value to the outcomes."""
     import torch
 
-    observations, masks, actions, outcomes = imitation_data(config, game, options)
+    observations, masks, choices, outcomes = imitation_data(config, game, options)
     policy = model.policy
     generator = torch.Generator().manual_seed(config.seed)
-    count = len(actions)
+    count, n_actions = len(choices), masks.shape[1]
     print(f"warm start: imitating {config.warm_start} on {count} positions from {config.warm_start_games} games", flush=True)
     for group in policy.optimizer.param_groups:
         group["lr"] = config.warm_start_lr  # PPO resets it from its schedule at the first update
     for epoch in range(config.warm_start_epochs):
-        order = torch.randperm(count, generator=generator)
+        order = torch.randperm(count, generator=generator).numpy()
         total, agree = 0.0, 0
         for start in range(0, count, config.batch_size):
-            batch = order[start:start + config.batch_size].numpy()
+            batch = order[start:start + config.batch_size]
+            target = np.zeros((len(batch), n_actions), np.float32)
+            for row, index in enumerate(batch):
+                target[row, choices[index]] = 1.0 / len(choices[index])
             obs = torch.as_tensor(observations[batch])
-            values, log_prob, _ = policy.evaluate_actions(obs, torch.as_tensor(actions[batch]), action_masks=masks[batch])
-            loss = -log_prob.mean() + 0.5 * ((values.flatten() - torch.as_tensor(outcomes[batch])) ** 2).mean()
+            logits = policy.get_distribution(obs, action_masks=masks[batch]).distribution.logits
+            values = policy.predict_values(obs).flatten()
+            policy_loss = -(torch.as_tensor(target) * torch.log_softmax(logits, dim=1)).sum(1).mean()
+            loss = policy_loss + 0.5 * ((values - torch.as_tensor(outcomes[batch])) ** 2).mean()
             policy.optimizer.zero_grad()
             loss.backward()
             policy.optimizer.step()
             total += loss.item() * len(batch)
-            with torch.no_grad():
-                chosen = policy.get_distribution(obs, action_masks=masks[batch]).distribution.probs.argmax(1)
-            agree += int((chosen.numpy() == actions[batch]).sum())
-        print(f"    epoch {epoch + 1}: loss {total / count:.3f}, agrees with the teacher on {agree / count:.0%}", flush=True)
+            chosen = logits.argmax(1).numpy()
+            agree += sum(int(chosen[row] in choices[index]) for row, index in enumerate(batch))
+        print(f"    epoch {epoch + 1}: loss {total / count:.3f}, plays one of the teacher's best moves {agree / count:.0%}", flush=True)
 
 
 def train(config: TrainConfig) -> dict[str, Any]:

@@ -66,11 +66,15 @@ class SolverLinecatchBot(_LinecatchBot):
         super().__init__(game, seed, **options)
         self.solver = LinecatchSolver(self.geo.rows, self.geo.cols, self.geo.pro)
 
-    def act(self, observation) -> int:
+    def best_actions(self, observation) -> list[int]:
+        """Every optimal square (what imitation learning spreads its target over)."""
         legal = legal_from_mask(observation)
         values = self.solver.action_values(self.black_mask(observation))
         best = max(values[c] for c in legal)
-        return self.rng.choice([c for c in legal if values[c] == best])
+        return [c for c in legal if values[c] == best]
+
+    def act(self, observation) -> int:
+        return self.rng.choice(self.best_actions(observation))
 
 
 BOTS = {"heuristic": HeuristicLinecatchBot, "solver": SolverLinecatchBot}
