@@ -118,6 +118,47 @@ def evaluate_against(game: str, agent, opponent, games: int, seed: int, options:
     }
 
 
+def solver_point_loss(agent_spec: str, games: int, seed: int, options: dict) -> dict:
+    """Linecatch (≤ 16 squares): points the agent gives away against the exact solver.
+
+    At every move of the agent the solver's value of the best square minus the value of the
+    square the agent chose is added up (0 for perfect play); the agent plays the solver with
+    seats alternated.
+    """
+    from envs.linecatch.solver import LinecatchSolver
+
+    game = "linecatch_v0"
+    resolved = envs.load(game).SPEC.game_cls.resolve_options(dict(options))
+    solver = LinecatchSolver(resolved["rows"], resolved["cols"], resolved["pro"])
+    agent = load_agent(agent_spec, game, seed=seed, **options)
+    opponent = load_agent("solver", game, seed=seed + 1, **options)
+    losses, moves, margins = [], 0, []
+    for index in range(games):
+        env = envs.load(game).raw_env(**options)
+        env.reset(seed=seed + index)
+        mine, lost = index % 2, 0
+        while not env.game.is_terminal():
+            seat = env.game.current_player()
+            observation = env.observe(env.possible_agents[seat])
+            if seat == mine:
+                mask = sum(1 << c for c, b in enumerate(env.game.black) if b)
+                values = solver.action_values(mask)
+                action = agent.act(observation)
+                lost += max(values.values()) - values[action]
+                moves += 1
+            else:
+                action = opponent.act(observation)
+            env.step(action)
+        losses.append(lost)
+        scores = env.game.scores()
+        margins.append(scores[mine] - scores[1 - mine])
+    return {
+        "games": games, "mean_point_loss_per_game": sum(losses) / games,
+        "mean_point_loss_per_move": sum(losses) / max(1, moves),
+        "perfect_games": sum(1 for x in losses if x == 0), "mean_margin_vs_solver": sum(margins) / games,
+    }
+
+
 def round_robin(game: str, agents: list[str], games: int, seed: int, options: dict) -> list[PairResult]:
     return [
         play_pair(game, first, second, games, seed + 1000 * i, options)
@@ -214,6 +255,8 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     parser.add_argument("--options", default="{}", help="env options as JSON")
     parser.add_argument("--markdown", help="also write the table to this file")
     parser.add_argument("--png", help="also draw the chart to this PNG file")
+    parser.add_argument("--solver-loss", action="store_true",
+                        help="Linecatch ≤ 16 squares: also report each agent's point loss against the exact solver")
     args = parser.parse_args(argv)
     if len(args.agents) < 2:
         parser.error("--agents needs at least two agents")
@@ -229,6 +272,11 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
         Path(args.markdown).write_text(table + "\n")
     if args.png:
         print(f"chart: {draw_chart(game, results, args.png)}")
+    if args.solver_loss:
+        for spec in args.agents:
+            if spec != "solver":
+                loss = solver_point_loss(spec, args.games, args.seed, options)
+                print(f"{short(spec)} against the exact solver: {json.dumps(loss)}")
     return results
 
 
