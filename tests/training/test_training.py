@@ -113,3 +113,27 @@ def test_shipped_checkpoint_loads_and_plays_complete_games(path):
         returns, _ = play_game(game, seats, index, options)  # an illegal action would raise
         assert set(returns) <= {-1, 0, 1}
     assert path.stat().st_size < 5 * 1024 * 1024
+
+
+def test_main_job_smoke_run_trains_and_prints_the_table(tmp_path, capsys):
+    from training.main import main
+
+    main([
+        "--total-timesteps", "256", "--warm-start-games", "20", "--warm-start-epochs", "1",
+        "--n-steps", "128", "--batch-size", "64", "--eval-every", "128", "--eval-games", "2",
+        "--final-eval-games", "4", "--net-arch", "32", "--out-dir", str(tmp_path),
+        "--no-progress-bar", "--games", "4",
+    ])
+    out = capsys.readouterr().out
+    assert "plays one of the teacher's best moves" in out
+    assert "| solver |" in out and "| heuristic | random | 4 |" in out
+    assert "| agent | Elo |" in out
+
+
+def test_main_job_tournament_covers_every_game(capsys):
+    from training.main import main
+
+    main(["--tournament", "--games", "2"])
+    out = capsys.readouterr().out
+    for game in envs.GAMES:
+        assert f"**{game}**" in out
