@@ -207,12 +207,12 @@ def markdown_table(game: str, options: dict, results: list[PairResult]) -> str:
         pf = sum(r.points_for) / max(1, r.games)
         pa = sum(r.points_against) / max(1, r.games)
         rows.append(
-            f"| {r.first} | {r.second} | {r.games} | {r.wins} | {r.draws} | {r.losses} | "
+            f"| {short(r.first)} | {short(r.second)} | {r.games} | {r.wins} | {r.draws} | {r.losses} | "
             f"{r.score:.1%} | {low:.1%}–{high:.1%} | {pf:.1f} : {pa:.1f} |"
         )
     ratings = elo_ratings(results)
     rows += ["", "| agent | Elo |", "|---|---:|"]
-    rows += [f"| {name} | {value:.0f} |" for name, value in sorted(ratings.items(), key=lambda kv: -kv[1])]
+    rows += [f"| {short(name)} | {value:.0f} |" for name, value in sorted(ratings.items(), key=lambda kv: -kv[1])]
     return head + "\n".join(rows)
 
 
@@ -223,11 +223,11 @@ def draw_chart(game: str, results: list[PairResult], path: str | Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = [f"{short(r.first)}\nvs {short(r.second)}" for r in results]
+    labels = [f"{short(r.first).replace('__', chr(10))}\nvs {short(r.second)}" for r in results]
     scores = [r.score for r in results]
     errors = [[r.score - wilson_interval(r.score, r.games)[0] for r in results],
               [wilson_interval(r.score, r.games)[1] - r.score for r in results]]
-    fig, ax = plt.subplots(figsize=(max(4, 1.6 * len(results)), 3.6))
+    fig, ax = plt.subplots(figsize=(max(4, 2.2 * len(results)), 3.8))
     ax.bar(range(len(results)), scores, yerr=errors, capsize=4, color="#4C72B0")
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_xticks(range(len(results)), labels, fontsize=8)

@@ -2,49 +2,34 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from envs.core.observer import Observer, as_vector
-from envs.loom.rules import CELLS, LINES, MAX_BOUNTY, NEIGHBOURS, ROUNDS, SIDE, LoomGame
+from envs.loom.rules import CELLS, LINE_CODES, MAX_BOUNTY, ROUNDS, SIDE, LoomGame
 
 DYE_SLOTS = 7  # empty + dyes 1…6
 
-# Vectorised cloth arithmetic for the rings (the same rules as ``rules.cloth_gain`` and
-# ``rules.allowed_cells``, which the tests compare them with).
-_LINE_CELLS = np.array(LINES)                                   # 8 lines × 4 cells
-_ROW_LINE = np.array([c // SIDE for c in range(CELLS)])
-_COL_LINE = np.array([SIDE + c % SIDE for c in range(CELLS)])
-_DYES = np.arange(DYE_SLOTS)
-_NEIGHBOUR_CELLS = np.array([list(n) + [CELLS] * (4 - len(n)) for n in NEIGHBOURS])  # padded
+# The rings by table look-up. The engine keeps each line's contents as one base-7 number
+# (``game.codes``); ``line_gain_table(bounty)[code, dye]`` is what that dye adds to that line,
+# so pricing every cell of both cloths for both threads is a handful of array operations.
+# (``rules.cloth_gain`` is the same arithmetic cell by cell; the tests compare the two.)
+_CELL_LINES = [(c, c // SIDE, SIDE + c % SIDE) for c in range(CELLS)]  # cell, row line, column line
 
 
-def ring_gains(cloths: np.ndarray, bounty: int) -> np.ndarray:
-    """``gains[k, cell, dye]``: what weaving ``dye`` into ``cell`` of cloth ``k`` would gain.
-
-    ``cloths`` is ``(k, 16)``; filled cells gain 0. All cloths and dyes in one pass.
-    """
-    count = cloths.shape[0]
-    values = cloths[:, _LINE_CELLS]                              # k × 8 lines × 4
-    presence = np.zeros((count, len(LINES), DYE_SLOTS), bool)
-    presence[np.arange(count)[:, None, None], np.arange(len(LINES))[None, :, None], values] = True
-    empties = (values == 0).sum(2)
-    distinct = presence[:, :, 1:].sum(2)
-    fresh = ~presence                                            # k × 8 × 7 (dye 0 unused)
-    finishing = ((empties == 1) & (distinct == SIDE - 1))[:, :, None]
-    line_gain = fresh * _DYES + bounty * (finishing & fresh)
-    gains = line_gain[:, _ROW_LINE] + line_gain[:, _COL_LINE]   # k × 16 × 7
-    gains[cloths != 0] = 0
-    return gains
-
-
-def touching_allowed(cloth: np.ndarray, dye: int) -> np.ndarray:
-    """The touching law as a boolean per cell."""
-    empty = cloth == 0
-    padded = np.append(cloth, -1)
-    clean = empty & ~(padded[_NEIGHBOUR_CELLS] == dye).any(1)
-    return clean if clean.any() else empty
+@lru_cache(maxsize=16)
+def line_gain_table(bounty: int) -> np.ndarray:
+    table = np.zeros((LINE_CODES, DYE_SLOTS), np.float32)
+    for code in range(LINE_CODES):
+        dyes = [code // 7 ** k % 7 for k in range(SIDE)]
+        present = {d for d in dyes if d}
+        finishing = dyes.count(0) == 1 and len(present) == SIDE - 1
+        for dye in range(1, DYE_SLOTS):
+            if dye not in present:
+                table[code, dye] = dye + (bounty if finishing else 0)
+    return table
 
 
 class LoomObserver(Observer):
@@ -74,13 +59,14 @@ class LoomObserver(Observer):
         self.size = 354
         self.scale = float(144 + 8 * options["bounty"])
         self.gain_scale = float(12 + 2 * options["bounty"])
-        self._rows = np.arange(CELLS) * DYE_SLOTS
+        # Where each cell's one-hot block starts: my 16 cells, then the opponent's.
+        self._one_hot = np.concatenate([self.MINE + np.arange(CELLS) * DYE_SLOTS, self.THEIRS + np.arange(CELLS) * DYE_SLOTS])
+        # Per dye, the gain of every line code as a plain list: list look-ups beat numpy here.
+        self._gain_lists = (line_gain_table(options["bounty"]) / self.gain_scale).T.tolist()
 
     def observe(self, game: LoomGame, player: int) -> np.ndarray:
         obs = np.zeros(self.size, np.float32)
-        rows = self._rows
-        obs[self.MINE + rows + np.asarray(game.cloths[player])] = 1.0  # one-hot per cell
-        obs[self.THEIRS + rows + np.asarray(game.cloths[1 - player])] = 1.0
+        obs[self._one_hot + np.array(game.cloths[player] + game.cloths[1 - player])] = 1.0
         if game.round < ROUNDS:
             low, high = game.throws[game.round]
             obs[self.THROW + low - 1] = 1.0
@@ -90,13 +76,19 @@ class LoomObserver(Observer):
             else:
                 obs[self.AVAILABLE + 1 - game.taken] = 1.0
             obs[self.ROUND + game.round] = 1.0
-            both = np.array((game.cloths[player], game.cloths[1 - player]))
-            gains = ring_gains(both, game.bounty)[:, :, (low, high)] / self.gain_scale  # 2 × 16 × 2
-            obs[self.MY_RINGS:self.MY_RINGS + 32] = gains[0].T.ravel()
-            obs[self.THEIR_RINGS:self.THEIR_RINGS + 32] = gains[1].T.ravel()
-            for t, dye in enumerate((low, high)):
-                at = self.THEIR_ROOM + 16 * t
-                obs[at:at + 16] = touching_allowed(both[1], dye)
+            other = 1 - player
+            values: list[float] = []
+            for cloth, codes in ((game.cloths[player], game.codes[player]), (game.cloths[other], game.codes[other])):
+                for dye in (low, high):
+                    per_code = self._gain_lists[dye]
+                    line = [per_code[code] for code in codes]
+                    values.extend([0.0 if cloth[c] else line[r] + line[k] for c, r, k in _CELL_LINES])
+            theirs, near = game.cloths[other], game.near[other]
+            for dye in (low, high):
+                bit = 1 << dye
+                clean = [0.0 if theirs[c] or near[c] & bit else 1.0 for c in range(CELLS)]
+                values.extend(clean if 1.0 in clean else [0.0 if theirs[c] else 1.0 for c in range(CELLS)])
+            obs[self.MY_RINGS:self.MY_RINGS + 96] = values
         obs[self.DRAFTER] = float(game.round % 2 == player)
         obs[self.MY_SCORE] = game.points[player] / self.scale
         obs[self.THEIR_SCORE] = game.points[1 - player] / self.scale

@@ -43,6 +43,12 @@ COL_OF = [tuple(r * SIDE + c for r in range(SIDE)) for _ in range(SIDE) for c in
 LINES = [tuple(r * SIDE + c for c in range(SIDE)) for r in range(SIDE)] + [
     tuple(r * SIDE + c for r in range(SIDE)) for c in range(SIDE)
 ]
+# Each line's contents as one base-7 number (digit = dye, 0 empty), kept by the engine so
+# observers can price a line with one table look-up: cell → (row line, weight, column line, weight).
+LINE_WEIGHTS = [
+    (cell // SIDE, 7 ** (cell % SIDE), SIDE + cell % SIDE, 7 ** (cell // SIDE)) for cell in range(CELLS)
+]
+LINE_CODES = 7 ** SIDE
 
 
 def line_score(dyes, bounty: int) -> int:
@@ -129,6 +135,8 @@ class LoomGame(Game):
                 raise ValueError("LoomGame needs an rng (random.Random) when throws are not scripted")
             self.throws = [tuple(sorted((rng.randint(1, 6), rng.randint(1, 6)))) for _ in range(ROUNDS)]
         self.cloths = [[EMPTY] * CELLS, [EMPTY] * CELLS]
+        self.codes = [[0] * len(LINES), [0] * len(LINES)]  # per line: its dyes as base-7 digits
+        self.near = [[0] * CELLS, [0] * CELLS]  # per cell: bit d set when a neighbour has dye d
         self.points = [0, 0]
         self.round = 0
         self.taken = -1
@@ -152,12 +160,15 @@ class LoomGame(Game):
     def legal_actions(self) -> list[int]:
         if self.round >= ROUNDS:
             return []
-        cloth = self.cloths[self.current_player()]
+        player = self.current_player()
+        cloth, near = self.cloths[player], self.near[player]
         throw = self.throws[self.round]
+        empty = [c for c in range(CELLS) if not cloth[c]]
         actions = []
         for t in self._threads_for_actor():
-            base = t * CELLS
-            actions.extend(base + c for c in allowed_cells(cloth, throw[t]))
+            bit, base = 1 << throw[t], t * CELLS
+            clean = [base + c for c in empty if not near[c] & bit]
+            actions.extend(clean or [base + c for c in empty])
         return actions
 
     def _legal(self, action: int) -> bool:
@@ -166,14 +177,15 @@ class LoomGame(Game):
         t, cell = divmod(action, CELLS)
         if t not in self._threads_for_actor():
             return False
-        cloth = self.cloths[self.current_player()]
+        player = self.current_player()
+        cloth, near = self.cloths[player], self.near[player]
         if cloth[cell] != EMPTY:
             return False
-        dye = self.throws[self.round][t]
-        if not touches(cloth, cell, dye):
+        bit = 1 << self.throws[self.round][t]
+        if not near[cell] & bit:
             return True
         # A touching cell is legal only when the cloth has no clean empty cell for the dye.
-        return not any(cloth[c] == EMPTY and not touches(cloth, c, dye) for c in range(CELLS))
+        return not any(not cloth[c] and not near[c] & bit for c in range(CELLS))
 
     def why_illegal(self, action: Any) -> str | None:
         try:
@@ -211,14 +223,23 @@ class LoomGame(Game):
         t, cell = divmod(action, CELLS)
         player = self.current_player()
         dye = self.throws[self.round][t]
-        cloth = self.cloths[player]
-        self.points[player] += cloth_gain(cloth, cell, dye, self.bounty)
-        cloth[cell] = dye
+        self.points[player] += cloth_gain(self.cloths[player], cell, dye, self.bounty)
+        self._weave(player, cell, dye)
         if self.taken < 0:
             self.taken = t
         else:
             self.taken = -1
             self.round += 1
+
+    def _weave(self, player: int, cell: int, dye: int) -> None:
+        self.cloths[player][cell] = dye
+        row, row_weight, col, col_weight = LINE_WEIGHTS[cell]
+        codes = self.codes[player]
+        codes[row] += dye * row_weight
+        codes[col] += dye * col_weight
+        near, bit = self.near[player], 1 << dye
+        for n in NEIGHBOURS[cell]:
+            near[n] |= bit
 
     def scores(self) -> list[int]:
         return list(self.points)
@@ -266,6 +287,8 @@ class LoomGame(Game):
         other.bounty = self.bounty
         other.throws = self.throws  # never mutated after creation: safe to share
         other.cloths = [self.cloths[0][:], self.cloths[1][:]]
+        other.codes = [self.codes[0][:], self.codes[1][:]]
+        other.near = [self.near[0][:], self.near[1][:]]
         other.points = self.points[:]
         other.round = self.round
         other.taken = self.taken
@@ -312,7 +335,13 @@ class LoomGame(Game):
         game.options = options
         game.bounty = options["bounty"]
         game.throws = throws
-        game.cloths = cloths
+        game.cloths = [[EMPTY] * CELLS, [EMPTY] * CELLS]
+        game.codes = [[0] * len(LINES), [0] * len(LINES)]
+        game.near = [[0] * CELLS, [0] * CELLS]
+        for player in (0, 1):
+            for cell, dye in enumerate(cloths[player]):
+                if dye:
+                    game._weave(player, cell, dye)
         game.round = rnd
         game.taken = taken
         recount = [cloth_score(c, game.bounty) for c in cloths]
