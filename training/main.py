@@ -27,7 +27,7 @@ from training.train import parse_config, train
 
 DEFAULT_RUN = [
     "--game", "linecatch", "--options", '{"rows": 4, "cols": 4}',
-    "--warm-start", "solver", "--warm-start-games", "3000", "--warm-start-epochs", "30",
+    "--warm-start", "solver", "--warm-start-games", "8000", "--warm-start-epochs", "50",
     "--total-timesteps", "50000", "--learning-rate", "0.00002", "--net-arch", "256", "256",
     "--n-steps", "2048", "--batch-size", "512", "--n-epochs", "4",
     "--eval-every", "25000", "--eval-games", "100", "--final-eval-games", "400",
