@@ -261,7 +261,18 @@ def _with_direct_reads(wrapper_cls: type, guard_reset: bool = False) -> type:
 
 
 _TerminateIllegal = _with_direct_reads(IllegalActionWrapper)
-_AssertOutOfBounds = _with_direct_reads(wrappers.AssertOutOfBoundsWrapper)
+
+
+class _AssertOutOfBounds(_with_direct_reads(wrappers.AssertOutOfBoundsWrapper)):
+    """Same assertion; a plain in-range int skips gymnasium's ``Discrete.contains`` checks."""
+
+    def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < self._raw._num_actions:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
 _OrderEnforcing = _with_direct_reads(wrappers.OrderEnforcingWrapper, guard_reset=True)
 
 

@@ -2,34 +2,20 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from envs.core.observer import Observer, as_vector
-from envs.loom.rules import CELLS, LINE_CODES, MAX_BOUNTY, ROUNDS, SIDE, LoomGame
+from envs.loom.rules import CELLS, MAX_BOUNTY, ROUNDS, SIDE, LoomGame, line_gain_table
 
 DYE_SLOTS = 7  # empty + dyes 1…6
 
 # The rings by table look-up. The engine keeps each line's contents as one base-7 number
-# (``game.codes``); ``line_gain_table(bounty)[code, dye]`` is what that dye adds to that line,
-# so pricing every cell of both cloths for both threads is a handful of array operations.
-# (``rules.cloth_gain`` is the same arithmetic cell by cell; the tests compare the two.)
+# (``game.codes``); ``rules.line_gain_table(bounty)[code][dye]`` is what that dye adds to that
+# line, so a cell's ring is two look-ups. (``rules.cloth_gain`` is the same arithmetic cell by
+# cell; the tests compare the two.)
 _CELL_LINES = [(c, c // SIDE, SIDE + c % SIDE) for c in range(CELLS)]  # cell, row line, column line
-
-
-@lru_cache(maxsize=16)
-def line_gain_table(bounty: int) -> np.ndarray:
-    table = np.zeros((LINE_CODES, DYE_SLOTS), np.float32)
-    for code in range(LINE_CODES):
-        dyes = [code // 7 ** k % 7 for k in range(SIDE)]
-        present = {d for d in dyes if d}
-        finishing = dyes.count(0) == 1 and len(present) == SIDE - 1
-        for dye in range(1, DYE_SLOTS):
-            if dye not in present:
-                table[code, dye] = dye + (bounty if finishing else 0)
-    return table
 
 
 class LoomObserver(Observer):
@@ -62,7 +48,8 @@ class LoomObserver(Observer):
         # Where each cell's one-hot block starts: my 16 cells, then the opponent's.
         self._one_hot = np.concatenate([self.MINE + np.arange(CELLS) * DYE_SLOTS, self.THEIRS + np.arange(CELLS) * DYE_SLOTS])
         # Per dye, the gain of every line code as a plain list: list look-ups beat numpy here.
-        self._gain_lists = (line_gain_table(options["bounty"]) / self.gain_scale).T.tolist()
+        table = line_gain_table(options["bounty"])
+        self._gain_lists = [[row[dye] / self.gain_scale for row in table] for dye in range(DYE_SLOTS)]
 
     def observe(self, game: LoomGame, player: int) -> np.ndarray:
         obs = np.zeros(self.size, np.float32)

@@ -7,6 +7,7 @@ bots and front ends price weaves with exactly the engine's rules.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from envs.core.game import (
@@ -49,6 +50,22 @@ LINE_WEIGHTS = [
     (cell // SIDE, 7 ** (cell % SIDE), SIDE + cell % SIDE, 7 ** (cell // SIDE)) for cell in range(CELLS)
 ]
 LINE_CODES = 7 ** SIDE
+
+
+@lru_cache(maxsize=16)
+def line_gain_table(bounty: int) -> tuple[tuple[int, ...], ...]:
+    """``table[code][dye]``: what weaving ``dye`` adds to a line whose contents are ``code``
+    (its dyes as base-7 digits, see ``LINE_WEIGHTS``): the dye if new to the line, plus the
+    bounty when it fills the line's last cell with a fourth different dye."""
+    table = []
+    for code in range(LINE_CODES):
+        dyes = [code // 7 ** k % 7 for k in range(SIDE)]
+        present = {d for d in dyes if d}
+        finishing = dyes.count(EMPTY) == 1 and len(present) == SIDE - 1
+        table.append(tuple(
+            0 if dye == EMPTY or dye in present else dye + (bounty if finishing else 0) for dye in range(7)
+        ))
+    return tuple(table)
 
 
 def line_score(dyes, bounty: int) -> int:
@@ -128,6 +145,7 @@ class LoomGame(Game):
     def __init__(self, options: dict[str, Any], rng=None):
         self.options = options
         self.bounty = options["bounty"]
+        self.gains = line_gain_table(self.bounty)
         if options["throws"] is not None:
             self.throws = list(options["throws"])
         else:
@@ -223,7 +241,9 @@ class LoomGame(Game):
         t, cell = divmod(action, CELLS)
         player = self.current_player()
         dye = self.throws[self.round][t]
-        self.points[player] += cloth_gain(self.cloths[player], cell, dye, self.bounty)
+        row, _, col, _ = LINE_WEIGHTS[cell]
+        codes, gains = self.codes[player], self.gains
+        self.points[player] += gains[codes[row]][dye] + gains[codes[col]][dye]
         self._weave(player, cell, dye)
         if self.taken < 0:
             self.taken = t
@@ -285,6 +305,7 @@ class LoomGame(Game):
         other = object.__new__(LoomGame)
         other.options = self.options
         other.bounty = self.bounty
+        other.gains = self.gains
         other.throws = self.throws  # never mutated after creation: safe to share
         other.cloths = [self.cloths[0][:], self.cloths[1][:]]
         other.codes = [self.codes[0][:], self.codes[1][:]]
@@ -334,6 +355,7 @@ class LoomGame(Game):
         game = cls(options, rng=None) if options["throws"] is not None else object.__new__(cls)
         game.options = options
         game.bounty = options["bounty"]
+        game.gains = line_gain_table(game.bounty)
         game.throws = throws
         game.cloths = [[EMPTY] * CELLS, [EMPTY] * CELLS]
         game.codes = [[0] * len(LINES), [0] * len(LINES)]

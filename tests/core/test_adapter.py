@@ -204,3 +204,16 @@ def test_notation_round_trips_every_legal_action(game):
             text = env.action_to_string(action)
             assert env.string_to_action(text) == action, (action, text)
         env.step(rng.choice(env.game.legal_actions()))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_wrapped_env_asserts_actions_outside_the_space(game):
+    env = envs.load(game).env()
+    env.reset(seed=0)
+    n = env.action_space(env.agent_selection).n
+    for bad in (n, -1, n + 5):
+        with pytest.raises(AssertionError, match="not in action space"):
+            env.step(bad)
+    legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+    env.step(np.int64(legal))  # numpy integers are accepted like ints
+    assert not any(env.terminations.values()) or env.unwrapped.game.is_terminal()
