@@ -30,6 +30,19 @@ class Observer:
         raise NotImplementedError
 
 
+class Layout:
+    """Hands out consecutive blocks of an observation vector: ``start = layout.take(width)``;
+    ``layout.size`` is the length so far."""
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def take(self, width: int) -> int:
+        start = self.size
+        self.size += width
+        return start
+
+
 def as_vector(observation) -> np.ndarray:
     """Accept the env's dict or the bare vector."""
     if isinstance(observation, dict):

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.observer import Observer, as_vector
+from envs.core.observer import Layout, Observer, as_vector
 from envs.fill.rules import (
     CHOOSE, FILL, FILL2, KIND_NAMES, LINES, OVER, PHASE_NAMES, REGULAR_TRAPS, RECHARGE, SEED, STAY,
     SWAP, TIME_LIMIT, TOKEN, TOKEN_LIFE, TRAP_PHASE, FillGame, bits,
@@ -55,13 +55,8 @@ class FillObserver(Observer):
         self.slots = token_slots(options)
         self.life = TOKEN_LIFE[size]
         self.limit = TIME_LIMIT[size]
-        offset = 0
-
-        def take(width: int) -> int:
-            nonlocal offset
-            start = offset
-            offset += width
-            return start
+        layout = Layout()
+        take = layout.take
 
         self.FILLED, self.ROCK, self.EMPTY = take(n), take(n), take(n)
         self.GEM = take(3 * n)
@@ -77,7 +72,7 @@ class FillObserver(Observer):
         self.RESULT = take(2)
         self.CLOCKS = take(4)
         self.RULES = take(7)
-        self.size = offset
+        self.size = layout.size
         self._rules = np.zeros(7, np.float32)
         self._rules[LINES.index(options["lines"])] = 1.0
         for i, name in enumerate(("traps", "rocks", "gems", "time_limit")):

@@ -22,6 +22,7 @@ import time
 from functools import lru_cache
 from typing import Any
 
+from envs.core.bits import set_bits as bits
 from envs.core.game import (
     TERMINAL,
     Game,
@@ -63,14 +64,6 @@ AGENTS = ("player_0", "player_1")
 DIRECTION_WORDS = {(0, 1): "across", (1, 0): "down", (1, 1): "diagonally", (1, -1): "diagonally"}
 
 
-def bits(mask: int) -> list[int]:
-    """The set bit positions of ``mask``, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class Geometry:

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.observer import Observer, as_vector
+from envs.core.observer import Layout, Observer, as_vector
 from envs.uzor.patterns import MAP_SIZE, STANDARD_MAP
 from envs.uzor.rules import (
     COPIES,
@@ -78,13 +78,8 @@ class UzorObserver(Observer):
         patterns = options["patterns"] or STANDARD_MAP
         points = [p["points"] for p in patterns]
         self.scale = float(max(1, sum(points) + max(points)))
-        offset = 0
-
-        def block(length: int) -> int:
-            nonlocal offset
-            start = offset
-            offset += length
-            return start
+        layout = Layout()
+        block = layout.take
 
         self.TABLE = block(n * CELL_FEATURES)
         self.MY_HAND = block(TYPES)
@@ -104,7 +99,7 @@ class UzorObserver(Observer):
         self.SUPPLY_SIZE = block(1)
         self.SCORES = block(2)
         self.IDLE = block(1)
-        self.size = offset
+        self.size = layout.size
         self._table_end = self.TABLE + n * CELL_FEATURES
         self._version = -1
         self._table = None

@@ -16,6 +16,7 @@ import itertools
 import re
 from typing import Any
 
+from envs.core.bits import set_bits as bits_of
 from envs.core.game import (
     TERMINAL,
     Game,
@@ -163,14 +164,6 @@ def geometry(size: int, patterns) -> Geometry:
     return found
 
 
-def bits_of(x: int) -> list[int]:
-    """The set bits of ``x`` in ascending order."""
-    out = []
-    while x:
-        low = x & -x
-        out.append(low.bit_length() - 1)
-        x ^= low
-    return out
 
 
 class UzorGame(Game):
