@@ -29,3 +29,28 @@ def check_choice(options: dict[str, Any], name: str, allowed: Iterable[Any]) -> 
         shown = ", ".join(repr(a) for a in allowed)
         raise OptionError(f"option {name!r} must be one of {shown}, not {value!r}")
     return value
+
+
+def check_int_pairs(
+    options: dict[str, Any], name: str, count: int, low: int, high: int, *, plural: str, entry: str, rule: str
+) -> list[tuple[int, int]] | None:
+    """``None``, or exactly ``count`` pairs of integers ``low…high`` (scripted chance: dice,
+    tile orders). ``plural`` names the pairs, ``entry`` one of them, ``rule`` what a pair is."""
+    value = options[name]
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
+        raise OptionError(f"option {name!r} must be None or a list of {count} {plural}, not {value!r:.60}")
+    if len(value) != count:
+        raise OptionError(f"option {name!r} must hold {count} {plural}, not {len(value)}")
+    out = []
+    for i, pair in enumerate(value):
+        ok = (
+            isinstance(pair, (list, tuple))
+            and len(pair) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) and low <= x <= high for x in pair)
+        )
+        if not ok:
+            raise OptionError(f"option {name!r}: {entry} {i} is {pair!r}; {rule}")
+        out.append((pair[0], pair[1]))
+    return out

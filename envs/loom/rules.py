@@ -20,7 +20,7 @@ from envs.core.game import (
     require,
 )
 from envs.core.notation import cell_name, parse_cell
-from envs.core.options import check_int
+from envs.core.options import check_int, check_int_pairs
 
 SIDE = 4
 CELLS = 16
@@ -105,24 +105,12 @@ def allowed_cells(cloth, dye: int) -> list[int]:
     return clean or empty
 
 
-def _check_throws(throws: Any) -> list[tuple[int, int]] | None:
-    if throws is None:
-        return None
-    if isinstance(throws, (str, bytes)) or not hasattr(throws, "__len__"):
-        raise OptionError(f"option 'throws' must be None or a list of {ROUNDS} pairs (a, b), not {throws!r}")
-    if len(throws) != ROUNDS:
-        raise OptionError(f"option 'throws' must hold {ROUNDS} pairs (a, b), one per round, not {len(throws)}")
-    out = []
-    for i, pair in enumerate(throws):
-        ok = (
-            isinstance(pair, (list, tuple))
-            and len(pair) == 2
-            and all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in pair)
-        )
-        if not ok:
-            raise OptionError(f"option 'throws': round {i} is {pair!r}; each throw is a pair of dyes 1…6")
-        out.append(tuple(sorted(pair)))
-    return out
+def _check_throws(options: dict[str, Any], name: str = "throws") -> list[tuple[int, int]] | None:
+    pairs = check_int_pairs(
+        options, name, ROUNDS, 1, 6, plural="pairs (a, b), one per round", entry="round",
+        rule="each throw is a pair of dyes 1…6",
+    )
+    return None if pairs is None else [tuple(sorted(pair)) for pair in pairs]
 
 
 class LoomGame(Game):
@@ -135,7 +123,7 @@ class LoomGame(Game):
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> dict[str, Any]:
         check_int(options, "bounty", 0, MAX_BOUNTY)
-        options["throws"] = _check_throws(options["throws"])
+        options["throws"] = _check_throws(options)
         return options
 
     @classmethod
@@ -327,7 +315,7 @@ class LoomGame(Game):
     @classmethod
     def from_state_dict(cls, options: dict[str, Any], state: dict[str, Any]) -> "LoomGame":
         try:
-            throws = _check_throws(state.get("throws"))
+            throws = _check_throws({"throws": state.get("throws")})
         except OptionError as error:
             raise ValueError(str(error).replace("option 'throws'", "snapshot field 'throws'")) from None
         require(throws is not None, "snapshot field 'throws' is missing")

@@ -27,7 +27,7 @@ from envs.core.game import (
     require,
 )
 from envs.core.notation import cell_name, parse_cell
-from envs.core.options import check_int
+from envs.core.options import check_int, check_int_pairs
 from envs.uzor.patterns import (
     ANY,
     DIFF_COLOURS,
@@ -62,23 +62,13 @@ def tile_name(t: int) -> str:
     return f"{MOTIFS[t // 5]}/{COLOURS[t % 5]}"
 
 
-def _check_tiles(value: Any) -> tuple[tuple[int, int], ...] | None:
-    if value is None:
+def _check_tiles(options: dict[str, Any]) -> tuple[tuple[int, int], ...] | None:
+    out = check_int_pairs(
+        options, "tiles", TILES, 0, 4, plural=f"(motif, colour) pairs (all {TILES} tiles)", entry="tile",
+        rule="each tile is a pair (motif 0…4, colour 0…4)",
+    )
+    if out is None:
         return None
-    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
-        raise OptionError(f"option 'tiles' must be None or a list of {TILES} (motif, colour) pairs, not {value!r:.60}")
-    if len(value) != TILES:
-        raise OptionError(f"option 'tiles' must hold all {TILES} tiles as (motif, colour) pairs, not {len(value)}")
-    out = []
-    for i, pair in enumerate(value):
-        ok = (
-            isinstance(pair, (list, tuple))
-            and len(pair) == 2
-            and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 4 for x in pair)
-        )
-        if not ok:
-            raise OptionError(f"option 'tiles': tile {i} is {pair!r}; each tile is a pair (motif 0…4, colour 0…4)")
-        out.append((pair[0], pair[1]))
     counts: dict[tuple[int, int], int] = {}
     for pair in out:
         counts[pair] = counts.get(pair, 0) + 1
@@ -178,7 +168,7 @@ class UzorGame(Game):
         if size % 2 == 0:
             raise OptionError(f"option 'board_size' must be odd (9, 11, …, 31) so the centre tile has a middle, not {size}")
         options["patterns"] = check_map(options["patterns"])
-        options["tiles"] = _check_tiles(options["tiles"])
+        options["tiles"] = _check_tiles(options)
         options["goals"] = _check_goals(options["goals"])
         return options
 
