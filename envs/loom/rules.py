@@ -105,9 +105,9 @@ def allowed_cells(cloth, dye: int) -> list[int]:
     return clean or empty
 
 
-def _check_throws(options: dict[str, Any], name: str = "throws") -> list[tuple[int, int]] | None:
+def _check_throws(options: dict[str, Any]) -> list[tuple[int, int]] | None:
     pairs = check_int_pairs(
-        options, name, ROUNDS, 1, 6, plural="pairs (a, b), one per round", entry="round",
+        options, "throws", ROUNDS, 1, 6, plural="pairs (a, b), one per round", entry="round",
         rule="each throw is a pair of dyes 1…6",
     )
     return None if pairs is None else [tuple(sorted(pair)) for pair in pairs]
