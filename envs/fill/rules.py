@@ -64,8 +64,6 @@ AGENTS = ("player_0", "player_1")
 DIRECTION_WORDS = {(0, 1): "across", (1, 0): "down", (1, 1): "diagonally", (1, -1): "diagonally"}
 
 
-
-
 class Geometry:
     """Tables for one board size and ``lines`` setting (shared by every game of that kind)."""
 

@@ -154,8 +154,6 @@ def geometry(size: int, patterns) -> Geometry:
     return found
 
 
-
-
 class UzorGame(Game):
     """The whole state of a game of Uzor (hidden parts included; the observer filters)."""
 
