@@ -250,3 +250,23 @@ def test_price_rings_in_the_observation_equal_gain_and_the_touching_law():
                     assert seen["my_rings"][t][cell] == mine_expected
                     assert seen["their_rings"][t][cell] == theirs_expected
                 assert set(np.flatnonzero(seen["their_room"][t])) == set(allowed_cells(g.cloths[1 - player], dye))
+
+
+def test_random_games_through_the_env_keep_masks_honest():
+    rng = random.Random(21)
+    for index in range(300):
+        env = loom_v0.raw_env(bounty=rng.choice([0, 8]))
+        env.reset(seed=index)
+        steps = 0
+        while not env.game.is_terminal():
+            actor = env.agent_selection
+            idle = "player_1" if actor == "player_0" else "player_0"
+            mask = env.observe(actor)["action_mask"]
+            assert mask.sum() > 0 and env.observe(idle)["action_mask"].sum() == 0
+            assert sorted(np.flatnonzero(mask).tolist()) == sorted(env.game.legal_actions())
+            assert env.infos[actor]["scores"] == {"player_0": env.game.points[0], "player_1": env.game.points[1]}
+            env.step(rng.choice(np.flatnonzero(mask).tolist()))
+            steps += 1
+        assert steps == 32
+        assert env.rewards["player_0"] == -env.rewards["player_1"]
+        assert env.game.points == [recount(env.game.cloths[0], env.game.bounty), recount(env.game.cloths[1], env.game.bounty)]
