@@ -9,7 +9,6 @@ engine into a PettingZoo environment; bots and search code use engines directly.
 from __future__ import annotations
 
 import json
-import random
 from typing import Any, ClassVar
 
 TERMINAL = -1  # current_player() of a finished game
@@ -199,11 +198,6 @@ def json_ready(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [json_ready(v) for v in value]
     return value
-
-
-def new_rng(seed: int | None) -> random.Random:
-    """The engines' randomness: Python's Mersenne Twister, identical on every platform."""
-    return random.Random(seed)
 
 
 # ----- snapshot validation helpers ----------------------------------------------------------

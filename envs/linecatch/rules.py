@@ -53,6 +53,15 @@ class Geometry:
         self.line_mask = [sum(1 << cell for cell in line) for line in lines]
         self.total_points = sum(self.line_length)
 
+    def catch_points(self, black_mask: int, cell: int) -> int:
+        """Points blackening ``cell`` catches when the squares of ``black_mask`` are black."""
+        after = black_mask | (1 << cell)
+        return sum(
+            self.line_length[line]
+            for line in self.cell_lines[cell]
+            if after & self.line_mask[line] == self.line_mask[line]
+        )
+
 
 @lru_cache(maxsize=None)
 def geometry(rows: int, cols: int, pro: bool) -> Geometry:

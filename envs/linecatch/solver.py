@@ -27,15 +27,6 @@ class LinecatchSolver:
         self.geo = geo
         self.values = _solve(geo)
 
-    def gain(self, black_mask: int, cell: int) -> int:
-        after = black_mask | (1 << cell)
-        geo = self.geo
-        return sum(
-            geo.line_length[line]
-            for line in geo.cell_lines[cell]
-            if after & geo.line_mask[line] == geo.line_mask[line]
-        )
-
     def action_values(self, black_mask: int) -> dict[int, int]:
         """Value (mover's future point margin) of each white square from ``black_mask``."""
         full = (1 << self.geo.size) - 1
@@ -44,7 +35,7 @@ class LinecatchSolver:
             if black_mask >> cell & 1:
                 continue
             after = black_mask | (1 << cell)
-            g = self.gain(black_mask, cell)
+            g = self.geo.catch_points(black_mask, cell)
             rest = self.values[after]
             out[cell] = g + rest if (g and after != full) else g - rest
         return out

@@ -33,7 +33,7 @@ class HeuristicLinecatchBot(_LinecatchBot):
         legal = legal_from_mask(observation)
         mask = self.black_mask(observation)
         geo = self.geo
-        gains = {cell: self._gain(mask, cell) for cell in legal}
+        gains = {cell: geo.catch_points(mask, cell) for cell in legal}
         best_gain = max(gains.values())
         if best_gain > 0:
             return self.rng.choice([c for c in legal if gains[c] == best_gain])
@@ -45,18 +45,10 @@ class HeuristicLinecatchBot(_LinecatchBot):
             for line in geo.cell_lines[cell]:
                 missing = geo.line_mask[line] & ~after
                 if missing and missing & (missing - 1) == 0:  # exactly one white square left
-                    worst = max(worst, self._gain(after, missing.bit_length() - 1))
+                    worst = max(worst, geo.catch_points(after, missing.bit_length() - 1))
             danger[cell] = worst
         least = min(danger.values())
         return self.rng.choice([c for c in legal if danger[c] == least])
-
-    def _gain(self, mask: int, cell: int) -> int:
-        geo, after = self.geo, mask | (1 << cell)
-        return sum(
-            geo.line_length[line]
-            for line in geo.cell_lines[cell]
-            if after & geo.line_mask[line] == geo.line_mask[line]
-        )
 
 
 class SolverLinecatchBot(_LinecatchBot):
