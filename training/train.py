@@ -286,11 +286,15 @@ def train(config: TrainConfig) -> dict[str, Any]:
         if fixed_score > best["score"]:
             best.update(score=fixed_score, layers=layers, steps=steps)
 
+    def against_fixed(agent: PolicyAgent, seed: int) -> dict[str, float]:
+        """The agent's score against each bot of ``--opponents`` (not the snapshots)."""
+        return {spec: evaluate_against(game, agent, spec, config.eval_games, seed, options) for spec in config.opponents}
+
     if config.keep_best:
         start = PolicyAgent(actor_layers(model), config.activation)
-        fixed = [evaluate_against(game, start, spec, config.eval_games, config.seed, options) for spec in config.opponents]
-        print(f"[       0 steps] vs " + " ".join(f"{k} {v:.0%}" for k, v in zip(config.opponents, fixed)), flush=True)
-        consider(start.layers, float(np.mean(fixed)), 0)
+        fixed = against_fixed(start, config.seed)
+        print(f"[       0 steps] vs " + " ".join(f"{k} {v:.0%}" for k, v in fixed.items()), flush=True)
+        consider(start.layers, float(np.mean(list(fixed.values()))), 0)
 
     class PoolCallback(BaseCallback):
         def __init__(self):
@@ -303,9 +307,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
                 return True
             self.next_eval += config.eval_every
             learner = PolicyAgent(actor_layers(self.model), config.activation)
-            results = {}
-            for spec in config.opponents:
-                results[spec] = evaluate_against(game, learner, spec, config.eval_games, config.seed + self.num_timesteps, options)
+            results = against_fixed(learner, config.seed + self.num_timesteps)
             for i, snap in enumerate(snapshots):
                 results[f"snapshot{i}"] = evaluate_against(
                     game, learner, PolicyAgent(snap["layers"], snap["activation"]), config.eval_games,
@@ -337,8 +339,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
     layers, taken_at = actor_layers(model), int(model.num_timesteps)
     if config.keep_best:
         final_layers = PolicyAgent(layers, config.activation)
-        fixed = [evaluate_against(game, final_layers, spec, config.eval_games, config.seed, options) for spec in config.opponents]
-        consider(final_layers.layers, float(np.mean(fixed)), taken_at)
+        consider(final_layers.layers, float(np.mean(list(against_fixed(final_layers, config.seed).values()))), taken_at)
         layers, taken_at = best["layers"], best["steps"]
         print(f"kept the policy of step {taken_at} (score {best['score']:.0%} against {', '.join(config.opponents)})")
     observation_shape, action_n = env_spaces(game, options)

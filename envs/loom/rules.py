@@ -140,9 +140,7 @@ class LoomGame(Game):
             if rng is None:
                 raise ValueError("LoomGame needs an rng (random.Random) when throws are not scripted")
             self.throws = [tuple(sorted((rng.randint(1, 6), rng.randint(1, 6)))) for _ in range(ROUNDS)]
-        self.cloths = [[EMPTY] * CELLS, [EMPTY] * CELLS]
-        self.codes = [[0] * len(LINES), [0] * len(LINES)]  # per line: its dyes as base-7 digits
-        self.near = [[0] * CELLS, [0] * CELLS]  # per cell: bit d set when a neighbour has dye d
+        self._empty_cloths()
         self.points = [0, 0]
         self.round = 0
         self.taken = -1
@@ -238,6 +236,11 @@ class LoomGame(Game):
         else:
             self.taken = -1
             self.round += 1
+
+    def _empty_cloths(self) -> None:
+        self.cloths = [[EMPTY] * CELLS, [EMPTY] * CELLS]
+        self.codes = [[0] * len(LINES), [0] * len(LINES)]  # per line: its dyes as base-7 digits
+        self.near = [[0] * CELLS, [0] * CELLS]  # per cell: bit d set when a neighbour has dye d
 
     def _weave(self, player: int, cell: int, dye: int) -> None:
         self.cloths[player][cell] = dye
@@ -340,14 +343,12 @@ class LoomGame(Game):
                 f"snapshot cloth of player_{player} holds {woven} threads; round {rnd} "
                 f"with taken={taken} means {expected}",
             )
-        game = cls(options, rng=None) if options["throws"] is not None else object.__new__(cls)
+        game = object.__new__(cls)  # every field is set below, from the validated snapshot
         game.options = options
         game.bounty = options["bounty"]
         game.gains = line_gain_table(game.bounty)
         game.throws = throws
-        game.cloths = [[EMPTY] * CELLS, [EMPTY] * CELLS]
-        game.codes = [[0] * len(LINES), [0] * len(LINES)]
-        game.near = [[0] * CELLS, [0] * CELLS]
+        game._empty_cloths()
         for player in (0, 1):
             for cell, dye in enumerate(cloths[player]):
                 if dye:
