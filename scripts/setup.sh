@@ -9,4 +9,4 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[train,dev]"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[train,dev,onnx]"

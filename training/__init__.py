@@ -7,6 +7,8 @@
   lists in its ``BOTS`` table;
 * a checkpoint path (``checkpoints/loom/loom_v0__maskppo.zip``): a trained policy, checked
   against the game and options (see ``training.checkpoint``).
+* an exported ``.onnx`` path: the same policy run by onnxruntime alone, no torch (see
+  ``training.onnx_agent`` and docs/onnx.md).
 
 ``game`` is an env name (``"loom_v0"``, or just ``"loom"``); ``options`` are the env options the
 agent will play under (board size, bounty, …) where the bot needs them.
@@ -48,12 +50,16 @@ def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) ->
     table = bot_table(name)
     if spec in table:
         return table[spec](game=name, seed=seed, **options)
+    if str(spec).endswith(".onnx"):
+        from training.onnx_agent import load_onnx_agent
+
+        return load_onnx_agent(spec, name, seed=seed, **options)
     if str(spec).endswith(".zip") or "/" in str(spec) or "\\" in str(spec):
         from training.checkpoint import load_checkpoint_agent
 
         return load_checkpoint_agent(spec, name, seed=seed, **options)
     raise ValueError(
-        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, or a checkpoint path (.zip)"
+        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, or a checkpoint path (.zip or .onnx)"
     )
 
 

@@ -157,9 +157,9 @@ class PolicyAgent:
         return {"layers": self.layers, "activation": self.activation_name}
 
 
-def load_checkpoint_agent(path: str | Path, game: str, seed: int | None = None, sample: bool = False, **options: Any) -> PolicyAgent:
-    """Load ``path`` as an agent for ``game`` under ``options`` (checked against its metadata)."""
-    meta, layers = read_checkpoint(path)
+def check_fits(path: str | Path, meta: dict[str, Any], game: str, options: dict[str, Any]) -> tuple[list[int], int]:
+    """Check an agent file's metadata against ``game`` under ``options`` (its own options when
+    none are given); return the spaces those options give. Shared by .zip and .onnx agents."""
     name = game if game.endswith("_v0") else f"{game}_v0"
     if meta.get("game") != name:
         raise CheckpointError(f"checkpoint {str(path)!r} was trained for {meta.get('game')!r}, not {name!r}")
@@ -172,6 +172,13 @@ def load_checkpoint_agent(path: str | Path, game: str, seed: int | None = None, 
             f"{meta.get('action_n')} actions (options {meta.get('options')}); options {json_ready(wanted)} "
             f"give shape {observation_shape} and {action_n} actions"
         )
+    return observation_shape, action_n
+
+
+def load_checkpoint_agent(path: str | Path, game: str, seed: int | None = None, sample: bool = False, **options: Any) -> PolicyAgent:
+    """Load ``path`` as an agent for ``game`` under ``options`` (checked against its metadata)."""
+    meta, layers = read_checkpoint(path)
+    observation_shape, action_n = check_fits(path, meta, game, options)
     if layers[0][0].shape[1] != observation_shape[0] or layers[-1][0].shape[0] != action_n:
         raise CheckpointError(f"checkpoint {str(path)!r} is damaged: its network does not fit its declared spaces")
     return PolicyAgent(layers, meta.get("activation", "tanh"), sample=sample, seed=seed, meta=meta)
