@@ -118,6 +118,14 @@ def actor_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
 
 
+def policy_kwargs(config: TrainConfig) -> dict[str, Any]:
+    """The network of ``config`` as MaskablePPO's ``policy_kwargs`` (MlpPolicy)."""
+    import torch.nn as nn
+
+    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[config.activation]
+    return {"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}, "activation_fn": activation}
+
+
 class TimedEnv(gymnasium.Wrapper):
     """Counts the seconds spent inside the env (for the env-time share of training)."""
 
@@ -232,7 +240,6 @@ def warm_start(model, config: TrainConfig, game: str, options: dict[str, Any]) -
 
 def train(config: TrainConfig) -> dict[str, Any]:
     import torch
-    import torch.nn as nn
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -258,7 +265,6 @@ def train(config: TrainConfig) -> dict[str, Any]:
     pool: list = list(config.opponents)
     env_fns = [make_env_fn(config, rank, pool) for rank in range(config.n_envs)]
     vec_env = SubprocVecEnv(env_fns) if config.n_envs > 1 else DummyVecEnv(env_fns)
-    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[config.activation]
     model = MaskablePPO(
         "MlpPolicy",
         vec_env,
@@ -268,7 +274,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
         n_epochs=config.n_epochs,
         gamma=config.gamma,
         ent_coef=config.ent_coef,
-        policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}, "activation_fn": activation},
+        policy_kwargs=policy_kwargs(config),
         tensorboard_log=str(run_dir / "tensorboard"),
         seed=config.seed,
         device="cpu",
