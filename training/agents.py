@@ -35,3 +35,10 @@ class RandomAgent:
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return self.rng.choice(legal_from_mask(observation))
+
+    def action_probabilities(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        """The policy ``act`` draws from: uniform over the legal actions, 0 elsewhere."""
+        legal = legal_from_mask(observation)
+        probabilities = np.zeros(len(observation["action_mask"]), np.float64)
+        probabilities[legal] = 1.0 / len(legal)
+        return probabilities

@@ -152,6 +152,19 @@ class PolicyAgent:
         shifted = np.exp(masked - masked[np.isfinite(masked)].max())
         return int(self.rng.choice(len(shifted), p=shifted / shifted.sum()))
 
+    def action_probabilities(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        """The policy's distribution: softmax of the masked logits (0 on illegal actions).
+
+        Computed in float64 so the legal entries sum to 1 within rounding; a greedy agent
+        (``sample=False``) plays the most probable action of this distribution.
+        """
+        masked = self.masked_logits(observation).astype(np.float64)
+        finite = np.isfinite(masked)
+        if not finite.any():
+            raise ValueError("the observation's action mask is empty: this seat is not to act now")
+        weights = np.where(finite, np.exp(masked - masked[finite].max()), 0.0)
+        return weights / weights.sum()
+
     def policy_payload(self) -> dict[str, Any]:
         """Picklable description (for opponents in subprocess envs)."""
         return {"layers": self.layers, "activation": self.activation_name}
