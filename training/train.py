@@ -91,9 +91,11 @@ class TrainConfig:
     """show SB3's progress bar"""
 
 
-def parse_config(argv: list[str] | None = None) -> TrainConfig:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    for f in dataclasses.fields(TrainConfig):
+def parse_config(argv: list[str] | None = None, config_cls: type = TrainConfig, description: str | None = __doc__):
+    """A config dataclass from command-line flags: one ``--flag`` per field (also serves
+    ``training.train_rllib``'s config)."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for f in dataclasses.fields(config_cls):
         flag = "--" + f.name.replace("_", "-")
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         if isinstance(default, dict):
@@ -105,7 +107,7 @@ def parse_config(argv: list[str] | None = None) -> TrainConfig:
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
         else:
             parser.add_argument(flag, type=type(default), default=default)
-    return TrainConfig(**vars(parser.parse_args(argv)))
+    return config_cls(**vars(parser.parse_args(argv)))
 
 
 def actor_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
