@@ -5,6 +5,8 @@
 * ``"random"`` — uniform over legal actions;
 * ``"heuristic"``, ``"solver"``, … — the rule-based bots a game module ``training.bots.<game>``
   lists in its ``BOTS`` table;
+* ``"mcts:N"`` (``"mcts:N:c=X"``) — Monte Carlo tree search with N simulations per move over
+  states sampled from the observation (see ``training.mcts``);
 * a checkpoint path (``checkpoints/loom/loom_v0__maskppo.zip``): a trained policy, checked
   against the game and options (see ``training.checkpoint``).
 * an exported ``.onnx`` path: the same policy run by onnxruntime alone, no torch (see
@@ -50,6 +52,10 @@ def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) ->
     table = bot_table(name)
     if spec in table:
         return table[spec](game=name, seed=seed, **options)
+    if str(spec).split(":")[0] == "mcts":
+        from training.mcts import MCTSAgent, parse_mcts_spec
+
+        return MCTSAgent(name, seed=seed, **parse_mcts_spec(spec), **options)
     if str(spec).endswith(".onnx"):
         from training.onnx_agent import load_onnx_agent
 
@@ -59,7 +65,7 @@ def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) ->
 
         return load_checkpoint_agent(spec, name, seed=seed, **options)
     raise ValueError(
-        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, or a checkpoint path (.zip or .onnx)"
+        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, mcts:N, or a checkpoint path (.zip or .onnx)"
     )
 
 

@@ -1,0 +1,219 @@
+"""Monte Carlo tree search for every game, from one seat's observation only.
+
+``MCTSAgent`` is information-set MCTS with a single observer tree (SO-ISMCTS, Cowling, Powley
+& Whitehouse 2012): each simulation asks the game's ``envs.<game>.sampling.sampler`` for a
+fresh full state consistent with the observation — opponents' hidden items and future chance
+(Loom's throws, Knot's pile) drawn anew — then descends one shared tree keyed by actions,
+choosing by UCB among the actions legal in *that* state (a child's exploration term counts
+the simulations in which it was available, not its parent's visits), expands one node, plays
+out at random to the end, and backs the game's returns up the path. Each node keeps the
+return of the player who chose the move into it, so 3–4 player Knot works the same way (max^n
+style). With no hidden information and no chance (Linecatch) this is plain UCT.
+
+The agent never sees more than ``env.observe(name)`` holds, so it cannot cheat; the tests
+check that its choice is the same when an opponent's hidden items differ.
+
+``load_agent("mcts:200", game)`` builds one with 200 simulations per move;
+``"mcts:200:c=0.7"`` also sets the exploration constant.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import random
+from typing import Any, Callable
+
+import numpy as np
+
+from training.agents import legal_from_mask
+
+DEFAULT_SIMULATIONS = 200
+DEFAULT_EXPLORATION = 0.5  # on returns in [-1, 1]
+DEFAULT_BIAS = 1.0  # weight of the heuristic's preference, divided by (visits + 1)
+ROLLOUTS = ("heuristic", "random")
+
+
+class Node:
+    __slots__ = ("children", "visits", "total", "available")
+
+    def __init__(self) -> None:
+        self.children: dict[int, Node] = {}
+        self.visits = 0
+        self.total = 0.0  # summed return of the player who moved into this node
+        self.available = 0  # simulations in which the move into this node was legal
+
+
+def game_sampler(game: str, observation, options: dict[str, Any]) -> Callable[[random.Random], Any]:
+    """The game's ``sampler``: full states consistent with this observation, one per call."""
+    name = game[:-3] if game.endswith("_v0") else game
+    module = importlib.import_module(f"envs.{name}.sampling")
+    return module.sampler(observation, options)
+
+
+class MCTSAgent:
+    """UCT over determinizations; ``act(observation)`` returns the most visited legal action."""
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        game: str,
+        seed: int | None = None,
+        simulations: int = DEFAULT_SIMULATIONS,
+        exploration: float = DEFAULT_EXPLORATION,
+        rollout: str = "heuristic",
+        bias: float = DEFAULT_BIAS,
+        margin: bool = False,
+        **options: Any,
+    ):
+        from training import game_name
+
+        if not isinstance(simulations, int) or simulations < 1:
+            raise ValueError(f"MCTS simulations must be a positive integer, not {simulations!r}")
+        if not exploration >= 0:
+            raise ValueError(f"MCTS exploration must be a number >= 0, not {exploration!r}")
+        self.game = game_name(game)
+        self.preferred = preferred_actions(self.game, rollout)
+        self.bias = float(bias)
+        self.margin = bool(margin)
+        self.simulations = simulations
+        self.exploration = float(exploration)
+        self.options = options
+        self.rng = random.Random(seed)
+
+    # ----- the agent interface ----------------------------------------------------------------
+    def act(self, observation) -> int:
+        visits = self.search(observation)
+        best = max(visits.values())
+        # Ties (rare with many simulations) go to the seeded generator, not to action order.
+        return self.rng.choice(sorted(a for a, v in visits.items() if v == best))
+
+    def action_probabilities(self, observation) -> np.ndarray:
+        """The share of root visits per action (zeros on illegal actions)."""
+        visits = self.search(observation)
+        mask = np.asarray(observation["action_mask"])
+        probabilities = np.zeros(mask.shape[0], np.float64)
+        for action, count in visits.items():
+            probabilities[action] = count
+        return probabilities / probabilities.sum()
+
+    # ----- search -----------------------------------------------------------------------------
+    def search(self, observation) -> dict[int, int]:
+        """Run the simulations; return the root visit count of every legal action."""
+        legal = legal_from_mask(observation)
+        if len(legal) == 1:
+            return {legal[0]: self.simulations}
+        sample = game_sampler(self.game, observation, self.options)
+        root = Node()
+        rng = self.rng
+        for _ in range(self.simulations):
+            self._simulate(root, sample(rng), rng)
+        return {a: (root.children[a].visits if a in root.children else 0) for a in legal}
+
+    def _simulate(self, root: Node, state, rng: random.Random) -> None:
+        node = root
+        path: list[tuple[Node, int]] = []  # (node, player who moved into it)
+        c, bias, preferred_of = self.exploration, self.bias, self.preferred
+        while True:
+            player = state.current_player()
+            if player < 0:
+                break
+            legal = state.legal_actions()
+            children = node.children
+            for action in legal:
+                child = children.get(action)
+                if child is not None:
+                    child.available += 1
+            preferred = preferred_of(state) if preferred_of is not None else legal
+            untried = [a for a in preferred if a not in children] or [a for a in legal if a not in children]
+            if untried:
+                action = rng.choice(untried)
+                child = children[action] = Node()
+                child.available = 1
+                state.apply(action)
+                path.append((child, player))
+                break
+            favoured = set(preferred) if preferred is not legal else ()
+            best_action, best_value = legal[0], -math.inf
+            for action in legal:
+                child = children[action]
+                visits = child.visits
+                value = child.total / visits + c * math.sqrt(math.log(child.available) / visits)
+                if action in favoured:
+                    value += bias / (visits + 1)  # progressive bias: fades as visits grow
+                if value > best_value:
+                    best_action, best_value = action, value
+            node = children[best_action]
+            state.apply(best_action)
+            path.append((node, player))
+        # Play out to the end: among the game's preferred actions, or uniformly at random.
+        if preferred_of is None:
+            while state.current_player() >= 0:
+                state.apply(rng.choice(state.legal_actions()))
+        else:
+            while state.current_player() >= 0:
+                state.apply(rng.choice(preferred_of(state)))
+        values = outcome_values(state) if self.margin else state.returns()
+        root.visits += 1
+        for child, player in path:
+            child.visits += 1
+            child.total += values[player]
+
+
+def outcome_values(state) -> list[float]:
+    """Per player, half the game's return (+1 / 0 / −1) plus half its relative score margin
+    over the best other player: the margin tells a big win from a narrow one, which few
+    simulations need to rank moves, while the return keeps winning first."""
+    returns, scores = state.returns(), state.scores()
+    values = []
+    for player, outcome in enumerate(returns):
+        mine = scores[player]
+        best_other = max(s for i, s in enumerate(scores) if i != player)
+        margin = (mine - best_other) / (abs(mine) + abs(best_other) + 1)
+        values.append(0.5 * outcome + 0.5 * margin)
+    return values
+
+
+def preferred_actions(game: str, rollout: str):
+    """``None`` for uniform search, else the game's ``preferred_actions(state)`` from
+    ``training.bots.<game>``: a fast rule on engine states naming the moves its heuristic
+    would consider (``None`` where a game has none)."""
+    if rollout not in ROLLOUTS:
+        raise ValueError(f"MCTS rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
+    if rollout == "random":
+        return None
+    module = importlib.import_module(f"training.bots.{game[:-3]}")
+    return getattr(module, "preferred_actions", None)
+
+
+def parse_mcts_spec(spec: str) -> dict[str, Any]:
+    """``"mcts"``, ``"mcts:400"``, ``"mcts:400:c=0.7"``, ``"mcts:400:rollout=random"`` (settings
+    joined by ``:``) → keyword arguments of ``MCTSAgent``."""
+    name, *parts = spec.split(":")
+    if name != "mcts":
+        raise ValueError(f"an MCTS agent is written 'mcts', 'mcts:N' or 'mcts:N:c=X:rollout=random', not {spec!r}")
+    settings: dict[str, Any] = {}
+    if parts:
+        try:
+            settings["simulations"] = int(parts[0])
+        except ValueError:
+            raise ValueError(f"MCTS simulations in {spec!r} must be a whole number, not {parts[0]!r}") from None
+        if settings["simulations"] < 1:
+            raise ValueError(f"MCTS simulations in {spec!r} must be at least 1")
+    for part in parts[1:]:
+        key, _, value = part.partition("=")
+        if key == "c":
+            try:
+                settings["exploration"] = float(value)
+            except ValueError:
+                raise ValueError(f"MCTS exploration in {spec!r} must be a number, not {value!r}") from None
+            if not settings["exploration"] >= 0:
+                raise ValueError(f"MCTS exploration in {spec!r} must be >= 0")
+        elif key == "rollout":
+            if value not in ROLLOUTS:
+                raise ValueError(f"MCTS rollout in {spec!r} must be one of {', '.join(ROLLOUTS)}, not {value!r}")
+            settings["rollout"] = value
+        else:
+            raise ValueError(f"unknown MCTS setting {key!r} in {spec!r}; the settings are c= and rollout=")
+    return settings
