@@ -1,0 +1,526 @@
+"""A bot server speaking JSON lines over stdin/stdout, for other programs' game front ends.
+
+    python -m training.serve [--max-line-bytes N]
+
+One request per line in, one answer per line out (flushed at once), like UCI or GTP for chess
+and Go engines. A front end starts a game (env name, options, an agent spec that
+``training.load_agent`` accepts, a seed), then asks for moves, legal actions or why a move is
+illegal, giving each time the whole position: a snapshot from the bot's seat (the opponents'
+hidden items may be left out; ``envs.<game>.sampling.complete_snapshot`` draws them) or the
+list of actions since the start (replayed on an env reset with the game's seed, so the dice,
+the pile and the deal come out the same). The protocol, with an example of every request and
+every error, is ``docs/protocol.md``.
+
+Every bad request gets an answer ``{"id": ..., "ok": false, "error": {"code", "message"}}``
+and the server reads on. Nothing from a request is evaluated or unpickled: requests are parsed
+with ``json``, options are checked by the games, and an agent file must be a suite checkpoint
+(``.zip``, numpy arrays read with ``allow_pickle=False``) or an exported ``.onnx`` policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import random
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Callable
+
+import numpy as np
+
+import envs
+from envs.core.game import SnapshotError
+from training import bot_table, game_name, load_agent
+from training.checkpoint import portable_options
+
+PROTOCOL = "abstract-games-suite/bot-protocol"
+PROTOCOL_VERSION = 1
+DEFAULT_MAX_LINE_BYTES = 1 << 20
+AGENT_FILE_SUFFIXES = (".zip", ".onnx")
+MAX_SEED = 2**63 - 1
+ROOT = Path(__file__).resolve().parents[1]
+PROBABILITY_TOLERANCE = 1e-6
+
+
+class RequestError(Exception):
+    """A request the server refuses; becomes the answer's ``error`` object."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# ----- request shapes -----------------------------------------------------------------------------
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# kind -> (check, how the message names it)
+KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "string": (lambda v: isinstance(v, str), "a string"),
+    "integer": (_is_int, "an integer"),
+    "boolean": (lambda v: isinstance(v, bool), "true or false"),
+    "object": (lambda v: isinstance(v, dict), "an object"),
+    "array": (lambda v: isinstance(v, list), "an array"),
+    "move": (lambda v: _is_int(v) or isinstance(v, str), "an action number or its notation (a string)"),
+}
+
+# A position is given either as "actions" or as "snapshot" + "seat" (see BotServer.position).
+POSITION_FIELDS = {"actions": "array", "snapshot": "object", "seat": "integer"}
+
+# type -> (required fields, optional fields); "id" and "type" are allowed in every request.
+REQUESTS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "hello": ({}, {}),
+    "list_games": ({}, {}),
+    "list_agents": ({"game": "string"}, {}),
+    "new_game": ({"game": "string", "agent": "string"}, {"options": "object", "seed": "integer"}),
+    "move": ({}, {**POSITION_FIELDS, "probabilities": "boolean"}),
+    "legal": ({}, POSITION_FIELDS),
+    "why_illegal": ({"move": "move"}, POSITION_FIELDS),
+    "quit": ({}, {}),
+}
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def check_fields(kind: str, request: dict[str, Any]) -> None:
+    required, optional = REQUESTS[kind]
+    allowed = {"id", "type", *required, *optional}
+    unknown = sorted(set(request) - allowed)
+    if unknown:
+        raise RequestError(
+            "bad_request",
+            f"unknown field {unknown[0]!r} in a {kind!r} request; its fields are: {', '.join(sorted(allowed))}",
+        )
+    for name in required:
+        if name not in request:
+            raise RequestError("bad_request", f"a {kind!r} request needs the field {name!r}")
+    for name, field_kind in {**required, **optional}.items():
+        if name in request:
+            check, wanted = KINDS[field_kind]
+            if not check(request[name]):
+                raise RequestError(
+                    "bad_request", f"field {name!r} must be {wanted}, not {json_type(request[name])}"
+                )
+
+
+# ----- the game a front end plays -----------------------------------------------------------------
+
+def snapshot_completer(name: str) -> Callable | None:
+    """``envs.<game>.sampling.complete_snapshot``, or None while a game has no such module."""
+    module_name = f"envs.{name[:-3]}.sampling"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name != module_name:
+            raise
+        return None
+    return getattr(module, "complete_snapshot", None)
+
+
+def shipped_checkpoints(name: str) -> list[str]:
+    """The agent files shipped for a game, as paths a request can use from the current folder."""
+    folder = ROOT / "checkpoints" / name[:-3]
+    found = sorted(p for p in folder.glob("*") if p.suffix in AGENT_FILE_SUFFIXES) if folder.is_dir() else []
+    shown = []
+    for path in found:
+        try:
+            shown.append(str(path.relative_to(Path.cwd())))
+        except ValueError:
+            shown.append(str(path))
+    return shown
+
+
+def check_agent_spec(spec: str, name: str) -> None:
+    """Refuse, before loading anything, a file that is neither a suite checkpoint nor ONNX."""
+    if spec in bot_table(name) or spec.split(":")[0] == "mcts":
+        return
+    looks_like_file = "/" in spec or "\\" in spec or "." in spec
+    if looks_like_file and not spec.lower().endswith(AGENT_FILE_SUFFIXES):
+        raise RequestError(
+            "bad_agent",
+            f"agent file {spec!r} is neither a suite checkpoint (.zip) nor an exported policy (.onnx); "
+            "the server loads no other files (no torch or pickle files)",
+        )
+
+
+@dataclass
+class Session:
+    """The game of the last successful ``new_game``."""
+
+    name: str
+    options: dict[str, Any]
+    agent_spec: str
+    seed: int
+    agent: Any
+    env: Any  # the game's raw_env: its engine, observer and notation
+    completion_rng: random.Random  # draws omitted hidden items, seeded by the game's seed
+    complete_snapshot: Callable | None
+
+    @property
+    def players(self) -> int:
+        return len(self.env.possible_agents)
+
+
+class BotServer:
+    """Answers one parsed request at a time; ``serve`` does the line reading and writing."""
+
+    def __init__(self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES):
+        self.max_line_bytes = max_line_bytes
+        self.session: Session | None = None
+        self.quitting = False
+
+    # ----- framing ---------------------------------------------------------------------------------
+    def answer_line(self, line: bytes) -> dict[str, Any]:
+        """The answer to one request line (never raises)."""
+        try:
+            request = json.loads(line.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            return error_answer(None, "bad_json", f"the request is not UTF-8 text: {error}")
+        except (ValueError, RecursionError) as error:
+            return error_answer(None, "bad_json", f"the request is not valid JSON: {error}")
+        if not isinstance(request, dict):
+            return error_answer(None, "bad_request", f"a request is a JSON object, not {json_type(request)}")
+        request_id = request.get("id")
+        if isinstance(request_id, (dict, list)):
+            return error_answer(None, "bad_request", "field 'id' must be a string, a number or null")
+        try:
+            kind = request.get("type")
+            if kind is None:
+                raise RequestError("bad_request", f"a request needs a 'type', one of: {', '.join(REQUESTS)}")
+            if not isinstance(kind, str):
+                raise RequestError("bad_request", f"field 'type' must be a string, not {json_type(kind)}")
+            if kind not in REQUESTS:
+                raise RequestError("unknown_type", f"unknown request type {kind!r}; the types are: {', '.join(REQUESTS)}")
+            check_fields(kind, request)
+            body = getattr(self, f"do_{kind}")(request)
+        except RequestError as error:
+            return error_answer(request_id, error.code, error.message)
+        except Exception as error:  # a bug, not the client's fault: say so and keep serving
+            traceback.print_exc(file=sys.stderr)
+            return error_answer(request_id, "internal", f"the server failed on this request: {error!r}")
+        return {"id": request_id, "ok": True, "type": kind, **body}
+
+    # ----- requests --------------------------------------------------------------------------------
+    def do_hello(self, request: dict) -> dict:
+        return {
+            "protocol": PROTOCOL,
+            "version": PROTOCOL_VERSION,
+            "max_line_bytes": self.max_line_bytes,
+            "requests": list(REQUESTS),
+        }
+
+    def do_list_games(self, request: dict) -> dict:
+        games = []
+        for name in envs.GAMES:
+            game_cls = envs.load(name).SPEC.game_cls
+            games.append({
+                "game": name,
+                "default_options": portable_options(game_cls.OPTIONS),
+                "completes_hidden_items": snapshot_completer(name) is not None,
+            })
+        return {"games": games}
+
+    def do_list_agents(self, request: dict) -> dict:
+        name = self.game_name(request["game"])
+        return {"game": name, "agents": list(bot_table(name)), "checkpoints": shipped_checkpoints(name)}
+
+    def do_new_game(self, request: dict) -> dict:
+        name = self.game_name(request["game"])
+        module = envs.load(name)
+        options = request.get("options", {})
+        seed = request.get("seed", 0)
+        if not 0 <= seed <= MAX_SEED:
+            raise RequestError("bad_request", f"field 'seed' must be an integer 0…{MAX_SEED}, not {seed}")
+        try:
+            # resolve first: it refuses names that are not game options (render_mode among them)
+            resolved = module.SPEC.game_cls.resolve_options(dict(options))
+            env = module.raw_env(**options)
+        except (ValueError, TypeError) as error:
+            raise RequestError("bad_options", str(error)) from None
+        spec = request["agent"]
+        check_agent_spec(spec, name)
+        try:
+            agent = load_agent(spec, name, seed=seed, **options)
+        except (ValueError, TypeError, ImportError, OSError) as error:
+            raise RequestError("bad_agent", str(error)) from None
+        completer = snapshot_completer(name)
+        self.session = Session(name, dict(options), spec, seed, agent, env, random.Random(seed), completer)
+        return {
+            "game": name,
+            "options": portable_options(resolved),
+            "seats": list(env.possible_agents),
+            "num_actions": int(env.action_space(env.possible_agents[0]).n),
+            "agent": spec,
+            "seed": seed,
+            "probabilities": callable(getattr(agent, "action_probabilities", None)),
+            "completes_hidden_items": completer is not None,
+        }
+
+    def do_move(self, request: dict) -> dict:
+        session = self.require_session()
+        env, seat = self.position(request)
+        game = env.game
+        if game.is_terminal():
+            raise RequestError("game_over", f"the game is over in this position (scores {game.scores()}): there is no move to make")
+        to_move = game.current_player()
+        if seat is None:
+            seat = to_move
+        elif seat != to_move:
+            raise RequestError(
+                "not_your_turn", f"it is player_{to_move}'s turn in this position, not player_{seat}'s"
+            )
+        observation = env.observe(env.possible_agents[seat])
+        agent = session.agent
+        answer: dict[str, Any] = {"seat": seat}
+        if request.get("probabilities", False):
+            if not callable(getattr(agent, "action_probabilities", None)):
+                raise RequestError(
+                    "no_probabilities",
+                    f"agent {session.agent_spec!r} has no probabilities (no action_probabilities method); "
+                    "ask without \"probabilities\": true",
+                )
+            answer["probabilities"] = self.probabilities(game, observation)
+        try:
+            action = int(agent.act(observation))
+        except Exception as error:
+            traceback.print_exc(file=sys.stderr)
+            raise RequestError("agent_error", f"agent {session.agent_spec!r} failed: {error}") from None
+        reason = game.why_illegal(action)
+        if reason is not None:
+            raise RequestError("agent_error", f"agent {session.agent_spec!r} chose action {action}, which is illegal: {reason}")
+        answer.update(action=action, notation=game.action_to_string(action))
+        return answer
+
+    def do_legal(self, request: dict) -> dict:
+        env, seat = self.position(request)
+        game = env.game
+        over = game.is_terminal()
+        to_move = None if over else game.current_player()
+        if seat is not None and not over and seat != to_move:
+            raise RequestError("not_your_turn", f"it is player_{to_move}'s turn in this position, not player_{seat}'s")
+        answer = {
+            "seat": to_move,
+            "over": over,
+            "scores": game.scores(),
+            "legal": [{"action": a, "notation": game.action_to_string(a)} for a in game.legal_actions()],
+        }
+        if over:
+            answer["returns"] = game.returns()
+        return answer
+
+    def do_why_illegal(self, request: dict) -> dict:
+        env, _ = self.position(request)
+        game = env.game
+        move = request["move"]
+        if isinstance(move, str):
+            try:
+                action = game.string_to_action(move)
+            except ValueError as error:
+                return {"move": move, "action": None, "legal": False, "reason": str(error)}
+        else:
+            action = move
+        reason = game.why_illegal(action)
+        return {"move": move, "action": action, "legal": reason is None, "reason": reason}
+
+    def do_quit(self, request: dict) -> dict:
+        self.quitting = True
+        return {}
+
+    # ----- helpers ---------------------------------------------------------------------------------
+    def game_name(self, text: str) -> str:
+        try:
+            return game_name(text)
+        except ValueError as error:
+            raise RequestError("unknown_game", str(error)) from None
+
+    def require_session(self) -> Session:
+        if self.session is None:
+            raise RequestError("no_game", "no game yet: send a 'new_game' request first")
+        return self.session
+
+    def position(self, request: dict) -> tuple[Any, int | None]:
+        """Set the session's env to the request's position; returns it and the seat asked for."""
+        session = self.require_session()
+        has_actions, has_snapshot = "actions" in request, "snapshot" in request
+        if has_actions == has_snapshot:
+            raise RequestError(
+                "bad_request",
+                "give the position either as 'actions' (every action since the start) or as 'snapshot' "
+                "(with 'seat'), " + ("not both" if has_actions else "one of them is missing"),
+            )
+        seat = request.get("seat")
+        if seat is not None and not 0 <= seat < session.players:
+            raise RequestError("bad_request", f"field 'seat' must be 0…{session.players - 1} in this game, not {seat}")
+        if has_snapshot:
+            if seat is None:
+                raise RequestError(
+                    "bad_request", "a 'snapshot' position needs 'seat': the bot's seat, whose view the snapshot shows"
+                )
+            self.restore(session, request["snapshot"], seat)
+        else:
+            self.replay(session, request["actions"])
+        return session.env, seat
+
+    def restore(self, session: Session, snapshot: dict, seat: int) -> None:
+        if snapshot.get("game") != session.name:
+            # checked here so that every game's completer is spared a foreign snapshot
+            raise RequestError(
+                "bad_snapshot", f"the snapshot is of game {snapshot.get('game')!r}, but this game is {session.name!r}"
+            )
+        full = snapshot
+        if session.complete_snapshot is not None:
+            try:
+                full = session.complete_snapshot(snapshot, seat, session.completion_rng)
+            except SnapshotError as error:
+                raise RequestError("bad_snapshot", str(error)) from None
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+                # a partial snapshot malformed in a way the completer does not name
+                raise RequestError("bad_snapshot", f"the snapshot is malformed: {error!r}") from None
+        try:
+            session.env.restore(full)
+        except SnapshotError as error:
+            if session.complete_snapshot is None:
+                raise RequestError(
+                    "bad_snapshot",
+                    f"{error} (this server cannot fill in omitted hidden items of {session.name} yet: "
+                    f"envs.{session.name[:-3]}.sampling is missing, so send complete snapshots)",
+                ) from None
+            raise RequestError("bad_snapshot", str(error)) from None
+
+    def replay(self, session: Session, actions: list) -> None:
+        env = session.env
+        env.reset(seed=session.seed)
+        game = env.game
+        for index, move in enumerate(actions):
+            where = f"actions[{index}] = {json.dumps(move, ensure_ascii=False)}"
+            if not (_is_int(move) or isinstance(move, str)):
+                raise RequestError("bad_request", f"{where}: an action is a number or its notation, not {json_type(move)}")
+            if game.is_terminal():
+                raise RequestError("illegal_action", f"{where}: the game is already over after {index} actions")
+            if isinstance(move, str):
+                try:
+                    action = game.string_to_action(move)
+                except ValueError as error:
+                    raise RequestError("illegal_action", f"{where}: {error}") from None
+            else:
+                action = move
+            reason = game.why_illegal(action)
+            if reason is not None:
+                raise RequestError("illegal_action", f"{where} is illegal: {reason}")
+            env.step(action)
+            game = env.game
+
+    def probabilities(self, game, observation) -> list[dict[str, Any]]:
+        """The agent's policy over the legal actions, checked before it goes out."""
+        spec = self.session.agent_spec
+        try:
+            values = np.asarray(self.session.agent.action_probabilities(observation), np.float64)
+        except Exception as error:
+            traceback.print_exc(file=sys.stderr)
+            raise RequestError("agent_error", f"agent {spec!r} failed to give probabilities: {error}") from None
+        mask = np.asarray(observation["action_mask"]) > 0
+        problem = None
+        if values.shape != mask.shape:
+            problem = f"shape {values.shape}, expected {mask.shape}"
+        elif not np.isfinite(values).all() or (values < 0).any():
+            problem = "negative or non-finite entries"
+        elif values[~mask].any():
+            problem = "weight on illegal actions"
+        elif abs(values.sum() - 1.0) > PROBABILITY_TOLERANCE:
+            problem = f"a sum of {values.sum()!r}, not 1"
+        if problem:
+            raise RequestError("agent_error", f"agent {spec!r} gave invalid probabilities: {problem}")
+        return [
+            {"action": int(a), "notation": game.action_to_string(int(a)), "p": float(values[a])}
+            for a in np.flatnonzero(mask)
+        ]
+
+
+def error_answer(request_id: Any, code: str, message: str) -> dict[str, Any]:
+    return {"id": request_id, "ok": False, "error": {"code": code, "message": message}}
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars in an answer become plain numbers."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def encode(answer: dict[str, Any]) -> bytes:
+    try:
+        text = json.dumps(answer, ensure_ascii=False, allow_nan=False, default=_plain)
+    except (TypeError, ValueError) as error:
+        text = json.dumps(error_answer(answer.get("id"), "internal", f"the answer could not be encoded: {error}"))
+    return text.encode("utf-8") + b"\n"
+
+
+def discard_rest_of_line(stream: BinaryIO) -> None:
+    while True:
+        chunk = stream.readline(1 << 16)
+        if not chunk or chunk.endswith(b"\n"):
+            return
+
+
+def serve(stdin: BinaryIO, stdout: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+    """Answer request lines until ``quit`` or the end of the input."""
+    server = BotServer(max_line_bytes)
+    while not server.quitting:
+        # bounded read: a line longer than the limit is never held in memory whole
+        line = stdin.readline(max_line_bytes + 1)
+        if not line:
+            return
+        if len(line) > max_line_bytes and not line.endswith(b"\n"):
+            discard_rest_of_line(stdin)
+            answer = error_answer(
+                None, "line_too_long",
+                f"the request line is longer than {max_line_bytes} bytes (--max-line-bytes); it was discarded",
+            )
+        elif not line.strip():
+            continue  # blank lines are ignored, as GTP does
+        else:
+            answer = server.answer_line(line)
+        stdout.write(encode(answer))
+        stdout.flush()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m training.serve",
+        description="A bot server: JSON lines over stdin/stdout (docs/protocol.md).",
+    )
+    parser.add_argument(
+        "--max-line-bytes", type=int, default=DEFAULT_MAX_LINE_BYTES,
+        help=f"longest request line accepted, newline excluded (default {DEFAULT_MAX_LINE_BYTES})",
+    )
+    args = parser.parse_args(argv)
+    if args.max_line_bytes < 1:
+        parser.error(f"--max-line-bytes must be at least 1, not {args.max_line_bytes}")
+    protocol_out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a bot that prints cannot corrupt the protocol stream
+    serve(sys.stdin.buffer, protocol_out, args.max_line_bytes)
+
+
+if __name__ == "__main__":
+    main()
