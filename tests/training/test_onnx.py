@@ -1,0 +1,337 @@
+"""ONNX export: parity with the PyTorch policy on every game, shipped checkpoints, a torch-free
+game through load_agent, loading errors; and docs/observations.md against the observers."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import envs
+from training import load_agent
+from training.checkpoint import CheckpointError, PolicyAgent, env_spaces, portable_options, read_checkpoint, save_checkpoint
+from training.onnx_agent import ACTION_MASK, MASKED_LOGIT, MASKED_LOGITS, OBSERVATION, PROBABILITIES, OnnxAgent
+
+onnx = pytest.importorskip("onnx", reason="the onnx extra is not installed (pip install -e .[onnx])")
+pytest.importorskip("onnxruntime", reason="the onnx extra is not installed (pip install -e .[onnx])")
+
+from training.export_onnx import build_model, export_onnx, main as export_main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+# Every game with default options, plus Knot for three players (a different relative-seat layout).
+CASES = [("linecatch_v0", {}), ("loom_v0", {}), ("fill_v0", {}), ("uzor_v0", {}), ("knot_v0", {}), ("knot_v0", {"players": 3})]
+CASE_IDS = ["linecatch", "loom", "fill", "uzor", "knot", "knot-3p"]
+POSITIONS = 1000
+SEED = 11
+
+
+def resolved(game: str, options: dict) -> dict:
+    return envs.load(game).SPEC.game_cls.resolve_options(dict(options))
+
+
+def record_positions(game: str, options: dict, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of the acting seat over seeded random games, ``count`` of them."""
+    env = envs.load(game).raw_env(**options)
+    rng = np.random.default_rng(seed)
+    observations, masks = [], []
+    index = 0
+    while len(observations) < count:
+        env.reset(seed=seed * 1000 + index)
+        index += 1
+        while not env.game.is_terminal() and len(observations) < count:
+            observation = env.observe(env.possible_agents[env.game.current_player()])
+            observations.append(observation["observation"])
+            masks.append(observation["action_mask"])
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return np.array(observations, np.float32), np.array(masks)
+
+
+def fresh_policy(game: str, options: dict, seed: int):
+    """A freshly initialised MaskablePPO with the suite's network config, built as train.py does."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.train import TrainConfig, make_env_fn, policy_kwargs
+
+    config = TrainConfig(game=game, options=options, seed=seed, n_envs=1, opponents=["random"], n_steps=64, batch_size=64)
+    vec_env = DummyVecEnv([make_env_fn(config, 0, list(config.opponents))])
+    model = MaskablePPO("MlpPolicy", vec_env, n_steps=config.n_steps, batch_size=config.batch_size,
+                        policy_kwargs=policy_kwargs(config), seed=seed, device="cpu")
+    # The initial action head (gain 0.01) gives logits within ±0.01, nearly tied; spread them
+    # like a trained policy's so the comparison is not between near-zero numbers.
+    with torch.no_grad():
+        model.policy.action_net.weight.mul_(300.0)
+    return model, config
+
+
+def torch_masked_logits(model, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The policy's logits through SB3's own modules, masked like MaskableCategorical does."""
+    import torch
+
+    policy = model.policy
+    with torch.no_grad():
+        obs = torch.as_tensor(observations)
+        latent = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(obs))
+        logits = policy.action_net(latent)
+        return torch.where(torch.as_tensor(masks > 0), logits, torch.tensor(MASKED_LOGIT)).numpy()
+
+
+def run_graph(agent: OnnxAgent, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return agent.session.run(
+        [MASKED_LOGITS, PROBABILITIES], {OBSERVATION: observations, ACTION_MASK: masks.astype(np.float32)}
+    )
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """Per case: the torch model, its suite checkpoint and the ONNX export of that checkpoint."""
+    import torch
+
+    from training.train import actor_layers
+
+    torch.set_num_threads(1)
+    folder = tmp_path_factory.mktemp("onnx")
+    made = {}
+    for (game, options), name in zip(CASES, CASE_IDS):
+        model, config = fresh_policy(game, options, SEED)
+        full = resolved(game, options)
+        observation_shape, action_n = env_spaces(game, full)
+        meta = {
+            "game": game, "options": portable_options(full), "observation_shape": observation_shape,
+            "action_n": action_n, "net_arch": list(config.net_arch), "activation": config.activation,
+            "algo": "MaskablePPO", "steps_trained": 0, "seed": SEED, "code_version": "test",
+        }
+        checkpoint = save_checkpoint(folder / f"{name}.zip", actor_layers(model), meta)
+        made[name] = (model, checkpoint, export_onnx(checkpoint, folder / f"{name}.onnx"))
+    return made
+
+
+@pytest.mark.parametrize(("game", "options", "name"), [(*case, name) for case, name in zip(CASES, CASE_IDS)], ids=CASE_IDS)
+def test_onnx_matches_the_torch_policy_on_recorded_positions(exported, game, options, name):
+    model, checkpoint, path = exported[name]
+    agent = load_agent(str(path), game, seed=0, **options)
+    observations, masks = record_positions(game, options, POSITIONS, SEED)
+    assert len(observations) == POSITIONS
+    logits, probabilities = run_graph(agent, observations, masks)
+    expected = torch_masked_logits(model, observations, masks)
+    assert np.abs(logits - expected).max() <= 1e-4
+    assert (logits[masks == 0] == np.float32(MASKED_LOGIT)).all()
+    assert logits[masks > 0].std() > 0.1  # real logits, not a degenerate near-constant policy
+    chosen, _ = model.predict(observations, action_masks=masks.astype(bool), deterministic=True)
+    assert (logits.argmax(axis=1) == chosen).all()
+    assert all(agent.act({"observation": o, "action_mask": m}) == c for o, m, c in zip(observations[:50], masks[:50], chosen))
+    # The probabilities output is the policy's masked distribution.
+    import torch
+
+    with torch.no_grad():
+        distribution = model.policy.get_distribution(torch.as_tensor(observations), action_masks=masks.astype(bool))
+        torch_probabilities = distribution.distribution.probs.numpy()
+    assert np.abs(probabilities - torch_probabilities).max() <= 1e-5
+    assert (probabilities[masks == 0] == 0).all()
+    # The checkpoint's metadata travels in the ONNX file.
+    meta, _ = read_checkpoint(checkpoint)
+    for key in ("game", "options", "observation_shape", "action_n", "steps_trained", "seed", "format_version", "net_arch"):
+        assert agent.meta[key] == meta[key], key
+
+
+def test_action_probabilities_and_seeded_sampling(exported):
+    _, _, path = exported["knot-3p"]
+    observations, masks = record_positions("knot_v0", {"players": 3}, 40, 3)
+    greedy = load_agent(str(path), "knot", players=3)
+    for observation, mask in zip(observations, masks):
+        probabilities = greedy.action_probabilities({"observation": observation, "action_mask": mask})
+        assert probabilities.shape == mask.shape and abs(probabilities.sum() - 1) < 1e-9
+        assert (probabilities[mask == 0] == 0).all() and (probabilities[mask > 0] > 0).all()
+    played = []
+    for _ in range(2):
+        from training.onnx_agent import load_onnx_agent
+
+        sampler = load_onnx_agent(path, "knot", seed=5, sample=True, players=3)
+        played.append([sampler.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks)])
+    assert played[0] == played[1]
+    assert all(masks[i][a] == 1 for i, a in enumerate(played[0]))
+    assert played[0] != [int(np.argmax(greedy.masked_logits({"observation": o, "action_mask": m}))) for o, m in zip(observations, masks)]
+    with pytest.raises(ValueError, match="action mask is empty"):
+        greedy.act({"observation": observations[0], "action_mask": np.zeros_like(masks[0])})
+
+
+def shipped_checkpoints() -> list[Path]:
+    return sorted((ROOT / "checkpoints").glob("*/*.zip"))
+
+
+@pytest.mark.parametrize("checkpoint", shipped_checkpoints(), ids=lambda p: p.name)
+def test_every_shipped_checkpoint_exports_and_matches_its_numpy_agent(checkpoint, tmp_path, capsys):
+    out = export_main([str(checkpoint), "-o", str(tmp_path / "agent.onnx")])
+    assert "wrote" in capsys.readouterr().out
+    meta, layers = read_checkpoint(checkpoint)
+    game, options = meta["game"], meta["options"]
+    agent = load_agent(str(out), game, seed=0, **options)
+    numpy_agent = PolicyAgent(layers, meta["activation"])
+    observations, masks = record_positions(game, options, 400, 1)
+    logits, _ = run_graph(agent, observations, masks)
+    expected = np.where(masks > 0, numpy_agent.logits(observations), MASKED_LOGIT)
+    assert np.abs(logits - expected).max() <= 1e-4
+    assert (logits.argmax(axis=1) == expected.argmax(axis=1)).all()
+    assert agent.meta["steps_trained"] == meta["steps_trained"] > 0
+
+
+TORCH_FREE_GAMES = """
+import importlib.abc, json, sys
+
+class Refuse(importlib.abc.MetaPathFinder):
+    # torch and the export-only onnx package must not be needed to play
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("torch", "onnx", "stable_baselines3", "sb3_contrib"):
+            raise ImportError(f"{name} is refused in this test")
+        return None
+
+sys.meta_path.insert(0, Refuse())
+import envs
+from training import load_agent
+
+results = []
+for path, game, options in json.loads(sys.argv[1]):
+    env = envs.load(game).raw_env(**options)
+    agent = load_agent(path, game, seed=0, **options)
+    env.reset(seed=4)
+    moves = 0
+    for name in env.agent_iter():
+        observation, reward, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else agent.act(observation))
+        moves += not (terminated or truncated)
+    results.append({"game": game, "moves": moves, "over": env.game.is_terminal(), "scores": info["scores"]})
+print(json.dumps({"results": results, "torch": "torch" in sys.modules, "onnx": "onnx" in sys.modules}))
+"""
+
+
+def test_load_agent_plays_full_games_from_onnx_without_torch(exported):
+    games = [(str(exported[name][2]), game, options) for (game, options), name in zip(CASES, CASE_IDS)]
+    done = subprocess.run(
+        [sys.executable, "-c", TORCH_FREE_GAMES, json.dumps(games)], cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["torch"] is False and report["onnx"] is False
+    assert [r["game"] for r in report["results"]] == [game for game, _ in CASES]
+    assert all(r["over"] and r["moves"] > 0 for r in report["results"])
+
+
+def test_loading_errors_say_what_is_wrong(exported, tmp_path):
+    _, checkpoint, good = exported["linecatch"]
+    with pytest.raises(CheckpointError, match="trained for 'linecatch_v0', not 'loom_v0'"):
+        load_agent(str(good), "loom")
+    with pytest.raises(CheckpointError, match=r"expects observation shape \[128\] and 25 actions.*give shape \[83\]"):
+        load_agent(str(good), "linecatch", rows=4, cols=4)
+    truncated = tmp_path / "truncated.onnx"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    with pytest.raises(CheckpointError, match="is damaged or not an ONNX model"):
+        load_agent(str(truncated), "linecatch")
+    not_onnx = tmp_path / "zip_renamed.onnx"
+    not_onnx.write_bytes(checkpoint.read_bytes())
+    with pytest.raises(CheckpointError, match="is damaged or not an ONNX model"):
+        load_agent(str(not_onnx), "linecatch")
+    model = onnx.load(str(good))
+    del model.metadata_props[:]
+    bare = tmp_path / "bare.onnx"
+    onnx.save(model, str(bare))
+    with pytest.raises(CheckpointError, match="has no suite metadata"):
+        load_agent(str(bare), "linecatch")
+    onnx.helper.set_model_props(model, {"format": json.dumps("someone-else")})
+    onnx.save(model, str(bare))
+    with pytest.raises(CheckpointError, match="is not a suite ONNX agent"):
+        load_agent(str(bare), "linecatch")
+    meta, layers = read_checkpoint(checkpoint)
+    del meta["game"]
+    onnx.save(build_model(layers, meta), str(bare))
+    with pytest.raises(CheckpointError, match="missing metadata 'game'"):
+        load_agent(str(bare), "linecatch")
+    # Metadata that claims other spaces than the graph has.
+    meta, _ = read_checkpoint(checkpoint)
+    small_layers = [(np.zeros((4, 83), np.float32), np.zeros(4, np.float32)), (np.zeros((16, 4), np.float32), np.zeros(16, np.float32))]
+    onnx.save(build_model(small_layers, meta), str(bare))
+    with pytest.raises(CheckpointError, match="does not fit its declared spaces"):
+        load_agent(str(bare), "linecatch")
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_agent(str(tmp_path / "missing.onnx"), "linecatch")
+    with pytest.raises(ValueError, match="would overwrite"):
+        export_onnx(checkpoint, checkpoint)
+    load_agent(str(good), "linecatch", rows=5, cols=5)  # the same spaces: loads
+
+
+# ----- docs/observations.md -------------------------------------------------------------------
+
+OBSERVATIONS_DOC = ROOT / "docs" / "observations.md"
+# Besides the defaults, one other option set per game, so the formulas are checked as formulas.
+OTHER_OPTIONS = {
+    "linecatch_v0": {"rows": 4, "cols": 7, "pro": True},
+    "loom_v0": {"bounty": 30},
+    "fill_v0": {"size": 8, "gems": True, "traps": True},
+    "uzor_v0": {"board_size": 13},
+    "knot_v0": {"players": 4},
+}
+
+
+def evaluate(expression: str, names: dict[str, int]) -> int:
+    """Integer arithmetic (+ - * and parentheses) over ``names``; anything else is refused."""
+    operators = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b}
+
+    def walk(node):
+        if isinstance(node, ast.Expression):
+            return walk(node.body)
+        if isinstance(node, ast.BinOp) and type(node.op) in operators:
+            return operators[type(node.op)](walk(node.left), walk(node.right))
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Name):
+            return names[node.id]
+        raise ValueError(f"unsupported expression {expression!r}")
+
+    return walk(ast.parse(expression, mode="eval"))
+
+
+def documented_layouts() -> dict[str, dict]:
+    """Per game section of the doc: variable definitions, the field table, the default size."""
+    sections = re.split(r"^## ", OBSERVATIONS_DOC.read_text(), flags=re.M)
+    layouts = {}
+    for section in sections:
+        title = section.split("\n", 1)[0].strip()
+        if not title.endswith("_v0"):
+            continue
+        variables_line = re.search(r"^Variables: (.*)$", section, re.M).group(1)
+        rows = re.findall(r"^\| `(\w+)` \| `([^`]+)` \| `([^`]+)` \|", section, re.M)
+        size = int(re.search(r"size `(\d+)`", section).group(1))
+        layouts[title] = {"variables": re.findall(r"`(\w+) = ([^`]+)`", variables_line), "rows": rows, "size": size}
+    return layouts
+
+
+def test_observations_doc_covers_every_game():
+    assert sorted(documented_layouts()) == sorted(envs.GAMES)
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_observations_doc_matches_the_observers(game):
+    layout = documented_layouts()[game]
+    module = envs.load(game)
+    for index, options in enumerate(({}, OTHER_OPTIONS[game])):
+        full = resolved(game, options)
+        observer = module.raw_env(**options).observer
+        names = {key: value for key, value in full.items() if isinstance(value, int)}
+        for name, expression in layout["variables"]:
+            names[name] = evaluate(expression, names)
+        position = 0
+        for field, offset_text, width_text in layout["rows"]:
+            offset, width = evaluate(offset_text, names), evaluate(width_text, names)
+            assert offset == position, f"{game} {options}: {field} documented at {offset}, follows {position}"
+            if hasattr(observer, field):
+                assert getattr(observer, field) == offset, f"{game} {options}: {field}"
+            position = offset + width
+        assert position == observer.size == env_spaces(game, full)[0][0], f"{game} {options}"
+        if index == 0:
+            assert layout["size"] == observer.size
