@@ -16,7 +16,9 @@ import pytest
 import envs
 from training import load_agent
 from training.checkpoint import CheckpointError, PolicyAgent, env_spaces, portable_options, read_checkpoint, save_checkpoint
-from training.onnx_agent import ACTION_MASK, MASKED_LOGIT, MASKED_LOGITS, OBSERVATION, PROBABILITIES, OnnxAgent
+from training.onnx_agent import (
+    ACTION_MASK, MASKED_LOGIT, MASKED_LOGITS, OBSERVATION, PROBABILITIES, OnnxAgent, load_onnx_agent,
+)
 
 onnx = pytest.importorskip("onnx", reason="the onnx extra is not installed (pip install -e .[onnx])")
 pytest.importorskip("onnxruntime", reason="the onnx extra is not installed (pip install -e .[onnx])")
@@ -137,7 +139,7 @@ def test_onnx_matches_the_torch_policy_on_recorded_positions(exported, game, opt
     assert (probabilities[masks == 0] == 0).all()
     # The checkpoint's metadata travels in the ONNX file.
     meta, _ = read_checkpoint(checkpoint)
-    for key in ("game", "options", "observation_shape", "action_n", "steps_trained", "seed", "format_version", "net_arch"):
+    for key in ("game", "options", "observation_shape", "action_n", "steps_trained", "seed", "net_arch", "activation"):
         assert agent.meta[key] == meta[key], key
 
 
@@ -151,8 +153,6 @@ def test_action_probabilities_and_seeded_sampling(exported):
         assert (probabilities[mask == 0] == 0).all() and (probabilities[mask > 0] > 0).all()
     played = []
     for _ in range(2):
-        from training.onnx_agent import load_onnx_agent
-
         sampler = load_onnx_agent(path, "knot", seed=5, sample=True, players=3)
         played.append([sampler.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks)])
     assert played[0] == played[1]
@@ -160,6 +160,23 @@ def test_action_probabilities_and_seeded_sampling(exported):
     assert played[0] != [int(np.argmax(greedy.masked_logits({"observation": o, "action_mask": m}))) for o, m in zip(observations, masks)]
     with pytest.raises(ValueError, match="action mask is empty"):
         greedy.act({"observation": observations[0], "action_mask": np.zeros_like(masks[0])})
+
+
+def test_relu_policies_export_and_unknown_activations_are_refused(tmp_path):
+    """The graph follows the checkpoint's activation (the export's own check compares it with
+    the numpy agent in onnxruntime and raises on a mismatch)."""
+    from training.export_onnx import verify
+
+    rng = np.random.default_rng(0)
+    layers = [(rng.normal(size=(64, 128)).astype(np.float32), rng.normal(size=64).astype(np.float32)),
+              (rng.normal(size=(25, 64)).astype(np.float32), rng.normal(size=25).astype(np.float32))]
+    relu = build_model(layers, {"game": "linecatch_v0", "activation": "relu"})
+    assert [node.op_type for node in relu.graph.node][:3] == ["Gemm", "Relu", "Gemm"]
+    assert verify(relu.SerializeToString(), layers, "relu") <= 1e-4
+    with pytest.raises(CheckpointError, match="disagrees with the checkpoint's numpy policy"):
+        verify(relu.SerializeToString(), layers, "tanh")
+    with pytest.raises(CheckpointError, match="cannot export activation 'gelu'"):
+        build_model(layers, {"game": "linecatch_v0", "activation": "gelu"})
 
 
 def shipped_checkpoints() -> list[Path]:
