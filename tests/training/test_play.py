@@ -1,0 +1,220 @@
+"""Terminal play (training.play) driven through a pseudo-terminal, as a person would type.
+
+The scripted player asks ``help`` at every prompt and types one of the listed moves (seeded
+choice), so the whole game runs through the notation; on the way it types a refused move
+(the engine's why_illegal sentence must appear), takes a step back with ``undo`` where the game
+allows it (the legal moves must be those from before), tries ``undo`` where it is not allowed,
+and plays to the final scores.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import envs
+from training.play import PROMPT
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT_S = 60
+FINAL = re.compile(r"final scores: (.*)\r?\n(you win|a draw: you share first place|you lose)\r?\n")
+BOT_MOVE = re.compile(r"^player_(\d+) \([^)]*\) plays (.+?)\r?$", re.MULTILINE)
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal (POSIX)")
+
+
+class Terminal:
+    """``python -m training.play`` on a pseudo-terminal; ``type`` a line, read up to a prompt."""
+
+    def __init__(self, *args: str):
+        master, slave = os.openpty()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "training.play", *args],
+            cwd=ROOT, stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+        )
+        os.close(slave)
+        self.master = master
+        self.pending = ""
+        self.transcript = ""
+
+    def read_until(self, pattern: re.Pattern | str) -> str:
+        """Output up to and including the first match; raises if the program stops first."""
+        pattern = re.compile(re.escape(pattern)) if isinstance(pattern, str) else pattern
+        while not (match := pattern.search(self.pending)):
+            ready, _, _ = select.select([self.master], [], [], TIMEOUT_S)
+            assert ready, f"no output for {TIMEOUT_S} s; last output:\n{self.pending[-2000:]}"
+            try:
+                chunk = os.read(self.master, 65536).decode()
+            except OSError:  # the child closed the terminal
+                chunk = ""
+            assert chunk, f"the program ended before {pattern.pattern!r}; last output:\n{self.pending[-2000:]}"
+            self.pending += chunk
+            self.transcript += chunk
+        text, self.pending = self.pending[: match.end()], self.pending[match.end():]
+        return text
+
+    def type(self, line: str) -> str:
+        """Type a line; the output it caused, up to the next prompt (the echo removed)."""
+        os.write(self.master, (line + "\n").encode())
+        text = self.read_until(PROMPT)
+        echo = line + "\r\n"
+        assert text.startswith(echo), text[:200]
+        return text[len(echo):]
+
+    def legal_moves(self) -> list[str]:
+        text = self.type("help")
+        match = re.search(r"legal moves \((\d+)\): (.*)", text, re.DOTALL)
+        assert match, text
+        listed = " ".join(match.group(2).replace(PROMPT, "").split())
+        moves = [move.strip() for move in listed.split(",")]
+        assert len(moves) == int(match.group(1))
+        return moves
+
+    def close(self) -> int:
+        code = self.process.wait(timeout=TIMEOUT_S)
+        os.close(self.master)
+        return code
+
+
+def play_to_the_end(terminal: Terminal, rng: random.Random, on_prompt) -> str:
+    """Answer every prompt with a listed move (``on_prompt`` may type things first, and then
+    returns the moves legal after them)."""
+    while True:
+        moves = on_prompt(terminal.legal_moves())
+        move = rng.choice(moves)
+        os.write(terminal.master, (move + "\n").encode())
+        text = terminal.read_until(re.compile(re.escape(PROMPT) + "|" + FINAL.pattern))
+        if FINAL.search(text):
+            return text
+
+
+def check_final_scores(text: str, seat: int) -> None:
+    match = FINAL.search(text)
+    scores = {}
+    for entry in match.group(1).split(", "):
+        name, _, value = entry.rpartition(" ")
+        scores[int(re.match(r"player_(\d+)", name).group(1))] = float(value)
+    assert f"player_{seat} (you)" in match.group(1)
+    mine, best_other = scores[seat], max(v for p, v in scores.items() if p != seat)
+    expected = "you win" if mine > best_other else "a draw: you share first place" if mine == best_other else "you lose"
+    assert match.group(2) == expected
+
+
+def test_knot_refused_move_undo_within_the_turn_and_final_scores():
+    options = {"size": 5}
+    terminal = Terminal("--game", "knot", "--opponent", "heuristic", "--seed", "3", "--option", "size=5")
+    opening = terminal.read_until(PROMPT)
+    assert "player_0 (you), player_1 (heuristic)" in opening
+    assert "turn 1: player_0 to place" in opening  # the ansi board, with the person's hand
+
+    reference = envs.load("knot").raw_env(**options)
+    reference.reset(seed=3)
+    refused = terminal.type("draw pile")
+    assert refused.strip().startswith("illegal: " + reference.why_illegal(reference.string_to_action("draw pile")))
+
+    before = terminal.legal_moves()
+    assert before == [reference.action_to_string(a) for a in reference.legal_actions()]
+    placement = next(m for m in before if "@" in m)
+    after = terminal.type(placement)
+    assert "to draw" in after  # the first turn places one strand, then draws
+    assert terminal.type("undo").startswith(f"took back {placement}")
+    assert terminal.legal_moves() == before
+    assert terminal.type("undo").startswith("nothing to take back")
+
+    drew = []
+
+    def draw_then_try_undo(moves):
+        if not drew and any(m.startswith("draw") for m in moves):
+            terminal.type(next(m for m in moves if m.startswith("draw")))
+            refusal = terminal.type("undo")  # a draw makes the turn's placements final
+            assert refusal.startswith("nothing to take back: in Knot, placements can be taken back until you draw")
+            drew.append(True)
+            return terminal.legal_moves()
+        return moves
+
+    end = play_to_the_end(terminal, random.Random(0), draw_then_try_undo)
+    assert drew == [True]
+    check_final_scores(end, seat=0)
+    assert "scores: player_0" in end  # the final board
+    assert terminal.close() == 0
+
+
+def test_fill_with_traps_undo_of_a_trap_choice_and_no_undo_after_a_fill():
+    terminal = Terminal(
+        "--game", "fill", "--opponent", "heuristic", "--seat", "1", "--seed", "5",
+        "--option", "traps=true", "--option", "gems=true",
+    )
+    opening = terminal.read_until(PROMPT)
+    seeded = BOT_MOVE.search(opening)
+    assert seeded and seeded.group(1) == "0"  # the bot seeds first
+
+    reference = envs.load("fill").raw_env(traps=True, gems=True)
+    reference.reset(seed=5)
+    reference.step(reference.string_to_action(seeded.group(2)))
+    refused = terminal.type("c4")
+    assert refused.strip().startswith("illegal: " + reference.why_illegal(reference.string_to_action("c4")))
+
+    state = {"trap_undone": False, "filled": False, "undo_refused": False}
+
+    def script(moves):
+        if not state["trap_undone"] and "no-trap" in moves:
+            trap = next(m for m in moves if m.startswith("trap "))
+            terminal.type(trap)
+            assert terminal.type("undo").startswith(f"took back {trap}")
+            assert terminal.legal_moves() == moves
+            state["trap_undone"] = True
+        elif state["filled"] and not state["undo_refused"]:
+            answer = terminal.type("undo")
+            assert answer.startswith("nothing to take back: in Fill, a token or trap choice can be taken back until you fill a cell")
+            state["undo_refused"] = True
+        if state["trap_undone"] and all(re.fullmatch(r"[a-f][1-6]", m) for m in moves):
+            state["filled"] = True  # the move chosen now is a fill
+        return moves
+
+    end = play_to_the_end(terminal, random.Random(1), script)
+    assert state == {"trap_undone": True, "filled": True, "undo_refused": True}
+    check_final_scores(end, seat=1)
+    # the opponent's trap phase is never shown: no "plays trap" or "plays no-trap" line
+    assert not re.search(r"player_0 \(heuristic\) plays (no-)?trap", terminal.transcript)
+    assert terminal.close() == 0
+
+
+def test_linecatch_has_no_undo_and_quit_leaves_the_game():
+    terminal = Terminal("--game", "linecatch", "--option", "rows=3", "--option", "cols=3", "--opponent", "random")
+    terminal.read_until(PROMPT)
+    assert terminal.type("a1").count("plays") == 1
+    assert terminal.type("a1").strip().startswith("illegal: square a1 is already black")
+    assert terminal.type("undo").strip().startswith("no undo: in Linecatch every move is final")
+    assert terminal.type("x9").strip().startswith("not a move: ")
+    os.write(terminal.master, b"quit\n")
+    assert "you left the game before its end" in terminal.read_until("before its end")
+    assert terminal.close() == 0
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--game", "chess"], "unknown game 'chess'"),
+        (["--game", "knot", "--option", "players=3", "--opponent", "random", "--opponent", "random", "--opponent", "random"],
+         "has 2 other seats"),
+        (["--game", "loom", "--seat", "2"], "--seat must be 0…1"),
+        (["--game", "loom", "--option", "bounty"], "--option takes name=value"),
+        (["--game", "loom", "--option", "bounty=1", "--option", "bounty=2"], "given twice"),
+        (["--game", "loom", "--option", "dice=3"], "unknown option 'dice'"),
+        (["--game", "loom", "--opponent", "grandmaster"], "unknown agent 'grandmaster'"),
+    ],
+)
+def test_bad_command_lines_are_refused_with_a_reason(args, words):
+    result = subprocess.run(
+        [sys.executable, "-m", "training.play", *args], cwd=ROOT, capture_output=True, text=True,
+        timeout=TIMEOUT_S, stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2
+    assert words in result.stderr
