@@ -117,10 +117,10 @@ def hide_fill(state: dict, seat: int) -> None:
 
 
 def hide_knot(state: dict, seat: int) -> None:
-    """Opponents' hands (what they took face up stays known) and the pile's order."""
+    """Opponents' hands become their (public) sizes, the known strands stay; the pile is left out."""
     for player in range(len(state["hands"])):
         if player != seat:
-            state["hands"][player] = None
+            state["hands"][player] = sum(state["hands"][player])
     state["pile"] = None
 
 
