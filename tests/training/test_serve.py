@@ -237,6 +237,27 @@ def test_probabilities_of_a_trained_agent_are_the_softmax_of_its_masked_logits(s
         history.append(answer["action"])
 
 
+def test_an_exported_onnx_agent_plays_a_full_game_through_the_protocol(server, tmp_path):
+    pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    from training.export_onnx import export_onnx
+
+    path = export_onnx(ROOT / "checkpoints/knot/knot__maskppo__0.zip", tmp_path / "knot.onnx")
+    server.ok("new_game", game="knot", agent=str(path), seed=2)
+    env = envs.load("knot").raw_env()
+    env.reset(seed=2)
+    history = []
+    while not env.game.is_terminal():
+        answer = server.ok("move", actions=history, probabilities=len(history) % 10 == 0)
+        assert env.why_illegal(answer["action"]) is None
+        if "probabilities" in answer:
+            best = max(answer["probabilities"], key=lambda entry: entry["p"])
+            assert best["action"] == answer["action"]  # the greedy policy plays its likeliest move
+        env.step(answer["action"])
+        history.append(answer["action"])
+    assert server.ok("legal", actions=history)["over"]
+
+
 def test_omitted_hidden_items_are_drawn_reproducibly_from_the_seed():
     """Two servers given the same requests answer the same, hidden items drawn or not."""
     game = "uzor_v0"
