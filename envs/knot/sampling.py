@@ -239,6 +239,8 @@ def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], K
             f"a Knot observation for these options ({resolved['players']} players, "
             f"{resolved['size']}×{resolved['size']}) has {observer.size} entries, not shape {vector.shape}"
         )
+    if not np.all((vector >= 0) & (vector <= 1)):
+        raise ValueError("a Knot observation's entries lie in [0, 1]; this one has others (or NaN)")
     mask = observation.get("action_mask") if isinstance(observation, dict) else None
     if mask is not None and not np.any(mask):
         raise ValueError("the observation's action mask is empty: this seat does not act now")

@@ -312,6 +312,8 @@ def test_observations_that_cannot_be_sampled_are_refused():
     vector = observation["observation"]
     with pytest.raises(ValueError, match="has 2769 entries"):
         sampler(vector[:-1], {})
+    with pytest.raises(ValueError, match=r"lie in \[0, 1\]"):
+        sampler(np.where(np.arange(vector.size) == 5, np.nan, vector), {})
     with pytest.raises(ValueError, match="3 players"):
         sampler(vector, {"players": 3})
     with pytest.raises(ValueError, match="mask is empty"):
