@@ -305,6 +305,8 @@ def loom_game(server):
         (b"{not json", "bad_json", "not valid JSON"),
         (b'{"type": "hello"} trailing', "bad_json", "not valid JSON"),
         (b'{"type": "h\xff\xfe"}', "bad_json", "not UTF-8"),
+        (b'{"type": "hello", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "bad_json", "recursion"),
+        (b'{"type": "hello", "x": ' + b"9" * 5000 + b"}", "bad_json", "not valid JSON"),
         (b"[1, 2]", "bad_request", "a request is a JSON object, not an array"),
         (b'"hello"', "bad_request", "not a string"),
         (b'{"id": 1}', "bad_request", "needs a 'type'"),
