@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from envs.loom.observer import LoomObserver
-from envs.loom.rules import CELLS, EMPTY, LoomGame, allowed_cells, cloth_gain, touches
+from envs.loom.rules import CELLS, EMPTY, LINE_WEIGHTS, LoomGame, allowed_cells, cloth_gain, touches
 from training.agents import legal_from_mask
 
 
@@ -47,6 +47,30 @@ class HeuristicLoomBot:
             scored.append((value + room, action))
         best = max(v for v, _ in scored)
         return self.rng.choice([a for v, a in scored if v >= best - 1e-9])
+
+
+def preferred_actions(state: LoomGame) -> list[int]:
+    """The heuristic's pricing on an engine state, cheap enough for search: the weaves within
+    one point of the best, where a drafter's weave is priced as its gain minus the rival's best
+    gain with the leftover thread. MCTS plays out among them and tries them first."""
+    legal = state.legal_actions()
+    player = state.current_player()
+    throw, gains = state.throws[state.round], state.gains
+
+    def gain(codes, cell: int, dye: int) -> int:
+        row, _, col, _ = LINE_WEIGHTS[cell]
+        return gains[codes[row]][dye] + gains[codes[col]][dye]
+
+    mine = state.codes[player]
+    rival_best = [0, 0]
+    if state.taken < 0:
+        rival, rival_codes = state.cloths[1 - player], state.codes[1 - player]
+        for t in (0, 1):
+            leftover = throw[1 - t]
+            rival_best[t] = max(gain(rival_codes, c, leftover) for c in allowed_cells(rival, leftover))
+    values = [gain(mine, a % CELLS, throw[a // CELLS]) - rival_best[a // CELLS] for a in legal]
+    best = max(values)
+    return [a for a, v in zip(legal, values) if v >= best - 1]
 
 
 BOTS = {"heuristic": HeuristicLoomBot}
