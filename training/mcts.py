@@ -65,6 +65,7 @@ class MCTSAgent:
         rollout: str = "heuristic",
         bias: float = DEFAULT_BIAS,
         margin: bool = False,
+        depth: int | None = None,
         **options: Any,
     ):
         from training import game_name
@@ -77,6 +78,10 @@ class MCTSAgent:
         self.preferred = preferred_actions(self.game, rollout)
         self.bias = float(bias)
         self.margin = bool(margin)
+        if depth is not None and (not isinstance(depth, int) or depth < 1):
+            raise ValueError(f"MCTS depth must be a positive integer or None (play to the end), not {depth!r}")
+        self.depth = depth
+        self.evaluate = state_evaluation(self.game)
         self.simulations = simulations
         self.exploration = float(exploration)
         self.options = options
@@ -147,14 +152,21 @@ class MCTSAgent:
             node = children[best_action]
             state.apply(best_action)
             path.append((node, player))
-        # Play out to the end: among the game's preferred actions, or uniformly at random.
+        # Play out among the game's preferred actions (or uniformly at random), to the end or
+        # for at most `depth` steps; a cut-off playout is scored by the game's evaluation.
+        steps = self.depth if self.depth is not None else -1
         if preferred_of is None:
-            while state.current_player() >= 0:
+            while steps and state.current_player() >= 0:
                 state.apply(rng.choice(state.legal_actions()))
+                steps -= 1
         else:
-            while state.current_player() >= 0:
+            while steps and state.current_player() >= 0:
                 state.apply(rng.choice(preferred_of(state)))
-        values = outcome_values(state) if self.margin else state.returns()
+                steps -= 1
+        if state.current_player() >= 0:
+            values = self.evaluate(state)
+        else:
+            values = outcome_values(state) if self.margin else state.returns()
         root.visits += 1
         for child, player in path:
             child.visits += 1
@@ -173,6 +185,24 @@ def outcome_values(state) -> list[float]:
         margin = (mine - best_other) / (abs(mine) + abs(best_other) + 1)
         values.append(0.5 * outcome + 0.5 * margin)
     return values
+
+
+def score_margins(state) -> list[float]:
+    """Per player, the relative lead of its current score over the best other, in (−1, 1): the
+    default value of a playout cut off before the end."""
+    scores = state.scores()
+    values = []
+    for player, mine in enumerate(scores):
+        best_other = max(s for i, s in enumerate(scores) if i != player)
+        values.append((mine - best_other) / (abs(mine) + abs(best_other) + 1))
+    return values
+
+
+def state_evaluation(game: str):
+    """The game's ``evaluate_state(state) -> list[float]`` (one value in [−1, 1] per player) from
+    ``training.bots.<game>``, else ``score_margins``."""
+    module = importlib.import_module(f"training.bots.{game[:-3]}")
+    return getattr(module, "evaluate_state", score_margins)
 
 
 def preferred_actions(game: str, rollout: str):
@@ -210,10 +240,17 @@ def parse_mcts_spec(spec: str) -> dict[str, Any]:
                 raise ValueError(f"MCTS exploration in {spec!r} must be a number, not {value!r}") from None
             if not settings["exploration"] >= 0:
                 raise ValueError(f"MCTS exploration in {spec!r} must be >= 0")
+        elif key == "depth":
+            try:
+                settings["depth"] = int(value)
+            except ValueError:
+                raise ValueError(f"MCTS depth in {spec!r} must be a whole number, not {value!r}") from None
+            if settings["depth"] < 1:
+                raise ValueError(f"MCTS depth in {spec!r} must be at least 1")
         elif key == "rollout":
             if value not in ROLLOUTS:
                 raise ValueError(f"MCTS rollout in {spec!r} must be one of {', '.join(ROLLOUTS)}, not {value!r}")
             settings["rollout"] = value
         else:
-            raise ValueError(f"unknown MCTS setting {key!r} in {spec!r}; the settings are c= and rollout=")
+            raise ValueError(f"unknown MCTS setting {key!r} in {spec!r}; the settings are c=, depth= and rollout=")
     return settings
