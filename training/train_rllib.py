@@ -1,0 +1,486 @@
+"""Self-play PPO on Ray RLlib, for any game and options: one machine or a Ray cluster.
+
+    python -m training.train_rllib --game linecatch --options '{"rows": 4, "cols": 4}' --iterations 20
+    python -m training.train_rllib --game knot --options '{"players": 3}' --num-env-runners 8 --address auto
+
+Needs the ``rllib`` extra (``pip install -e ".[rllib]"``). Without ``--address`` a local Ray
+instance is started on this machine and stopped at the end; ``--address auto`` (or
+``HOST:6379``, ``ray://HOST:10001``) joins an existing cluster instead (``ray start --head``
+on one node, ``ray start --address HEAD:6379`` on the others) and ships this repository's code
+to it (``--ship-code``). ``--num-env-runners`` processes play games in parallel (one CPU each);
+the learner runs in this process. See docs/scaling.md.
+
+Self-play by policy mapping: every seat is played by one shared learning policy ``learner``
+(``--no-shared-policy``: one learning policy per seat, ``learner_seat<i>``). With
+``--opponents random snapshot`` a share ``--opponent-share`` of the games puts the learner in
+one seat (drawn per game) against frozen opponents in the others: ``random`` (uniform over the
+legal moves) and the ``snapshot_<k>`` copies of the learner taken every ``--snapshot-every``
+iterations (the last ``--max-snapshots`` kept). Output goes to
+``runs/<game>__rllib-ppo__<seed>__<time>/``: the suite checkpoint(s)
+``<game>__rllib-ppo__<seed>.zip`` (loadable with ``load_agent``, played by ``evaluate.py``),
+the RLlib checkpoint (to resume or inspect with RLlib), ``config.json`` and
+``evaluation.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training import bot_table, game_name
+from training.checkpoint import PolicyAgent, code_version, env_spaces, portable_options, save_checkpoint
+from training.evaluate import evaluate_against
+from training.train import parse_config
+
+ALGO = "rllib-ppo"
+FROZEN_KINDS = ("random", "snapshot")
+ACTIVATIONS = ("tanh", "relu")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+# Left out when the code is shipped to a cluster (Ray's upload limit is 100 MiB).
+SHIP_EXCLUDES = [".venv/", ".git/", "runs/", "checkpoints/", "results/", "**/__pycache__/", "*.egg-info/"]
+
+
+@dataclass
+class RLlibTrainConfig:
+    game: str = "linecatch"
+    """env name (``linecatch``, ``knot_v0``, …)"""
+    options: dict = field(default_factory=dict)
+    """env options as JSON (e.g. ``{"rows": 4, "cols": 4}``, ``{"players": 3}``)"""
+    seed: int = 0
+    """seeds Ray's env runners (envs, sampling), the network initialisation and the evaluations"""
+    iterations: int = 20
+    """training iterations (one batch of games + one PPO update each)"""
+    timesteps: int = 0
+    """stop as soon as this many env steps (moves) were sampled; 0: no limit but --iterations"""
+    address: str = ""
+    """an existing Ray cluster (``auto``, ``HOST:6379``, ``ray://HOST:10001``); empty: start a
+    local Ray on this machine (stopped at the end)"""
+    ship_code: bool = True
+    """with --address: upload this repository's code to the cluster (Ray runtime_env)"""
+    num_env_runners: int = 2
+    """parallel processes that play games (one CPU each); 0: play in this process"""
+    num_envs_per_env_runner: int = 1
+    """games each env runner steps at once"""
+    shared_policy: bool = True
+    """one learning policy for every seat; --no-shared-policy: one per seat"""
+    opponents: list = field(default_factory=list)
+    """frozen opponents for part of the games: ``random`` and/or ``snapshot``; empty: pure self-play"""
+    opponent_share: float = 0.5
+    """share of the games against frozen opponents (when --opponents names any)"""
+    snapshot_every: int = 5
+    """iterations between frozen snapshots of the learner (with ``--opponents snapshot``)"""
+    max_snapshots: int = 3
+    """snapshots kept as opponents (oldest dropped first)"""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """hidden layers of the policy (and, separately, of the value network)"""
+    activation: str = "tanh"
+    """hidden activation: tanh or relu"""
+    learning_rate: float = 3e-4
+    """Adam step size"""
+    train_batch_size: int = 2048
+    """env steps per iteration (PPO batch)"""
+    minibatch_size: int = 256
+    """SGD minibatch size"""
+    num_epochs: int = 10
+    """passes over each batch"""
+    gamma: float = 0.99
+    """discount (rewards come only at the end of a game)"""
+    entropy_coeff: float = 0.01
+    """entropy bonus"""
+    eval_every: int = 5
+    """iterations between evaluations of the learner against the game's bots; 0: only at the end"""
+    eval_games: int = 60
+    """games per bot at each evaluation"""
+    keep_best: bool = True
+    """ship the policy that scored best against the bots at an evaluation, not necessarily the last"""
+    final_eval_games: int = 400
+    """games against random and against heuristic at the end (seats alternated)"""
+    out_dir: str = "runs"
+    """where run folders go"""
+    save_rllib_checkpoint: bool = True
+    """also write RLlib's own checkpoint of the algorithm (to resume with RLlib)"""
+
+
+def check_config(config: RLlibTrainConfig, players: int) -> None:
+    """Clear errors for bad settings before Ray starts."""
+    def bad(name: str, rule: str, value: Any) -> ValueError:
+        return ValueError(f"option '{name}' must be {rule}, not {value!r}")
+
+    if config.iterations < 1:
+        raise bad("iterations", "at least 1", config.iterations)
+    if config.timesteps < 0:
+        raise bad("timesteps", "0 (no limit) or positive", config.timesteps)
+    if config.num_env_runners < 0:
+        raise bad("num_env_runners", "0 or more", config.num_env_runners)
+    if config.num_envs_per_env_runner < 1:
+        raise bad("num_envs_per_env_runner", "at least 1", config.num_envs_per_env_runner)
+    unknown = [o for o in config.opponents if o not in FROZEN_KINDS]
+    if unknown:
+        raise bad("opponents", f"a list of {' / '.join(FROZEN_KINDS)}", config.opponents)
+    if not 0.0 <= config.opponent_share <= 1.0:
+        raise bad("opponent_share", "between 0 and 1", config.opponent_share)
+    if "snapshot" in config.opponents and not config.shared_policy:
+        raise ValueError("snapshots copy the shared learning policy: use --opponents snapshot with --shared-policy")
+    if config.snapshot_every < 1 or config.max_snapshots < 1:
+        raise bad("snapshot_every / max_snapshots", "at least 1", (config.snapshot_every, config.max_snapshots))
+    if config.activation not in ACTIVATIONS:
+        raise bad("activation", "tanh or relu", config.activation)
+    if not config.net_arch or min(config.net_arch) < 1:
+        raise bad("net_arch", "one or more positive layer sizes", config.net_arch)
+    if config.minibatch_size > config.train_batch_size:
+        raise bad("minibatch_size", f"at most train_batch_size ({config.train_batch_size})", config.minibatch_size)
+    if players < 2:
+        raise ValueError(f"self-play needs at least 2 seats; these options give {players}")
+
+
+def learner_ids(config: RLlibTrainConfig, players: int) -> list[str]:
+    return ["learner"] if config.shared_policy else [f"learner_seat{seat}" for seat in range(players)]
+
+
+class SeatMapping:
+    """RLlib's agent → module mapping: which policy plays each seat of a game.
+
+    Decided per game from the episode's id (every seat of a game sees the same draw): with
+    probability ``opponent_share`` the learner takes one seat and the frozen modules the
+    others, else the learner(s) play every seat. Picklable, so Ray ships it to env runners.
+    """
+
+    def __init__(self, learners: list[str], frozen: list[str], opponent_share: float, players: int, seed: int):
+        self.learners, self.frozen = list(learners), list(frozen)
+        self.opponent_share, self.players, self.seed = opponent_share, players, seed
+
+    def __call__(self, agent_id: str, episode, **kwargs) -> str:
+        seat = int(str(agent_id).rsplit("_", 1)[1])
+        own = self.learners[seat % len(self.learners)]
+        game = random.Random(f"{self.seed}/{episode.id_}")
+        if not self.frozen or game.random() >= self.opponent_share:
+            return own
+        if seat == game.randrange(self.players):
+            return own
+        return random.Random(f"{self.seed}/{episode.id_}/{seat}").choice(self.frozen)
+
+
+def episode_score(returns: list[float]) -> float:
+    """Win 1, draw ½, loss 0, from a seat's final return (+1 / 0 / −1)."""
+    total = float(sum(returns))
+    return 1.0 if total > 0 else 0.5 if total == 0 else 0.0
+
+
+def make_callbacks():
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+
+    class FrozenScoreCallback(RLlibCallback):
+        """Logs the learner's score in games against frozen opponents (``score_vs_frozen``)."""
+
+        def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
+            modules = {agent: episode.module_for(agent) for agent in episode.agent_ids}
+            learners = [a for a, m in modules.items() if m.startswith("learner")]
+            if metrics_logger is None or len(learners) != 1 or len(modules) < 2:
+                return  # pure self-play: the learner plays itself, its score is ½ by symmetry
+            rewards = episode.get_rewards()
+            metrics_logger.log_value("score_vs_frozen", episode_score(list(rewards.get(learners[0], []))), reduce="mean", window=200)
+
+    return FrozenScoreCallback
+
+
+def module_spec(config: RLlibTrainConfig, env_config: dict[str, Any]):
+    """The learning policy: RLlib's action-masking PPO module with a plain MLP actor, so it
+    converts exactly to the suite's numpy ``PolicyAgent`` (hidden layers + one linear head).
+    The spaces are given (not inferred) so the spec also builds snapshots and conversions."""
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    from wrappers.rllib import SuiteMultiAgentEnv
+
+    env = SuiteMultiAgentEnv(env_config)
+    seat = env.possible_agents[0]
+    model = DefaultModelConfig(
+        fcnet_hiddens=list(config.net_arch),
+        fcnet_activation=config.activation,
+        head_fcnet_hiddens=[],
+        vf_share_layers=False,
+    )
+    return RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        observation_space=env.observation_spaces[seat],
+        action_space=env.action_spaces[seat],
+        model_config=model,
+    )
+
+
+def actor_layers(module, activation: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The actor of RLlib's PPO module (actor encoder + policy head) as ``(weight, bias)``
+    pairs for ``PolicyAgent``; any other layout (a different activation, normalisation layers,
+    a shared encoder) is refused rather than converted into a different network."""
+    import torch.nn as nn
+
+    expected = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
+    encoder = getattr(module.encoder, "actor_encoder", None)
+    if encoder is None:
+        raise ValueError("the RLlib module has no separate actor encoder (vf_share_layers=True?); cannot convert it")
+    leaves = [m for part in (encoder, module.pi) for m in part.modules() if not list(m.children())]
+    layers, expect_linear = [], True
+    for leaf in leaves:
+        if isinstance(leaf, nn.Linear) and expect_linear:
+            layers.append((leaf.weight.detach().cpu().numpy().copy(), leaf.bias.detach().cpu().numpy().copy()))
+            expect_linear = False
+        elif isinstance(leaf, expected) and not expect_linear:
+            expect_linear = True
+        elif isinstance(leaf, nn.Identity):
+            continue
+        else:
+            raise ValueError(f"cannot convert the RLlib actor: unexpected {type(leaf).__name__} after {len(layers)} linear layer(s)")
+    if expect_linear or not layers:
+        raise ValueError("cannot convert the RLlib actor: it does not end with a linear policy head")
+    return layers
+
+
+def learner_layers(algo, spec, module_id: str, activation: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The current weights of a learning module, read from the learner (the env runners'
+    copies lag one sync behind) into a fresh module built from the same spec."""
+    state = algo.learner_group.get_state(components=f"learner/rl_module/{module_id}")
+    weights = state["learner"]["rl_module"][module_id]
+    module = spec.build()
+    module.set_state(weights)
+    return actor_layers(module, activation)
+
+
+def start_ray(config: RLlibTrainConfig) -> bool:
+    """Connect to (``--address``) or start Ray; True when this call started it."""
+    import ray
+
+    if ray.is_initialized():
+        return False  # a caller (a test, a notebook) owns the session
+    if config.address:
+        runtime_env = {"working_dir": str(REPO_ROOT), "excludes": SHIP_EXCLUDES} if config.ship_code else None
+        ray.init(address=config.address, runtime_env=runtime_env, log_to_driver=True)
+    else:
+        # Logical CPUs: never fewer than the env runners, so they all start (they then share cores).
+        ray.init(num_cpus=max(os.cpu_count() or 1, config.num_env_runners), include_dashboard=False)
+    return True
+
+
+def build_algorithm(config: RLlibTrainConfig, game: str, options: dict, players: int):
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from wrappers.rllib import MaskedRandomRLModule, register
+
+    learners = learner_ids(config, players)
+    env_config = {"game": game, "options": portable_options(options)}
+    spec = module_spec(config, env_config)
+    specs = {module_id: spec for module_id in learners}
+    frozen = []
+    if "random" in config.opponents:
+        specs["random"] = RLModuleSpec(module_class=MaskedRandomRLModule, model_config={"seed": config.seed})
+        frozen.append("random")
+    mapping = SeatMapping(learners, frozen, config.opponent_share, players, config.seed)
+    ppo = (
+        PPOConfig()
+        # RLlib's env check steps unmasked random actions, which the raw env rejects as illegal.
+        .environment(register(), env_config=env_config, disable_env_checking=True)
+        .env_runners(
+            num_env_runners=config.num_env_runners,
+            num_envs_per_env_runner=config.num_envs_per_env_runner,
+            rollout_fragment_length="auto",
+            # Ray 2.60's multi-agent sampler re-converts every finished game of a sample call
+            # to numpy at each step (quadratic: 2.7x slower at 4000 steps); lists serve PPO too.
+            episodes_to_numpy=False,
+        )
+        .training(
+            lr=config.learning_rate,
+            train_batch_size_per_learner=config.train_batch_size,
+            minibatch_size=config.minibatch_size,
+            num_epochs=config.num_epochs,
+            gamma=config.gamma,
+            entropy_coeff=config.entropy_coeff,
+        )
+        .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=learners)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .callbacks(make_callbacks())
+        .debugging(seed=config.seed)
+    )
+    return ppo.build_algo(), spec, learners, frozen
+
+
+def add_snapshot(algo, spec, number: int, learners: list[str], frozen: list[str], config: RLlibTrainConfig, players: int) -> list[str]:
+    """Freeze a copy of the learner as ``snapshot_<number>`` (dropping the oldest beyond
+    ``max_snapshots``); returns the new list of frozen modules."""
+    module_id = f"snapshot_{number}"
+    frozen = frozen + [module_id]
+    dropped = [m for m in frozen if m.startswith("snapshot_")][: -config.max_snapshots]
+    frozen = [m for m in frozen if m not in dropped]
+    mapping = SeatMapping(learners, frozen, config.opponent_share, players, config.seed)
+    algo.add_module(module_id=module_id, module_spec=spec, new_agent_to_module_mapping_fn=mapping)
+    state = algo.learner_group.get_state(components=f"learner/rl_module/{learners[0]}")["learner"]["rl_module"][learners[0]]
+    algo.learner_group.set_state({"learner": {"rl_module": {module_id: state}}})
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
+    for old in dropped:
+        algo.remove_module(module_id=old, new_agent_to_module_mapping_fn=mapping)
+    return frozen
+
+
+def progress_line(iteration: int, result: dict, started: float) -> str:
+    runners = result.get("env_runners", {})
+    steps = int(runners.get("num_env_steps_sampled_lifetime", 0))
+    elapsed = time.perf_counter() - started
+    parts = [
+        f"[iter {iteration:>4} | {steps:>8} steps {elapsed:6.0f}s | {steps / max(elapsed, 1e-9):6.0f} steps/s]",
+        f"games {int(runners.get('num_episodes_lifetime', 0))}",
+        f"length {float(runners.get('episode_len_mean', float('nan'))):.1f}",
+    ]
+    if "score_vs_frozen" in runners:
+        parts.append(f"vs frozen {float(runners['score_vs_frozen']):.0%}")
+    for module_id, stats in sorted(result.get("learners", {}).items()):
+        if module_id.startswith("learner") and "entropy" in stats:
+            parts.append(f"{module_id} entropy {float(stats['entropy']):.2f}")
+    return " | ".join(parts)
+
+
+def train(config: RLlibTrainConfig, argv: list[str] | None = None) -> dict[str, Any]:
+    import envs
+
+    game = game_name(config.game)
+    options = envs.load(game).SPEC.game_cls.resolve_options(dict(config.options))
+    players = envs.load(game).SPEC.game_cls.num_players_for(options)
+    check_config(config, players)
+    bots = [spec for spec in ("random", "heuristic") if spec in bot_table(game)]
+    args = sys.argv[1:] if argv is None else argv
+    command = "python -m training.train_rllib " + " ".join(shlex.quote(a) for a in args)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(config.out_dir) / f"{game[:-3]}__{ALGO}__{config.seed}__{stamp}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
+    print(f"run folder: {run_dir}", flush=True)
+
+    import ray
+
+    started_ray = start_ray(config)
+    try:
+        where = f"the Ray cluster at {config.address}" if config.address else "a local Ray on this machine"
+        print(f"Ray: {where}, {config.num_env_runners} env runner(s), resources {ray.cluster_resources()}", flush=True)
+        setup_started = time.perf_counter()
+        algo, spec, learners, frozen = build_algorithm(config, game, options, players)
+        setup_seconds = time.perf_counter() - setup_started
+        summary = run_training(config, algo, spec, learners, frozen, game, options, players, bots, run_dir, command, stamp)
+        summary["setup_seconds"] = setup_seconds
+        algo.stop()
+    finally:
+        if started_ray:
+            ray.shutdown()
+    (run_dir / "evaluation.json").write_text(json.dumps(summary, indent=2))
+    print(f"\ncheckpoint: {summary['checkpoint']}")
+    print(f"throughput: {summary['env_steps_per_second']:.0f} env steps/s over {summary['iterations']} iterations "
+          f"(sampling and learning; Ray start and set-up {setup_seconds:.0f}s not counted)")
+    for spec_name, result in summary["final_evaluation"].items():
+        print(f"final vs {spec_name}: score {result['score']:.1%} over {result['games']} games "
+              f"(W {result['wins']} D {result['draws']} L {result['losses']})")
+    return summary
+
+
+def run_training(config, algo, spec, learners, frozen, game, options, players, bots, run_dir, command, stamp) -> dict[str, Any]:
+    def evaluate(layers, seed: int, games: int) -> dict[str, float]:
+        agent = PolicyAgent(layers, config.activation)
+        return {bot: evaluate_against(game, agent, bot, games, seed, options) for bot in bots}
+
+    best = {"score": -1.0, "layers": None, "iteration": 0}
+    history: list[dict] = []
+    snapshots_taken = 0
+    steps, iteration, result = 0, 0, {}
+    started = time.perf_counter()
+    train_seconds = 0.0
+    while iteration < config.iterations and not (config.timesteps and steps >= config.timesteps):
+        iteration_started = time.perf_counter()
+        result = algo.train()
+        train_seconds += time.perf_counter() - iteration_started
+        iteration += 1
+        steps = int(result.get("env_runners", {}).get("num_env_steps_sampled_lifetime", 0))
+        print(progress_line(iteration, result, started), flush=True)
+        if config.eval_every and iteration % config.eval_every == 0 and iteration < config.iterations:
+            layers = learner_layers(algo, spec, learners[0], config.activation)
+            scores = evaluate(layers, config.seed + iteration, config.eval_games)
+            print("    " + learners[0] + " vs " + " ".join(f"{k} {v:.0%}" for k, v in scores.items()), flush=True)
+            history.append({"iteration": iteration, "steps": steps, **scores})
+            if config.keep_best and np.mean(list(scores.values())) > best["score"]:
+                best.update(score=float(np.mean(list(scores.values()))), layers=layers, iteration=iteration)
+        if "snapshot" in config.opponents and iteration % config.snapshot_every == 0 and iteration < config.iterations:
+            snapshots_taken += 1
+            frozen = add_snapshot(algo, spec, snapshots_taken, learners, frozen, config, players)
+            print(f"    snapshot_{snapshots_taken} frozen; opponents now: {', '.join(frozen)}", flush=True)
+    rllib_checkpoint = None
+    if config.save_rllib_checkpoint:
+        rllib_checkpoint = str(algo.save_to_path(str((run_dir / "rllib_checkpoint").resolve())))
+
+    observation_shape, action_n = env_spaces(game, options)
+    checkpoints, final = {}, {}
+    for seat_index, module_id in enumerate(learners):
+        layers, taken_at = learner_layers(algo, spec, module_id, config.activation), iteration
+        if config.keep_best and config.shared_policy:
+            last = evaluate(layers, config.seed, config.eval_games)
+            if float(np.mean(list(last.values()))) >= best["score"]:
+                best.update(score=float(np.mean(list(last.values()))), layers=layers, iteration=iteration)
+            layers, taken_at = best["layers"], best["iteration"]
+            print(f"kept the policy of iteration {taken_at} (score {best['score']:.0%} against {', '.join(bots)})")
+        suffix = "" if config.shared_policy else f"__seat{seat_index}"
+        path = run_dir / f"{game[:-3]}__{ALGO}__{config.seed}{suffix}.zip"
+        meta = {
+            "game": game,
+            "options": portable_options(options),
+            "observation_shape": observation_shape,
+            "action_n": action_n,
+            "net_arch": list(config.net_arch),
+            "activation": config.activation,
+            "algo": "RLlib PPO",
+            "rllib_module": module_id,
+            "ray_version": __import__("ray").__version__,
+            "steps_trained": steps,
+            "iterations": iteration,
+            "policy_from_iteration": taken_at,
+            "seed": config.seed,
+            "code_version": code_version(),
+            "command": command,
+            "created": stamp,
+        }
+        save_checkpoint(path, layers, meta)
+        checkpoints[module_id] = str(path)
+        agent = PolicyAgent(layers, config.activation)
+        final[module_id] = {
+            bot: evaluate_against(game, agent, bot, config.final_eval_games, config.seed + 10_000, options, detail=True)
+            for bot in bots
+        }
+    main_module = learners[0]
+    return {
+        "checkpoint": checkpoints[main_module],
+        "checkpoints": checkpoints,
+        "rllib_checkpoint": rllib_checkpoint,
+        "iterations": iteration,
+        "steps": steps,
+        "train_seconds": train_seconds,
+        "env_steps_per_second": steps / max(train_seconds, 1e-9),
+        "num_env_runners": config.num_env_runners,
+        # Seat-specific policies are still scored with seats alternated (evaluate.py's rule).
+        "final_evaluation": final[main_module],
+        "final_evaluation_per_module": final,
+        "history": history,
+        "command": command,
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    return train(parse_config(argv, RLlibTrainConfig, __doc__), argv)
+
+
+if __name__ == "__main__":
+    main()
