@@ -1,0 +1,187 @@
+"""The strength ladder: ``random < heuristic < mcts:100 < mcts:1000`` for every game, and where
+each shipped trained agent stands on it.
+
+Each rung plays the rung below it (``--games`` games, ``--top-games`` for the costly MCTS pair),
+seats rotating; the ladder *separates* when every upper rung's 95% Wilson interval lies above
+one half. Games are dealt in duplicate: the k seat rotations of one deal share its chance
+(Loom's throws, Knot's pile, Uzor's tiles), so luck cancels between the two agents. Every game
+is seeded by its own index, so the table is the same for any number of ``--workers``.
+
+    python -m training.ladder                      # all games, writes docs/ladder.md + json
+    python -m training.ladder --game loom --games 100 --top-games 40
+
+The per-game option sets and MCTS settings are in ``LADDERS`` (why each was chosen: docs/bots.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import envs
+from training import game_name, load_agent
+from training.evaluate import PairResult, players_of, short, wilson_interval
+
+
+@dataclass
+class LadderSpec:
+    options: dict = field(default_factory=dict)
+    mcts: str = ""  # settings appended to both MCTS rungs, e.g. ":depth=20"
+    trained: str | None = None  # a shipped checkpoint trained under these options
+    note: str = ""
+    climb: bool = True  # play the rungs against each other; False: only place the trained agent
+    extra: list = field(default_factory=list)  # rungs above MCTS(1000), e.g. the exact solver
+
+
+# Per game, the ladders to climb (in order). The shipped Linecatch agent plays 4×4, where both
+# MCTS rungs are close to perfect play, so it is placed on a 4×4 ladder of its own.
+LADDERS: dict[str, list[LadderSpec]] = {
+    "linecatch_v0": [
+        LadderSpec({}, note="default 5×5 board"),
+        LadderSpec({"rows": 4, "cols": 4}, trained="checkpoints/linecatch/linecatch_4x4__maskppo__1.zip",
+                   climb=False, extra=["solver"], note="where the shipped 4×4 agent stands"),
+    ],
+    "loom_v0": [LadderSpec({}, trained="checkpoints/loom/loom__maskppo__0.zip", note="default options")],
+    "fill_v0": [LadderSpec({}, trained="checkpoints/fill/fill__maskppo__0.zip", note="default options")],
+    "uzor_v0": [LadderSpec({"board_size": 9}, note="9×9, the smallest table")],
+    "knot_v0": [LadderSpec({"size": 4}, note="2 players on 4×4")],
+}
+
+
+def rungs(spec: LadderSpec) -> list[str]:
+    return ["random", "heuristic", f"mcts:100{spec.mcts}", f"mcts:1000{spec.mcts}"] + spec.extra
+
+
+def _play_one(job: tuple) -> tuple[list[int], list, int, float]:
+    """One game of ``upper`` against ``lower`` (which fills the other seats); both agents are
+    seeded by the game's index so the outcome does not depend on which worker plays it."""
+    game, options, upper, lower, index, seed = job
+    n = players_of(game, options)
+    mine = index % n
+    deal = seed + index // n  # duplicate deals: every seat rotation of a deal shares its chance
+    a = load_agent(upper, game, seed=deal * 7919 + 1, **options)
+    b = load_agent(lower, game, seed=deal * 7919 + 2, **options)
+    seats = [b] * n
+    seats[mine] = a
+    started = time.perf_counter()
+    env = envs.load(game).raw_env(**options)
+    env.reset(seed=deal)
+    names, engine = env.possible_agents, env.game
+    while not engine.is_terminal():
+        seat = engine.current_player()
+        env.step(seats[seat].act(env.observe(names[seat])))
+        engine = env.game
+    return engine.returns(), engine.scores(), mine, time.perf_counter() - started
+
+
+def play_pair_parallel(game: str, upper: str, lower: str, games: int, seed: int, options: dict,
+                       pool=None) -> tuple[PairResult, float]:
+    jobs = [(game, options, upper, lower, i, seed) for i in range(games)]
+    outcomes = pool.map(_play_one, jobs, chunksize=1) if pool is not None else list(map(_play_one, jobs))
+    result = PairResult(upper, lower)
+    seconds = 0.0
+    for returns, scores, mine, spent in outcomes:
+        result.record(returns, scores, mine)
+        seconds += spent
+    return result, seconds / max(1, games)
+
+
+@dataclass
+class Rung:
+    result: PairResult
+    seconds_per_game: float
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.result.score, self.result.games)
+
+    @property
+    def separated(self) -> bool:
+        return self.interval[0] > 0.5
+
+
+def run_ladder(game: str, spec: LadderSpec, games: int, top_games: int, seed: int, pool=None,
+               log=print) -> list[Rung]:
+    ladder = rungs(spec)
+    pairs = [(ladder[i + 1], ladder[i]) for i in range(len(ladder) - 1)] if spec.climb else []
+    if spec.trained and Path(spec.trained).exists():
+        pairs += [(spec.trained, rung) for rung in (ladder if not spec.climb else ladder[:3])]
+    out = []
+    for upper, lower in pairs:
+        costly = any(agent.startswith("mcts:1000") for agent in (upper, lower))
+        n = top_games if costly else games
+        result, per_game = play_pair_parallel(game, upper, lower, n, seed, spec.options, pool)
+        rung = Rung(result, per_game)
+        low, high = rung.interval
+        log(f"{game}: {short(upper)} vs {short(lower)}: {result.score:.1%} ({low:.1%}–{high:.1%}) "
+            f"over {result.games} games, {per_game:.2f} s/game")
+        out.append(rung)
+    return out
+
+
+def markdown(game: str, spec: LadderSpec, rungs_: list[Rung]) -> str:
+    lines = [
+        f"**{game}** {json.dumps(spec.options) if spec.options else '(default options)'} — {spec.note}",
+        "",
+        "| agent | vs | games | W | D | L | score | 95% interval | separated | s/game |",
+        "|---|---|---:|---:|---:|---:|---:|---|:-:|---:|",
+    ]
+    for rung in rungs_:
+        r = rung.result
+        low, high = rung.interval
+        mark = "yes" if rung.separated else "no"
+        lines.append(
+            f"| {short(r.first)} | {short(r.second)} | {r.games} | {r.wins} | {r.draws} | {r.losses} | "
+            f"{r.score:.1%} | {low:.1%}–{high:.1%} | {mark} | {rung.seconds_per_game:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", nargs="*", help="games (default: all five)")
+    parser.add_argument("--games", type=int, default=200, help="games per pair below MCTS(1000)")
+    parser.add_argument("--top-games", type=int, default=100, help="games of MCTS(1000) against MCTS(100)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=2, help="processes playing games in parallel")
+    parser.add_argument("--markdown", default="docs/ladder.md", help="where the tables go ('' for nowhere)")
+    args = parser.parse_args(argv)
+    names = [game_name(g) for g in args.game] if args.game else list(LADDERS)
+    tables, record = [], {}
+    started = time.perf_counter()
+    pool = multiprocessing.Pool(args.workers) if args.workers > 1 else None
+    try:
+        for name, spec in [(name, spec) for name in names for spec in LADDERS[name]]:
+            result = run_ladder(name, spec, args.games, args.top_games, args.seed, pool)
+            tables.append(markdown(name, spec, result))
+            record.setdefault(name, []).append({
+                "options": spec.options,
+                "pairs": [
+                    {"agent": r.result.first, "vs": r.result.second, "games": r.result.games,
+                     "wins": r.result.wins, "draws": r.result.draws, "losses": r.result.losses,
+                     "score": r.result.score, "interval95": list(r.interval), "separated": r.separated,
+                     "seconds_per_game": r.seconds_per_game}
+                    for r in result
+                ],
+            })
+    finally:
+        if pool is not None:
+            pool.close()
+    text = "\n\n".join(tables)
+    print(text)
+    command = "python -m training.ladder " + " ".join(argv if argv is not None else __import__("sys").argv[1:])
+    print(f"\n({time.perf_counter() - started:.0f} s; {command.strip()})")
+    if args.markdown:
+        path = Path(args.markdown)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"<!-- {command.strip()} -->\n\n{text}\n")
+        path.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
+    return record
+
+
+if __name__ == "__main__":
+    main()
