@@ -53,9 +53,9 @@ same value, and the acting clock starts when the state is drawn, on the options'
 ``sampler`` raises ``ValueError`` when the vector cannot come from a game with these options
 (length, rule switches, a board the rules forbid, more gems and tokens than random gems give,
 any field a state rebuilt from it does not reproduce) or when the seat is not to act.
-Puzzle positions (:mod:`envs.fill.positions`, gems placed outside the ``gem_cells`` script)
-are accepted: with scripted gems, gems and tokens beyond the script only leave no unseen
-token.
+Puzzle positions (:mod:`envs.fill.positions`: tokens handed out with gems off, gems placed
+outside the ``gem_cells`` script) are accepted, as the engine accepts them: tokens beyond
+what the gems allow just leave no unseen token.
 
 ``complete_snapshot(partial, seat, rng)`` takes a snapshot in the engine's format in which only
 these may be left out; every other field of ``state`` is public and must be given (a missing
@@ -155,11 +155,10 @@ def stocks_at(table: dict[tuple, int], set_before: bool) -> dict[tuple, int]:
 
 def unseen_tokens(options: dict[str, Any], seen: list[int]) -> tuple[list[int], str | None]:
     """Per kind, how many more tokens the game's gems can have given beyond ``seen`` (kinds of
-    the gems, tokens and spent tokens accounted for), and a sentence when ``seen`` is more than a
-    game without a gem script can hold (with a script, the excess just leaves none unseen)."""
+    the gems, tokens and spent tokens accounted for), and a sentence when ``seen`` is more than
+    random gems give. Tokens with gems off or beyond a gem script only come from puzzle
+    positions (:mod:`envs.fill.positions`), which the engine accepts: they leave none unseen."""
     if not options["gems"]:
-        if seen:
-            return [0, 0, 0], f"it shows {len(seen)} gems, tokens or extra traps, but gems are off"
         return [0, 0, 0], None
     script = options["gem_cells"]
     if script is None:

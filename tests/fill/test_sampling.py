@@ -327,6 +327,29 @@ def test_a_sample_holding_the_true_hidden_items_plays_on_exactly_like_the_truth(
     assert checked > 50 and collected_this_turn > 0
 
 
+def test_extra_traps_the_observation_clips_are_drawn_up_to_what_the_gems_allow():
+    """With a long script of Trap gems a seat may hold more than 3 extra traps, shown as 3."""
+    cells = [2, 5, 12, 17, 22, 30, 33]
+    options = {"traps": True, "gems": True, "gem_cells": [(c, "trap") for c in cells]}
+    # both regular traps ready and none set this turn: holding 4 extras is then possible (a
+    # regular trap set recently would mean no extra was held then, extras being spent first)
+    game = next(g for g in random_positions(options, 6, seed=8) if g.phase == FILL and g.turns[g.to_move] >= 6
+                and g.recharge_counts(g.to_move) == [] and g.live_trap[g.to_move] < 0)
+    seat = game.to_move
+    game.extra[seat] = 4
+    observer = FillObserver(game.options)
+    view = seat_view(game, observer)
+    draw = sampler(view, options)
+    unseen = len(cells) - len(game.gems) - sum(len(game.tokens[p]) for p in (0, 1))
+    rng = random.Random(0)
+    extras = Counter()
+    for _ in range(300):
+        state = draw(rng)
+        assert observer.observe(state, seat).tobytes() == view["observation"].tobytes()
+        extras[state.extra[seat]] += 1
+    assert set(extras) == set(range(3, unseen + 1)) and unseen >= 4
+
+
 # ----- chance, clocks, bad input ------------------------------------------------------------------
 
 
