@@ -12,16 +12,19 @@ trap is ready 3 own turns after it is set; an extra trap is used first; one toke
 Trap token can be used from the player's turn 2 on), with at most as many Trap tokens used as
 the gems not accounted for by what the seat sees (3 gems per game, or the ``gem_cells``
 script's gems of each kind, minus the gems on the board, both players' tokens, the seat's own
-extra traps and a Double spent this turn). When the seat's own trap sprang last
-(``last_sprung`` is the opponent's), the opponent set a trap on an earlier turn. When no trap
-ever sprang and no Pass token can have been used, every finished turn filled at least one
-cell, which caps the opponent's turn count (stocks that need more turns are left out).
+extra traps and a Double spent this turn). When the last sprung trap is the opponent's, they
+set a trap on an earlier turn. When no trap
+ever sprang, every finished turn filled at least one cell unless it was a Pass, so the fills
+and the Pass tokens unaccounted for cap the opponent's turn count (stocks that need more turns
+are left out).
 A live opponent trap exists exactly when their last trap phase set one; it lies on any empty
 non-rock cell, or on a filled cell that the fills since their trap phase can have filled (their
 own one or two fills, the seat's first fill of a Double): a cell ``x`` such that removing ``x``
 and what it alone connects, at most that many cells, leaves a connected board holding the
 seed. Such a trap is inert (a filled cell is never filled again), but it is possible, and it
-used up a trap.
+used up a trap. (This test looks at the board only, so it may admit a few filled cells no
+history allows, e.g. the seat's own first fill made with 3 or more cells legal; being inert,
+they change nothing in play.)
 
 **How it is drawn** (only with the rng given): uniformly among the seat's own possibilities
 below, then uniformly among the opponent's possible trap stocks, then, when the stock says a
@@ -242,7 +245,7 @@ def sampler(observation, options: dict) -> Callable[[random.Random], FillGame]:
     if vector.shape != (observer.size,):
         raise ValueError(f"a fill_v0 observation with these options has {observer.size} entries, not shape {vector.shape}")
     vector = np.asarray(vector, dtype=np.float32)
-    size, n = resolved["size"], resolved["size"] ** 2
+    n = resolved["size"] ** 2
     mask = None
     if isinstance(observation, dict):
         mask = np.asarray(observation.get("action_mask"))
@@ -453,7 +456,7 @@ class ObservedPosition:
         spare, problem = unseen_tokens(options, seen + [TRAP] * self.fields["extra_traps"])
         if problem:
             raise ValueError(f"the observation cannot come from a fill_v0 game with these options: {problem}")
-        # No trap ever sprang and no Pass can have been used: every finished turn filled a cell.
+        # With no trap ever sprung, every finished turn but a Pass filled at least one cell.
         most_finished = fills_done + spare[PASS] if self.last_sprung is None else NO_LIMIT
         most_opp_turns = most_finished // 2 if seat == first else (most_finished + 1) // 2
 

@@ -9,7 +9,6 @@ kind of trap stock, sprung traps and traps on filled cells occur.
 from __future__ import annotations
 
 import copy
-import itertools
 import random
 from collections import Counter
 
