@@ -412,7 +412,10 @@ class KnotGame(Game):
         base = 16 * self.n
         if self.phase == PLACE and 0 <= action < base:
             slot, sq = divmod(action, self.n)
-            ok = self.place_problem(self.player, slot, sq) is None
+            # Search applies moves it took from the legal list: when that list is cached,
+            # membership is the same test as place_problem, at a fraction of the cost.
+            places = self._places
+            ok = action in places if places is not None else self.place_problem(self.player, slot, sq) is None
             if not ok:
                 self._raise_illegal(action)
             self._place(slot, sq)

@@ -9,12 +9,13 @@ and it never guesses them.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
 from envs.knot.geometry import FIT, OTHER_PORT, SLOT_PORTS, TURN_FOR_PORT
 from envs.knot.observer import KnotObserver
-from envs.knot.rules import KnotGame
+from envs.knot.rules import BONUS, DRAW, KnotGame
 from training.agents import legal_from_mask
 
 
@@ -164,5 +165,230 @@ class HeuristicKnotBot:
             scored = [s for s in scored if s[1] != base]
         return max(scored)[1]
 
+
+# ----- hooks for search (training.mcts): the heuristic's rule on engine states ------------------
+# MCTS calls these at every step of every playout, on states it sampled from its own
+# observation (opponents' hands and the pile drawn), so they read the engine's fields directly.
+
+PREFERRED_MARGIN = 3.0  # placements priced within this of the best are all "preferred"
+END_PRICE = 0.5  # what the heuristic's END is worth: it ENDs when nothing beats it
+NEW_RIBBON_PRICE = 3.0  # a new ribbon with neither end in a gap
+GAP_PENALTY = 20.0  # per end of a new ribbon left in a gap
+OPEN_RIBBON_WEIGHT = 0.5  # an open ribbon's points count half: it may close, or be captured
+
+
+class BoardCache:
+    """One remembered value per (board, player): the engine renews ``board_token`` at every
+    placement (clones share it until then), so facts about the board alone (gap ports, the
+    kinds a player's ends need) are computed once for the many samples and draws that share
+    a board."""
+
+    def __init__(self, compute):
+        self.compute = compute
+        self.key: tuple[object, int] | None = None
+        self.value = None
+
+    def __call__(self, state: KnotGame, player: int):
+        token = state.board_token
+        if self.key is None or self.key[0] is not token or self.key[1] != player:
+            self.value = self.compute(state, player)
+            self.key = (token, player)  # holds the token, so its identity cannot be reused
+        return self.value
+
+
+def _gap_ports(state: KnotGame, player: int) -> frozenset[int]:
+    """Global ports where an end of ``player``'s would sit in a gap: one strand of some kind
+    could join it to another player's open end (and so capture its ribbon). The heuristic's
+    ``_gap_danger`` for every port at once."""
+    g = state.geo
+    link, static, geo_w = g.link, g.static, state.geo_w
+    danger = set()
+    for other, ends in enumerate(state.ends):
+        if other == player:
+            continue
+        for e in ends:
+            lk = link[e]
+            sq, p = lk >> 3, lk & 7
+            fit = FIT[geo_w[sq]] & static[sq]
+            for k in range(4):
+                slot = 4 * k + TURN_FOR_PORT[k][p]
+                if fit >> slot & 1:
+                    danger.add(sq * 8 + OTHER_PORT[slot * 8 + p])
+    return frozenset(danger)
+
+
+def _needed_kinds(state: KnotGame, player: int) -> tuple[float, ...]:
+    """The heuristic's ``_needed_kinds`` on an engine state: how much each kind would help
+    ``player``'s ribbons next turn (close 10, capture 5, grow 1, per end)."""
+    need = [0.0] * 4
+    g = state.geo
+    link, static, geo_w = g.link, g.static, state.geo_w
+    port_strand, st_rib, rib_owner = state.port_strand, state.st_rib, state.rib_owner
+    for e in state.ends[player]:
+        lk = link[e]
+        sq, p = lk >> 3, lk & 7
+        fit = FIT[geo_w[sq]] & static[sq]
+        mine = st_rib[port_strand[e]]
+        for k in range(4):
+            slot = 4 * k + TURN_FOR_PORT[k][p]
+            if not fit >> slot & 1:
+                continue
+            other = port_strand[link[sq * 8 + OTHER_PORT[slot * 8 + p]]]
+            if other >= 0 and st_rib[other] == mine:
+                need[k] += 10
+            elif other >= 0 and rib_owner[st_rib[other]] != player:
+                need[k] += 5
+            else:
+                need[k] += 1
+    return tuple(need)
+
+
+gap_ports = BoardCache(_gap_ports)
+needed_kinds = BoardCache(_needed_kinds)
+
+
+def end_move_prices(state: KnotGame, legal_set: set[int], danger: frozenset[int]) -> dict[int, float]:
+    """The heuristic's price of every legal placement meeting one of the acting player's ends
+    (close, capture, join, grow), found from the ends rather than from every legal action."""
+    player, n, size = state.player, state.n, state.size
+    g = state.geo
+    link, inside, static, geo_w = g.link, g.inside, g.static, state.geo_w
+    port_strand, st_rib = state.port_strand, state.st_rib
+    rib_owner, rib_ends, rib_strands, rib_inside = state.rib_owner, state.rib_ends, state.rib_strands, state.rib_inside
+    hand = state.hands[player]
+    kinds = [k for k in range(4) if hand[k]]
+    prices: dict[int, float] = {}
+    for e in state.ends[player]:
+        lk = link[e]
+        sq, p = lk >> 3, lk & 7
+        fit = FIT[geo_w[sq]] & static[sq]
+        for k in kinds:
+            slot = 4 * k + TURN_FOR_PORT[k][p]
+            action = slot * n + sq
+            if not fit >> slot & 1 or action not in legal_set or action in prices:
+                continue
+            gq = sq * 8 + OTHER_PORT[slot * 8 + p]
+            lq = link[gq]
+            s2 = port_strand[lq]
+            r = st_rib[port_strand[e]]
+            if s2 >= 0:
+                r2 = st_rib[s2]
+                if r2 == r:
+                    prices[action] = 100.0 + 10 * (rib_inside[r] + inside[lk] + inside[gq])
+                elif rib_owner[r2] != player:
+                    prices[action] = 50.0 + 4 * len(rib_strands[r2])
+                else:
+                    prices[action] = 25.0
+                continue
+            far = rib_ends[r][0] if rib_ends[r][1] == e else rib_ends[r][1]
+            far_link = link[far]
+            fr, fc = divmod(far_link >> 3, size)
+            mr, mc = divmod(e >> 3, size)  # as the heuristic: the end's own square
+            nr, nc = divmod(lq >> 3, size)
+            value = 8.0 + 3 * (abs(mr - fr) + abs(mc - fc) - abs(nr - fr) - abs(nc - fc))
+            if lq >> 3 == far_link >> 3 and (lq + far_link) % 2 == 1:
+                value += 12
+            if lq in danger:
+                value -= GAP_PENALTY + 3 * len(rib_strands[r])
+            elif lk in danger:
+                value += 15 + len(rib_strands[r])  # the end leaves the gap it sat in
+            prices[action] = value
+    return prices
+
+
+def gap_ends(state: KnotGame, danger: frozenset[int]) -> dict[int, int]:
+    """Placement → how many of its ends would sit in a gap, for the placements with any: found
+    from the (few) gap ports, each the partner of one port per kind."""
+    n, link = state.n, state.geo.link
+    hand = state.hands[state.player]
+    kinds = [k for k in range(4) if hand[k]]
+    counts: dict[int, int] = {}
+    for d in danger:
+        q = link[d]
+        sq, p = q >> 3, q & 7
+        for k in kinds:
+            action = (4 * k + TURN_FOR_PORT[k][p]) * n + sq
+            counts[action] = counts.get(action, 0) + 1
+    return counts
+
+
+def placement_prices(state: KnotGame, legal: list[int]) -> dict[int, float]:
+    """The heuristic's price of every legal action in the placing phase (END 0.5)."""
+    danger = gap_ports(state, state.player)
+    prices = end_move_prices(state, set(legal), danger)
+    in_gap = gap_ends(state, danger)
+    end_action = 16 * state.n
+    for action in legal:
+        if action not in prices:
+            prices[action] = END_PRICE if action == end_action else NEW_RIBBON_PRICE - GAP_PENALTY * in_gap.get(action, 0)
+    return prices
+
+
+def draw_choice(state: KnotGame, legal: list[int]) -> list[int]:
+    """The heuristic's draw: a market strand my ribbons need and I lack, else blind, else any."""
+    base = 16 * state.n
+    need = needed_kinds(state, state.player)
+    hand = state.hands[state.player]
+    best, choice = 0.0, -1
+    for which in (0, 1):
+        k = state.market[which]
+        if k >= 0:
+            value = need[k] / (1 + hand[k])
+            if value > best:
+                best, choice = value, base + 1 + which
+    if choice >= 0 and best >= 2:
+        return [choice]
+    if base + 3 in legal:
+        return [base + 3]
+    return legal
+
+
+def preferred_actions(state: KnotGame) -> list[int]:
+    """The moves the heuristic would consider, for MCTS to play out among and try first: the
+    placements (and END) priced within ``PREFERRED_MARGIN`` of the best, or the heuristic's
+    draw. Always a non-empty subset of ``state.legal_actions()``, in ascending order."""
+    legal = state.legal_actions()
+    if len(legal) <= 1:
+        return legal
+    if state.phase == DRAW:
+        return draw_choice(state, legal)
+    danger = gap_ports(state, state.player)
+    prices = end_move_prices(state, set(legal), danger)
+    best = max(prices.values()) if prices else -math.inf
+    if best >= NEW_RIBBON_PRICE + PREFERRED_MARGIN:  # no new ribbon or END comes near
+        floor = best - PREFERRED_MARGIN
+        return sorted(action for action, price in prices.items() if price >= floor)
+    # Every other action is a new ribbon (3, less 20 per end in a gap) or END (0.5).
+    in_gap = gap_ends(state, danger)
+    end_action = 16 * state.n
+    values = []
+    for action in legal:
+        if action in prices:
+            values.append(prices[action])
+        elif action == end_action:
+            values.append(END_PRICE)
+        else:
+            values.append(NEW_RIBBON_PRICE - GAP_PENALTY * in_gap[action] if action in in_gap else NEW_RIBBON_PRICE)
+    floor = max(values) - PREFERRED_MARGIN
+    return [action for action, value in zip(legal, values) if value >= floor]
+
+
+def evaluate_state(state: KnotGame) -> list[float]:
+    """A playout cut off before the end, per player in (−1, 1): the relative lead of its
+    prospects over the best other player's, where prospects are banked points, half the
+    points of its open ribbons and the longest-ribbon bonus if the game ended now."""
+    prospects = [float(points) for points in state.banked]
+    rib_ends, rib_inside = state.rib_ends, state.rib_inside
+    for r, owner in enumerate(state.rib_owner):
+        if owner >= 0 and rib_ends[r] is not None:
+            prospects[owner] += OPEN_RIBBON_WEIGHT * rib_inside[r]
+    holder = state.bonus_owner()
+    if holder >= 0:
+        prospects[holder] += BONUS
+    values = []
+    for player, mine in enumerate(prospects):
+        best_other = max(p for i, p in enumerate(prospects) if i != player)
+        values.append((mine - best_other) / (abs(mine) + abs(best_other) + 1))
+    return values
 
 BOTS = {"heuristic": HeuristicKnotBot}
