@@ -69,8 +69,9 @@ class RLlibTrainConfig:
     """with --address: upload this repository's code to the cluster (Ray runtime_env)"""
     num_env_runners: int = 2
     """parallel processes that play games (one CPU each); 0: play in this process"""
-    num_envs_per_env_runner: int = 1
-    """games each env runner steps at once"""
+    num_envs_per_env_runner: int = 8
+    """games each env runner steps at once (their moves go through the network as one batch:
+    about 2x the throughput of 1 here)"""
     shared_policy: bool = True
     """one learning policy for every seat; --no-shared-policy: one per seat"""
     opponents: list = field(default_factory=list)
@@ -95,8 +96,17 @@ class RLlibTrainConfig:
     """passes over each batch"""
     gamma: float = 0.99
     """discount (rewards come only at the end of a game)"""
+    gae_lambda: float = 0.95
+    """GAE λ (RLlib's default is 1.0; 0.95 as in train.py's MaskablePPO)"""
+    clip_param: float = 0.2
+    """PPO clip range (RLlib's default is 0.3; 0.2 as in train.py)"""
+    kl_loss: bool = False
+    """RLlib's extra KL penalty (on by default in RLlib; off, as in train.py)"""
     entropy_coeff: float = 0.01
     """entropy bonus"""
+    score_shaping: float = 0.0
+    """reward += this × change of (my points − best other points) at each of a seat's turns
+    (0: win/loss only; as train.py's --score-shaping)"""
     eval_every: int = 5
     """iterations between evaluations of the learner against the game's bots; 0: only at the end"""
     eval_games: int = 60
@@ -105,6 +115,8 @@ class RLlibTrainConfig:
     """ship the policy that scored best against the bots at an evaluation, not necessarily the last"""
     final_eval_games: int = 400
     """games against random and against heuristic at the end (seats alternated)"""
+    torch_threads: int = 1
+    """torch threads of the learner (this process); 1 leaves the other cores to the env runners"""
     out_dir: str = "runs"
     """where run folders go"""
     save_rllib_checkpoint: bool = True
@@ -122,6 +134,8 @@ def check_config(config: RLlibTrainConfig, players: int) -> None:
         raise bad("timesteps", "0 (no limit) or positive", config.timesteps)
     if config.num_env_runners < 0:
         raise bad("num_env_runners", "0 or more", config.num_env_runners)
+    if config.torch_threads < 1:
+        raise bad("torch_threads", "at least 1", config.torch_threads)
     if config.num_envs_per_env_runner < 1:
         raise bad("num_envs_per_env_runner", "at least 1", config.num_envs_per_env_runner)
     unknown = [o for o in config.opponents if o not in FROZEN_KINDS]
@@ -279,7 +293,7 @@ def build_algorithm(config: RLlibTrainConfig, game: str, options: dict, players:
     from wrappers.rllib import MaskedRandomRLModule, register
 
     learners = learner_ids(config, players)
-    env_config = {"game": game, "options": portable_options(options)}
+    env_config = {"game": game, "options": portable_options(options), "score_shaping": config.score_shaping}
     spec = module_spec(config, env_config)
     specs = {module_id: spec for module_id in learners}
     frozen = []
@@ -305,6 +319,9 @@ def build_algorithm(config: RLlibTrainConfig, game: str, options: dict, players:
             minibatch_size=config.minibatch_size,
             num_epochs=config.num_epochs,
             gamma=config.gamma,
+            lambda_=config.gae_lambda,
+            clip_param=config.clip_param,
+            use_kl_loss=config.kl_loss,
             entropy_coeff=config.entropy_coeff,
         )
         .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=learners)
@@ -366,7 +383,9 @@ def train(config: RLlibTrainConfig, argv: list[str] | None = None) -> dict[str, 
     print(f"run folder: {run_dir}", flush=True)
 
     import ray
+    import torch
 
+    torch.set_num_threads(config.torch_threads)
     started_ray = start_ray(config)
     try:
         where = f"the Ray cluster at {config.address}" if config.address else "a local Ray on this machine"
@@ -383,7 +402,8 @@ def train(config: RLlibTrainConfig, argv: list[str] | None = None) -> dict[str, 
     (run_dir / "evaluation.json").write_text(json.dumps(summary, indent=2))
     print(f"\ncheckpoint: {summary['checkpoint']}")
     print(f"throughput: {summary['env_steps_per_second']:.0f} env steps/s over {summary['iterations']} iterations "
-          f"(sampling and learning; Ray start and set-up {setup_seconds:.0f}s not counted)")
+          f"(sampling and learning; Ray start and set-up {setup_seconds:.0f}s not counted); per iteration "
+          f"{summary['sampling_seconds_per_iteration']:.1f}s sampling, {summary['learning_seconds_per_iteration']:.1f}s learning")
     for spec_name, result in summary["final_evaluation"].items():
         print(f"final vs {spec_name}: score {result['score']:.1%} over {result['games']} games "
               f"(W {result['wins']} D {result['draws']} L {result['losses']})")
@@ -470,6 +490,10 @@ def run_training(config, algo, spec, learners, frozen, game, options, players, b
         "train_seconds": train_seconds,
         "env_steps_per_second": steps / max(train_seconds, 1e-9),
         "num_env_runners": config.num_env_runners,
+        "num_envs_per_env_runner": config.num_envs_per_env_runner,
+        # RLlib's smoothed timers of the last iteration: where an iteration's time goes.
+        "sampling_seconds_per_iteration": float(result.get("timers", {}).get("env_runner_sampling_timer", float("nan"))),
+        "learning_seconds_per_iteration": float(result.get("timers", {}).get("learner_update_timer", float("nan"))),
         # Seat-specific policies are still scored with seats alternated (evaluate.py's rule).
         "final_evaluation": final[main_module],
         "final_evaluation_per_module": final,

@@ -16,6 +16,11 @@ special, and when the game ends every seat gets its final observation, reward an
 The env is the *raw* env: a masked policy never plays an illegal move, and if one ever did,
 the engine's ``IllegalActionError`` stops the run with the reason instead of a silent −1.
 
+``score_shaping`` (env_config, default 0) is ``SelfPlayEnv``'s shaping for every seat: each
+observation a seat receives adds ``weight × change of (its points − best other points)`` since
+its previous observation, so over a game a seat collects ``weight × final margin`` on top of
+its return — a denser signal than the win/loss alone.
+
 :class:`MaskedRandomRLModule` is the frozen "random" opponent for policy mapping: uniform over
 the legal moves (RLlib's own ``RandomRLModule`` samples the whole action space).
 """
@@ -73,9 +78,10 @@ class SuiteMultiAgentEnv(PettingZooEnv):
 
     def __init__(self, config: dict[str, Any] | None = None):
         config = dict(config or {})
-        unknown = set(config) - {"game", "options"}
+        unknown = set(config) - {"game", "options", "score_shaping"}
         if unknown:
-            raise ValueError(f"env_config takes 'game' and 'options', not {', '.join(sorted(unknown))}")
+            raise ValueError(f"env_config takes 'game', 'options' and 'score_shaping', not {', '.join(sorted(unknown))}")
+        self.score_shaping = float(config.get("score_shaping", 0.0))
         if "game" not in config:
             raise ValueError("env_config needs 'game' (an env name such as 'linecatch' or 'knot_v0')")
         module = envs.load(config["game"])
@@ -90,12 +96,27 @@ class SuiteMultiAgentEnv(PettingZooEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         observations, infos = super().reset(seed=seed, options=options)
         self.agents = list(self.env.agents)
+        # Each seat's margin when it last observed (the start position for everyone).
+        self._margins = dict.fromkeys(self.possible_agents, 0.0)
+        self._margins.update(self._current_margins())
         return observations, infos
 
     def step(self, action):
-        out = super().step(action)
+        observations, rewards, terminated, truncated, infos = super().step(action)
         self.agents = list(self.env.agents)
-        return out
+        if self.score_shaping:
+            margins = self._current_margins()
+            for agent in rewards:
+                rewards[agent] += self.score_shaping * (margins[agent] - self._margins[agent])
+                self._margins[agent] = margins[agent]
+        return observations, rewards, terminated, truncated, infos
+
+    def _current_margins(self) -> dict[str, float]:
+        scores = self.env.unwrapped.game.scores()
+        return {
+            agent: float(scores[i] - max(s for j, s in enumerate(scores) if j != i))
+            for i, agent in enumerate(self.possible_agents)
+        }
 
 
 def env_creator(env_config: dict[str, Any]) -> SuiteMultiAgentEnv:

@@ -82,6 +82,29 @@ def test_wrapper_plays_full_games_and_pays_every_seat(game, options):
         assert repeats > 0, "multi-step turns (the same seat again) went through the wrapper"
 
 
+@pytest.mark.parametrize("game, options", [("linecatch", {"rows": 4, "cols": 4}), ("knot", {"players": 3}), ("loom", {})])
+def test_score_shaping_pays_each_seat_its_final_margin(game, options):
+    weight = 0.05
+    env = SuiteMultiAgentEnv({"game": game, "options": options, "score_shaping": weight})
+    for seed in range(5):
+        rng = random.Random(seed)
+        observations, _ = env.reset(seed=seed)
+        collected = dict.fromkeys(env.possible_agents, 0.0)
+        done = False
+        while not done:
+            (agent,) = observations
+            action = int(rng.choice(np.flatnonzero(observations[agent]["action_mask"])))
+            observations, rewards, terminated, _, _ = env.step({agent: action})
+            for name, reward in rewards.items():
+                collected[name] += reward
+            done = terminated["__all__"]
+        game_state = env.env.unwrapped.game
+        scores, returns = game_state.scores(), game_state.returns()
+        for i, name in enumerate(env.possible_agents):
+            margin = scores[i] - max(s for j, s in enumerate(scores) if j != i)
+            assert collected[name] == pytest.approx(returns[i] + weight * margin)
+
+
 def test_wrapper_is_seeded():
     env = SuiteMultiAgentEnv({"game": "knot", "options": {"players": 3}})
     first = play_random_game(env, 11)[0].snapshot()
