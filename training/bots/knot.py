@@ -257,11 +257,18 @@ def end_move_prices(state: KnotGame, legal_set: set[int], danger: frozenset[int]
     rib_owner, rib_ends, rib_strands, rib_inside = state.rib_owner, state.rib_ends, state.rib_strands, state.rib_inside
     hand = state.hands[player]
     kinds = [k for k in range(4) if hand[k]]
+    hand_slots = 0
+    for k in kinds:
+        hand_slots |= 0xF << (4 * k)
     prices: dict[int, float] = {}
     for e in state.ends[player]:
         lk = link[e]
         sq, p = lk >> 3, lk & 7
-        fit = FIT[geo_w[sq]] & static[sq]
+        fit = FIT[geo_w[sq]] & static[sq] & hand_slots
+        if not fit:
+            continue
+        r = st_rib[port_strand[e]]
+        growth = None  # what growing this end is worth before the new end is known
         for k in kinds:
             slot = 4 * k + TURN_FOR_PORT[k][p]
             action = slot * n + sq
@@ -270,7 +277,6 @@ def end_move_prices(state: KnotGame, legal_set: set[int], danger: frozenset[int]
             gq = sq * 8 + OTHER_PORT[slot * 8 + p]
             lq = link[gq]
             s2 = port_strand[lq]
-            r = st_rib[port_strand[e]]
             if s2 >= 0:
                 r2 = st_rib[s2]
                 if r2 == r:
@@ -280,18 +286,26 @@ def end_move_prices(state: KnotGame, legal_set: set[int], danger: frozenset[int]
                 else:
                     prices[action] = 25.0
                 continue
-            far = rib_ends[r][0] if rib_ends[r][1] == e else rib_ends[r][1]
-            far_link = link[far]
-            fr, fc = divmod(far_link >> 3, size)
-            mr, mc = divmod(e >> 3, size)  # as the heuristic: the end's own square
+            if growth is None:
+                far = rib_ends[r][0] if rib_ends[r][1] == e else rib_ends[r][1]
+                far_link = link[far]
+                far_sq = far_link >> 3
+                fr, fc = divmod(far_sq, size)
+                mr, mc = divmod(e >> 3, size)  # as the heuristic: the end's own square
+                strands = len(rib_strands[r])
+                growth = 8.0 + 3 * (abs(mr - fr) + abs(mc - fc))
+                if lk in danger:
+                    escape = 15 + strands  # the end leaves the gap it sat in
+                else:
+                    escape = 0
             nr, nc = divmod(lq >> 3, size)
-            value = 8.0 + 3 * (abs(mr - fr) + abs(mc - fc) - abs(nr - fr) - abs(nc - fc))
-            if lq >> 3 == far_link >> 3 and (lq + far_link) % 2 == 1:
+            value = growth - 3 * (abs(nr - fr) + abs(nc - fc))
+            if lq >> 3 == far_sq and (lq + far_link) % 2 == 1:
                 value += 12
             if lq in danger:
-                value -= GAP_PENALTY + 3 * len(rib_strands[r])
-            elif lk in danger:
-                value += 15 + len(rib_strands[r])  # the end leaves the gap it sat in
+                value -= GAP_PENALTY + 3 * strands
+            else:
+                value += escape
             prices[action] = value
     return prices
 
