@@ -31,6 +31,7 @@ from training.agents import legal_from_mask
 DEFAULT_SIMULATIONS = 200
 DEFAULT_EXPLORATION = 0.5  # on returns in [-1, 1]
 DEFAULT_BIAS = 1.0  # weight of the heuristic's preference, divided by (visits + 1)
+DEFAULT_WIDENING = 2.0  # other moves join once a node's visits reach this × its legal moves
 ROLLOUTS = ("heuristic", "random")
 
 
@@ -66,6 +67,7 @@ class MCTSAgent:
         bias: float = DEFAULT_BIAS,
         margin: bool = False,
         depth: int | None = None,
+        widening: float = DEFAULT_WIDENING,
         **options: Any,
     ):
         from training import game_name
@@ -77,11 +79,13 @@ class MCTSAgent:
         self.game = game_name(game)
         self.preferred = preferred_actions(self.game, rollout)
         self.bias = float(bias)
+        self.widening = float(widening)
         self.margin = bool(margin)
         if depth is not None and (not isinstance(depth, int) or depth < 1):
             raise ValueError(f"MCTS depth must be a positive integer or None (play to the end), not {depth!r}")
         self.depth = depth
         self.evaluate = state_evaluation(self.game)
+        self.chance_key = getattr(bots_module(self.game), "chance_key", None)
         self.simulations = simulations
         self.exploration = float(exploration)
         self.options = options
@@ -105,53 +109,90 @@ class MCTSAgent:
 
     # ----- search -----------------------------------------------------------------------------
     def search(self, observation) -> dict[int, int]:
-        """Run the simulations; return the root visit count of every legal action."""
+        """Run the simulations; return the root visit count of every legal action.
+
+        Root moves are compared on common random numbers: the k-th simulation through a root
+        move samples its state (hidden items, future dice) and plays out from a generator
+        seeded by k alone, so every root move meets the same k-th world — luck cancels in the
+        comparison, which is what lets few simulations rank moves in a dice game.
+        """
         legal = legal_from_mask(observation)
         if len(legal) == 1:
             return {legal[0]: self.simulations}
         sample = game_sampler(self.game, observation, self.options)
         root = Node()
-        rng = self.rng
+        base = self.rng.getrandbits(48)
+        first = sample(random.Random(base))
+        preferred = self.preferred(first) if self.preferred is not None else legal
+        player = first.current_player()
+        children = root.children
         for _ in range(self.simulations):
-            self._simulate(root, sample(rng), rng)
-        return {a: (root.children[a].visits if a in root.children else 0) for a in legal}
+            action = self._choose(root, children, legal, preferred, self.rng)
+            child = children.get(action)
+            if child is None:
+                child = children[action] = Node()
+            world = random.Random(base + child.visits)
+            state = sample(world)
+            for other in legal:
+                if other in children:
+                    children[other].available += 1
+            state.apply(action)
+            self._simulate(child, [(child, player)], state, world)
+            root.visits += 1
+        return {a: (children[a].visits if a in children else 0) for a in legal}
 
-    def _simulate(self, root: Node, state, rng: random.Random) -> None:
-        node = root
-        path: list[tuple[Node, int]] = []  # (node, player who moved into it)
-        c, bias, preferred_of = self.exploration, self.bias, self.preferred
-        while True:
+    def _choose(self, node: Node, children: dict, legal: list[int], preferred: list[int], rng) -> int:
+        """UCB with progressive bias towards the preferred moves and progressive widening:
+        untried preferred moves first; the others once the node has ``widening × legal`` visits."""
+        untried = [a for a in preferred if a not in children]
+        if not untried and (node.visits >= self.widening * len(legal) or not any(a in children for a in legal)):
+            untried = [a for a in legal if a not in children]
+        if untried:
+            return rng.choice(untried)
+        favoured = set(preferred) if preferred is not legal else ()
+        c, bias = self.exploration, self.bias
+        best_action, best_value = legal[0], -math.inf
+        for action in legal:
+            child = children.get(action)
+            if child is None:
+                continue
+            visits = child.visits
+            value = child.total / visits + c * math.sqrt(math.log(max(child.available, 1)) / visits)
+            if action in favoured:
+                value += bias / (visits + 1)  # progressive bias: fades as visits grow
+            if value > best_value:
+                best_action, best_value = action, value
+        return best_action
+
+    def _simulate(self, node: Node, path: list, state, rng: random.Random) -> None:
+        """Descend from ``node`` (already entered through ``path``), expand one node, play out,
+        and back the outcome up ``path`` (pairs of node and the player who moved into it)."""
+        preferred_of, chance_of = self.preferred, self.chance_key
+        expanded = False
+        while not expanded:
             player = state.current_player()
             if player < 0:
                 break
             legal = state.legal_actions()
             children = node.children
+            if chance_of is not None:
+                # One subtree per chance outcome seen here (e.g. Loom's throw), so that the same
+                # action number under different dice is not mistaken for one move.
+                children = children.setdefault(chance_of(state), {})
             for action in legal:
                 child = children.get(action)
                 if child is not None:
                     child.available += 1
             preferred = preferred_of(state) if preferred_of is not None else legal
-            untried = [a for a in preferred if a not in children] or [a for a in legal if a not in children]
-            if untried:
-                action = rng.choice(untried)
+            action = self._choose(node, children, legal, preferred, rng)
+            child = children.get(action)
+            if child is None:
                 child = children[action] = Node()
                 child.available = 1
-                state.apply(action)
-                path.append((child, player))
-                break
-            favoured = set(preferred) if preferred is not legal else ()
-            best_action, best_value = legal[0], -math.inf
-            for action in legal:
-                child = children[action]
-                visits = child.visits
-                value = child.total / visits + c * math.sqrt(math.log(child.available) / visits)
-                if action in favoured:
-                    value += bias / (visits + 1)  # progressive bias: fades as visits grow
-                if value > best_value:
-                    best_action, best_value = action, value
-            node = children[best_action]
-            state.apply(best_action)
-            path.append((node, player))
+                expanded = True
+            state.apply(action)
+            path.append((child, player))
+            node = child
         # Play out among the game's preferred actions (or uniformly at random), to the end or
         # for at most `depth` steps; a cut-off playout is scored by the game's evaluation.
         steps = self.depth if self.depth is not None else -1
@@ -167,7 +208,6 @@ class MCTSAgent:
             values = self.evaluate(state)
         else:
             values = outcome_values(state) if self.margin else state.returns()
-        root.visits += 1
         for child, player in path:
             child.visits += 1
             child.total += values[player]
@@ -187,6 +227,12 @@ def outcome_values(state) -> list[float]:
     return values
 
 
+def bots_module(game: str):
+    """``training.bots.<game>``: where a game's search hooks live (``preferred_actions``,
+    ``evaluate_state``, ``chance_key``)."""
+    return importlib.import_module(f"training.bots.{game[:-3]}")
+
+
 def score_margins(state) -> list[float]:
     """Per player, the relative lead of its current score over the best other, in (−1, 1): the
     default value of a playout cut off before the end."""
@@ -201,8 +247,7 @@ def score_margins(state) -> list[float]:
 def state_evaluation(game: str):
     """The game's ``evaluate_state(state) -> list[float]`` (one value in [−1, 1] per player) from
     ``training.bots.<game>``, else ``score_margins``."""
-    module = importlib.import_module(f"training.bots.{game[:-3]}")
-    return getattr(module, "evaluate_state", score_margins)
+    return getattr(bots_module(game), "evaluate_state", score_margins)
 
 
 def preferred_actions(game: str, rollout: str):
@@ -213,8 +258,7 @@ def preferred_actions(game: str, rollout: str):
         raise ValueError(f"MCTS rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
     if rollout == "random":
         return None
-    module = importlib.import_module(f"training.bots.{game[:-3]}")
-    return getattr(module, "preferred_actions", None)
+    return getattr(bots_module(game), "preferred_actions", None)
 
 
 def parse_mcts_spec(spec: str) -> dict[str, Any]:

@@ -73,4 +73,9 @@ def preferred_actions(state: LoomGame) -> list[int]:
     return [a for a, v in zip(legal, values) if v >= best - 1]
 
 
+def chance_key(state: LoomGame) -> tuple[int, int] | None:
+    """The throw on the table: MCTS keeps one subtree per throw it has sampled."""
+    return state.throws[state.round] if state.round < len(state.throws) else None
+
+
 BOTS = {"heuristic": HeuristicLoomBot}
