@@ -158,6 +158,7 @@ class UzorGame(Game):
     """The whole state of a game of Uzor (hidden parts included; the observer filters)."""
 
     NAME = "uzor_v0"
+    _cell_lists: dict[int, list[int]] | None = None  # per-table cache (see _cells_for_type)
     OPTIONS = {"board_size": 21, "patterns": None, "tiles": None, "goals": None}
 
     @classmethod
@@ -294,6 +295,7 @@ class UzorGame(Game):
     def _changed(self) -> None:
         self._acc = None
         self._room = None
+        self._cell_lists = None
         self.table_version = next(_VERSIONS)
 
     def _put(self, cell: int, t: int) -> None:
@@ -335,6 +337,17 @@ class UzorGame(Game):
         """The bitboard of empty cells where a tile of type ``t`` may be placed now."""
         empty, free = self._room_now()
         return ((self.nb_motif[t // 5] | self.nb_colour[t % 5]) & empty) | free
+
+    def _cells_for_type(self, t: int) -> list[int]:
+        """The empty cells where type ``t`` may go now, ascending; kept per table, so clones
+        with the same table (a search's sampled states) list them once."""
+        lists = self._cell_lists
+        if lists is None:
+            lists = self._cell_lists = {}  # replaced, never cleared, when the table changes
+        cells = lists.get(t)
+        if cells is None:
+            cells = lists[t] = bits_of(self.cells_for(t))
+        return cells
 
     def acceptance(self) -> list[int]:
         """Per tile type, the bitboard of empty cells where it may be placed now."""
@@ -450,8 +463,6 @@ class UzorGame(Game):
         phase = self.phase
         geo = self.geo
         if phase == PLACE:
-            empty, free = self._room_now()
-            nb_motif, nb_colour = self.nb_motif, self.nb_colour
             hand = self.hands[self.to_move]
             out: list[int] = []
             prev = -1
@@ -460,12 +471,11 @@ class UzorGame(Game):
                 if t == prev:
                     continue
                 prev = t
-                x = ((nb_motif[t // 5] | nb_colour[t % 5]) & empty) | free
-                base = s * cells
-                while x:
-                    low = x & -x
-                    out.append(base + low.bit_length() - 1)
-                    x ^= low
+                if s:
+                    base = s * cells
+                    out += [base + x for x in self._cells_for_type(t)]
+                else:
+                    out += self._cells_for_type(t)
             return out
         if phase == FORK:
             return [geo.close0 + k for k in sorted(self.fork)] + [geo.cont]
