@@ -291,10 +291,18 @@ def parse_mcts_spec(spec: str) -> dict[str, Any]:
                 raise ValueError(f"MCTS depth in {spec!r} must be a whole number, not {value!r}") from None
             if settings["depth"] < 1:
                 raise ValueError(f"MCTS depth in {spec!r} must be at least 1")
+        elif key in ("margin", "w", "bias"):
+            try:
+                number = float(value)
+            except ValueError:
+                raise ValueError(f"MCTS {key} in {spec!r} must be a number, not {value!r}") from None
+            if not number >= 0:
+                raise ValueError(f"MCTS {key} in {spec!r} must be >= 0")
+            settings[{"margin": "margin", "w": "widening", "bias": "bias"}[key]] = bool(number) if key == "margin" else number
         elif key == "rollout":
             if value not in ROLLOUTS:
                 raise ValueError(f"MCTS rollout in {spec!r} must be one of {', '.join(ROLLOUTS)}, not {value!r}")
             settings["rollout"] = value
         else:
-            raise ValueError(f"unknown MCTS setting {key!r} in {spec!r}; the settings are c=, depth= and rollout=")
+            raise ValueError(f"unknown MCTS setting {key!r} in {spec!r}; the settings are c=, depth=, margin=, w=, bias= and rollout=")
     return settings

@@ -708,3 +708,13 @@ class HiddenTraps:
             "extra_traps": stock_extra,
             "live_trap": cell,
         }
+
+
+def strip_hidden(snapshot: dict, seat: int) -> dict:
+    """What ``seat`` may know of a full snapshot, in the form ``complete_snapshot`` reads: the
+    opponent's live trap, recharge turns and extra traps left out (``null``)."""
+    partial = copy.deepcopy(snapshot)
+    state, other = partial["state"], 1 - seat
+    for key in ("live_trap", "recharge", "extra_traps"):
+        state[key][other] = None
+    return partial

@@ -496,3 +496,15 @@ def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
     ]
     KnotGame.from_snapshot(completed)
     return completed
+
+
+def strip_hidden(snapshot: dict, seat: int) -> dict:
+    """What ``seat`` may know of a full snapshot, in the form ``complete_snapshot`` reads: each
+    opponent's hand as its (public) size, the pile left out."""
+    partial = copy.deepcopy(snapshot)
+    state = partial["state"]
+    for player in range(len(state["hands"])):
+        if player != seat:
+            state["hands"][player] = sum(state["hands"][player])
+    state["pile"] = None
+    return partial

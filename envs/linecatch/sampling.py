@@ -8,6 +8,7 @@ validates the snapshot and returns it.
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any, Callable
 
@@ -49,3 +50,9 @@ def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], L
 def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
     """Nothing is hidden in Linecatch: the snapshot must be complete; it is validated and returned."""
     return LinecatchGame.from_snapshot(partial).snapshot()
+
+
+def strip_hidden(snapshot: dict, seat: int) -> dict:
+    """What ``seat`` may know of a full snapshot, in the form ``complete_snapshot`` reads:
+    Linecatch hides nothing, so a copy."""
+    return copy.deepcopy(snapshot)

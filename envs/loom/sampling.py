@@ -15,6 +15,7 @@ rounds are drawn. The current round's throw is public: missing, it is an error.
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any, Callable
 
@@ -93,3 +94,13 @@ def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
     state["throws"] = throws
     completed = dict(partial, state=state)
     return LoomGame.from_snapshot(completed).snapshot()
+
+
+def strip_hidden(snapshot: dict, seat: int) -> dict:
+    """What ``seat`` may know of a full snapshot, in the form ``complete_snapshot`` reads: every
+    throw after the current round left out (``null``; unknown to everybody)."""
+    partial = copy.deepcopy(snapshot)
+    state = partial["state"]
+    for index in range(state["round"] + 1, len(state["throws"])):
+        state["throws"][index] = None
+    return partial

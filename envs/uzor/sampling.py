@@ -603,3 +603,14 @@ def _draw_goal(options, points: list[int], state: dict, seat: int, rng: random.R
     require(choices, f"no secret goal for player_{opp} gives their score {scores[opp]!r} from the patterns "
             f"they closed {theirs}")
     return choices[rng.randrange(len(choices))]
+
+
+def strip_hidden(snapshot: dict, seat: int) -> dict:
+    """What ``seat`` may know of a full snapshot, in the form ``complete_snapshot`` reads: the
+    opponent's goal and the supply's face-down tiles left out (``null``)."""
+    partial = copy.deepcopy(snapshot)
+    state = partial["state"]
+    state["goals"][1 - seat] = None
+    face_down = len(state["supply"]) - state["faceup"]
+    state["supply"][:face_down] = [None] * face_down
+    return partial

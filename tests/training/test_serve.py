@@ -8,7 +8,6 @@ kind of bad request gets its error answer, and the server still answers afterwar
 
 from __future__ import annotations
 
-import copy
 import importlib
 import itertools
 import json
@@ -92,43 +91,7 @@ def assert_still_serving(server: ServerProcess) -> None:
     assert server.ok("hello")["protocol"] == "abstract-games-suite/bot-protocol"
 
 
-# ----- what a front end hides: the opponents' hidden items, in each sampler's documented form ------
-
-def hide_nothing(state: dict, seat: int) -> None:
-    pass
-
-
-def hide_loom(state: dict, seat: int) -> None:
-    """Every throw after the current round is unknown (to everybody)."""
-    for index in range(state["round"] + 1, len(state["throws"])):
-        state["throws"][index] = None
-
-
-def hide_uzor(state: dict, seat: int) -> None:
-    state["goals"][1 - seat] = None
-    face_down = len(state["supply"]) - state["faceup"]
-    state["supply"][:face_down] = [None] * face_down
-
-
-def hide_fill(state: dict, seat: int) -> None:
-    other = 1 - seat
-    for key in ("live_trap", "recharge", "extra_traps"):
-        state[key][other] = None
-
-
-def hide_knot(state: dict, seat: int) -> None:
-    """Opponents' hands become their (public) sizes, the known strands stay; the pile is left out."""
-    for player in range(len(state["hands"])):
-        if player != seat:
-            state["hands"][player] = sum(state["hands"][player])
-    state["pile"] = None
-
-
-HIDE = {
-    "linecatch_v0": hide_nothing, "loom_v0": hide_loom, "fill_v0": hide_fill,
-    "uzor_v0": hide_uzor, "knot_v0": hide_knot,
-}
-
+# ----- what a front end hides: each game's sampling.strip_hidden (its documented form) --------------
 
 def has_sampling(game: str) -> bool:
     try:
@@ -139,9 +102,8 @@ def has_sampling(game: str) -> bool:
 
 
 def partial_snapshot(env, seat: int) -> dict:
-    snapshot = copy.deepcopy(env.snapshot())
-    HIDE[env.metadata["name"]](snapshot["state"], seat)
-    return snapshot
+    sampling = importlib.import_module(f"envs.{env.metadata['name'][:-3]}.sampling")
+    return sampling.strip_hidden(env.snapshot(), seat)
 
 
 # ----- full games through the protocol ----------------------------------------------------------------

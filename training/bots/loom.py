@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -71,6 +72,32 @@ def preferred_actions(state: LoomGame) -> list[int]:
     values = [gain(mine, a % CELLS, throw[a // CELLS]) - rival_best[a // CELLS] for a in legal]
     best = max(values)
     return [a for a, v in zip(legal, values) if v >= best - 1]
+
+
+EVALUATION_SCALE = 15.0  # points of lead that count as a near-certain win mid-game
+POTENTIAL_WEIGHT = 0.3  # how much of the best gains still open in a cloth counts as points
+
+
+def open_potential(state: LoomGame, player: int) -> int:
+    """Sum over the player's empty cells of the best gain any dye could make there: room to
+    score still open in the cloth (a line that already repeats dyes has less)."""
+    cloth, codes, gains = state.cloths[player], state.codes[player], state.gains
+    total = 0
+    for cell in range(CELLS):
+        if not cloth[cell]:
+            row, _, col, _ = LINE_WEIGHTS[cell]
+            by_row, by_col = gains[codes[row]], gains[codes[col]]
+            total += max(by_row[d] + by_col[d] for d in range(1, 7))
+    return total
+
+
+def evaluate_state(state: LoomGame) -> list[float]:
+    """A playout cut off mid-game (MCTS ``depth``): the lead in points plus a share of the lead
+    in open potential, squashed to (−1, 1)."""
+    lead = state.points[0] - state.points[1]
+    lead += POTENTIAL_WEIGHT * (open_potential(state, 0) - open_potential(state, 1))
+    value = math.tanh(lead / EVALUATION_SCALE)
+    return [value, -value]
 
 
 def chance_key(state: LoomGame) -> tuple[int, int] | None:
