@@ -20,6 +20,7 @@ import random
 from typing import Any
 
 from envs.uzor.observer import UzorObserver
+from envs.uzor.patterns import STANDARD_MAP
 from envs.uzor.rules import (
     COPIES,
     DEAD_TAKE,
@@ -358,44 +359,35 @@ BOTS = {"heuristic": HeuristicUzorBot, "greedy": GreedyBot, "closer": CloserBot}
 # MCTS calls these on the full engine states it samples (never on observations), at every step of
 # every simulation, so they are built for speed. The costly part is finding the placements that
 # complete a pattern: testing every legal placement with ``completions`` costs 100–200 µs on a
-# mid-game table. For the standard Map a few bitboard shifts first narrow the cells where a tile
-# of each motif / colour could complete anything (a necessary condition per pattern family), and
-# only those cells are tested exactly; a user Map tests every acceptable cell.
+# mid-game table. For the standard Map, bitboard shifts first narrow the cells where a tile of a
+# given motif / colour / type could complete each pattern still open (exact for most patterns, a
+# necessary condition for the rest), and only those cells are tested with ``completions``; a user
+# Map tests every acceptable cell. The results are remembered per table (see _MEMO_LIMIT).
 
-_STANDARD_FAMILIES = {
-    # patterns whose instances through a cell x always hold 3 collinear cells (x among them) of
-    # the new tile's motif: the Lines, the Cross (centre or arm) and the orthogonal Triplets ...
-    "motif_orthogonal": (0, 1, 2, 10, 14),
-    # ... or on a diagonal: the Slants (by motif) and the diagonal Triplets
-    "motif_diagonal": (6, 7, 14),
-    "colour_orthogonal": (3, 4, 5, 8, 10),  # the Flows, the Wedge's row, the Cross by colour
-    "colour_diagonal": (6, 7),  # the Slants by colour
-}
-
-
-def _family_mask(name: str) -> int:
-    return sum(1 << k for k in _STANDARD_FAMILIES[name])
-
-
-MOTIF_ORTHOGONAL = _family_mask("motif_orthogonal")
-MOTIF_DIAGONAL = _family_mask("motif_diagonal")
-COLOUR_ORTHOGONAL = _family_mask("colour_orthogonal")
-COLOUR_DIAGONAL = _family_mask("colour_diagonal")
-SQUARE, WEDGE, RING, RAINBOW_PARADE = 1 << 9, 1 << 8, 1 << 11, (1 << 12) | (1 << 13)
+# The standard Map's pattern numbers (envs.uzor.patterns.STANDARD_MAP).
+(LINE3, LINE4, LINE5, FLOW3, FLOW4, FLOW5, SLANT3, SLANT4, WEDGE, SQUARE, CROSS, RING, RAINBOW,
+ PARADE, TRIPLET) = (1 << k for k in range(15))
+assert [p["name"] for p in STANDARD_MAP] == [
+    "Line-3", "Line-4", "Line-5", "Flow-3", "Flow-4", "Flow-5", "Slant-3", "Slant-4", "Wedge", "Square",
+    "Cross", "Ring", "Rainbow", "Parade", "Triplet"]
 
 
 class _TableMasks:
     """Column masks of one table size, for shifting bitboards without wrapping round a row:
-    ``columns[d]`` holds the cells whose column + d stays on the table."""
+    ``columns[d]`` holds the cells whose column + d stays on the table (d in −4…4)."""
 
     def __init__(self, size: int):
         self.size = size
         self.full = (1 << size * size) - 1
-        self.columns = {}
-        for d in range(-4, 5):
-            self.columns[d] = sum(1 << x for x in range(size * size) if 0 <= x % size + d < size)
+        self.columns = {d: sum(1 << x for x in range(size * size) if 0 <= x % size + d < size) for d in range(-4, 5)}
         self.inner = sum(1 << x for x in range(size * size)
                          if 0 < x // size < size - 1 and 0 < x % size < size - 1)
+
+    def at(self, x: int, dr: int, dc: int) -> int:
+        """The cells whose neighbour ``dr`` rows down and ``dc`` columns right is in ``x``."""
+        offset = dr * self.size + dc
+        y = x >> offset if offset >= 0 else (x << -offset) & self.full
+        return y & self.columns[dc] if dc else y
 
 
 _MASKS: dict[int, _TableMasks] = {}
@@ -408,98 +400,136 @@ def _table_masks(size: int) -> _TableMasks:
     return masks
 
 
-def _motif_reach(x: int, masks: _TableMasks, crossed: int) -> int:
-    """Cells where a tile of the motif whose open tiles are ``x`` could complete a same-motif
-    (or Slant, Cross, Triplet) pattern still open: 3 in line with two of them, or a 2×2."""
-    b, full, col = masks.size, masks.full, masks.columns
-    p1, p2, m1, m2 = col[1], col[2], col[-1], col[-2]
-    # e1: the cell to the east holds one of x; w, s, n alike; se1: south-east, and so on
-    e1, w1, s1, n1 = (x >> 1) & p1, (x << 1) & m1, x >> b, (x << b) & full
+def _in_line(ahead: list[int], behind: list[int], n: int) -> int:
+    """Cells with n − 1 cells of a set in line with them, given ``ahead[k]`` / ``behind[k]``:
+    the cells whose (k+1)-th neighbour ahead / behind (one direction) is in the set."""
+    out = 0
+    for before in range(n):  # the cell is the (before+1)-th of the n
+        run = -1
+        for k in range(before):
+            run &= behind[k]
+        for k in range(n - 1 - before):
+            run &= ahead[k]
+        out |= run
+    return out
+
+
+def _lines(masks: _TableMasks, x: int, n: int, diagonal: bool) -> int:
+    """Cells that would make n in a row of ``x`` across or down (or on either diagonal)."""
+    at = masks.at
+    out = 0
+    for dr, dc in ((1, 1), (1, -1)) if diagonal else ((0, 1), (1, 0)):
+        ahead = [at(x, k * dr, k * dc) for k in range(1, n)]
+        behind = [at(x, -k * dr, -k * dc) for k in range(1, n)]
+        out |= _in_line(ahead, behind, n)
+    return out
+
+
+def _cross(masks: _TableMasks, x: int) -> int:
+    """Cells that would complete a plus sign of ``x``, as its centre or as an arm."""
+    at = masks.at
+    e, w, s, n = at(x, 0, 1), at(x, 0, -1), at(x, 1, 0), at(x, -1, 0)
+    se, sw, ne, nw = at(x, 1, 1), at(x, 1, -1), at(x, -1, 1), at(x, -1, -1)
+    return (e & w & s & n) | (e & at(x, 0, 2) & se & ne) | (w & at(x, 0, -2) & sw & nw) \
+        | (s & at(x, 2, 0) & se & sw) | (n & at(x, -2, 0) & ne & nw)
+
+
+def _square(masks: _TableMasks, x: int) -> int:
+    at = masks.at
+    e, w, s, n = at(x, 0, 1), at(x, 0, -1), at(x, 1, 0), at(x, -1, 0)
+    return (e & s & at(x, 1, 1)) | (w & s & at(x, 1, -1)) | (e & n & at(x, -1, 1)) | (w & n & at(x, -1, -1))
+
+
+def _wedge(masks: _TableMasks, x: int) -> int:
+    """Cells that would complete an L of four of ``x`` (a row of three and a foot at one end)."""
+    at = masks.at
+    e, w, s, n = at(x, 0, 1), at(x, 0, -1), at(x, 1, 0), at(x, -1, 0)
+    e2, w2, s2, n2 = at(x, 0, 2), at(x, 0, -2), at(x, 2, 0), at(x, -2, 0)
+    se, sw, ne, nw = at(x, 1, 1), at(x, 1, -1), at(x, -1, 1), at(x, -1, -1)
+    knight = {(dr, dc): at(x, dr, dc) for dr, dc in
+              ((1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (2, -1), (-2, 1), (-2, -1))}
+    diagonals = se | sw | ne | nw
+    in_row = (
+        (e & e2 & (s | n | knight[1, 2] | knight[-1, 2])) | (w & e & diagonals)
+        | (w & w2 & (s | n | knight[1, -2] | knight[-1, -2]))
+        | (s & s2 & (e | w | knight[2, 1] | knight[2, -1])) | (n & s & diagonals)
+        | (n & n2 & (e | w | knight[-2, 1] | knight[-2, -1]))
+    )
+    foot = (
+        (e & ((se & knight[2, 1]) | (ne & knight[-2, 1]))) | (w & ((sw & knight[2, -1]) | (nw & knight[-2, -1])))
+        | (s & ((se & knight[1, 2]) | (sw & knight[1, -2]))) | (n & ((ne & knight[-1, 2]) | (nw & knight[-1, -2])))
+    )
+    return in_row | foot
+
+
+def _motif_reach(masks: _TableMasks, x: int, crossed: int) -> int:
+    """Cells where a tile of the motif whose open tiles are ``x`` could complete a Line,
+    Slant, Square or Cross still open (by motif)."""
     reach = 0
-    if crossed & MOTIF_ORTHOGONAL != MOTIF_ORTHOGONAL:
-        e2, w2, s2, n2 = (x >> 2) & p2, (x << 2) & m2, x >> 2 * b, (x << 2 * b) & full
-        reach |= (e1 & (e2 | w1)) | (w1 & w2) | (s1 & (s2 | n1)) | (n1 & n2)
-    se1, nw1, sw1, ne1 = (x >> b + 1) & p1, (x << b + 1) & m1, (x >> b - 1) & m1, (x << b - 1) & p1
-    if crossed & MOTIF_DIAGONAL != MOTIF_DIAGONAL:
-        se2, nw2 = (x >> 2 * b + 2) & p2, (x << 2 * b + 2) & m2
-        sw2, ne2 = (x >> 2 * b - 2) & m2, (x << 2 * b - 2) & p2
-        reach |= (se1 & (se2 | nw1)) | (nw1 & nw2) | (sw1 & (sw2 | ne1)) | (ne1 & ne2)
+    if not crossed & LINE3:
+        reach |= _lines(masks, x, 3, False)  # Line-4 and Line-5 hold a Line-3 through the cell
+    elif crossed & (LINE4 | LINE5) != LINE4 | LINE5:
+        reach |= _lines(masks, x, 4, False)
+    if not crossed & SLANT3:
+        reach |= _lines(masks, x, 3, True)
+    elif not crossed & SLANT4:
+        reach |= _lines(masks, x, 4, True)
     if not crossed & SQUARE:
-        reach |= (e1 & s1 & se1) | (w1 & s1 & sw1) | (e1 & n1 & ne1) | (w1 & n1 & nw1)
+        reach |= _square(masks, x)
+    if not crossed & CROSS:
+        reach |= _cross(masks, x)
     return reach
 
 
-def _colour_reach(x: int, masks: _TableMasks, crossed: int) -> int:
-    """Cells where a tile of the colour whose open tiles are ``x`` could complete a same-colour
-    (or Slant, Cross) pattern still open: 3 in line, or the foot of a Wedge."""
-    b, full, col = masks.size, masks.full, masks.columns
-    p1, p2, m1, m2 = col[1], col[2], col[-1], col[-2]
-    e1, w1, s1, n1 = (x >> 1) & p1, (x << 1) & m1, x >> b, (x << b) & full
+def _colour_reach(masks: _TableMasks, x: int, crossed: int) -> int:
+    """Cells where a tile of the colour whose open tiles are ``x`` could complete a Flow,
+    Slant, Wedge or Cross still open (by colour)."""
     reach = 0
-    if crossed & COLOUR_ORTHOGONAL != COLOUR_ORTHOGONAL:
-        e2, w2, s2, n2 = (x >> 2) & p2, (x << 2) & m2, x >> 2 * b, (x << 2 * b) & full
-        reach |= (e1 & (e2 | w1)) | (w1 & w2) | (s1 & (s2 | n1)) | (n1 & n2)
-    se1, nw1, sw1, ne1 = (x >> b + 1) & p1, (x << b + 1) & m1, (x >> b - 1) & m1, (x << b - 1) & p1
-    if crossed & COLOUR_DIAGONAL != COLOUR_DIAGONAL:
-        se2, nw2 = (x >> 2 * b + 2) & p2, (x << 2 * b + 2) & m2
-        sw2, ne2 = (x >> 2 * b - 2) & m2, (x << 2 * b - 2) & p2
-        reach |= (se1 & (se2 | nw1)) | (nw1 & nw2) | (sw1 & (sw2 | ne1)) | (ne1 & ne2)
+    if not crossed & FLOW3:
+        reach |= _lines(masks, x, 3, False)
+    elif crossed & (FLOW4 | FLOW5) != FLOW4 | FLOW5:
+        reach |= _lines(masks, x, 4, False)
+    if not crossed & SLANT3:
+        reach |= _lines(masks, x, 3, True)
+    elif not crossed & SLANT4:
+        reach |= _lines(masks, x, 4, True)
     if not crossed & WEDGE:
-        # the foot: a neighbour of this colour that ends a perpendicular row of three
-        reach |= (
-            (e1 & se1 & ((x >> 2 * b + 1) & p1)) | (e1 & ne1 & ((x << 2 * b - 1) & p1))
-            | (w1 & sw1 & ((x >> 2 * b - 1) & m1)) | (w1 & nw1 & ((x << 2 * b + 1) & m1))
-            | (s1 & se1 & ((x >> b + 2) & p2)) | (s1 & sw1 & ((x >> b - 2) & m2))
-            | (n1 & ne1 & ((x << b - 2) & p2)) | (n1 & nw1 & ((x << b + 2) & m2))
-        )
+        reach |= _wedge(masks, x)
+    if not crossed & CROSS:
+        reach |= _cross(masks, x)
     return reach
 
 
-def _open_reach(open_bb: int, masks: _TableMasks, crossed: int) -> int:
+def _open_reach(masks: _TableMasks, open_bb: int, crossed: int) -> int:
     """Cells that could complete a Ring (the last empty cell round an empty or stone centre)
     or a Rainbow / Parade (4 more open tiles in a row of 5), whatever the tile."""
-    b, full, col = masks.size, masks.full, masks.columns
+    at = masks.at
     reach = 0
     if not crossed & RING:
-        shut = full & ~open_bb  # empty cells and stones
-        one = two = 0  # cells with at least one / two shut neighbours (of the 8)
-        for d in ((shut >> 1) & col[1], (shut << 1) & col[-1], shut >> b, (shut << b) & full,
-                  (shut >> b + 1) & col[1], (shut << b + 1) & col[-1], (shut >> b - 1) & col[-1],
-                  (shut << b - 1) & col[1]):
+        shut = masks.full & ~open_bb  # empty cells and stones
+        around = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
+        one = two = 0  # cells with at least one / two shut cells among their 8 neighbours
+        for dr, dc in around:
+            d = at(shut, dr, dc)
             two |= one & d
             one |= d
         centres = shut & masks.inner & one & ~two
-        if centres:
-            reach |= ((centres >> 1) & col[1]) | ((centres << 1) & col[-1]) | (centres >> b) \
-                | ((centres << b) & full) | ((centres >> b + 1) & col[1]) | ((centres << b + 1) & col[-1]) \
-                | ((centres >> b - 1) & col[-1]) | ((centres << b - 1) & col[1])
-    if crossed & RAINBOW_PARADE != RAINBOW_PARADE:
-        o = open_bb
-        for step, shift_col in ((1, True), (b, False)):
-            ahead, behind = [], []
-            run_a = run_b = -1
-            for k in range(1, 5):
-                a = o >> k * step
-                z = (o << k * step) & full
-                if shift_col:
-                    a &= col[k]
-                    z &= col[-k]
-                run_a &= a
-                run_b &= z
-                ahead.append(run_a)
-                behind.append(run_b)
-            reach |= ahead[3] | (behind[0] & ahead[2]) | (behind[1] & ahead[1]) | (behind[2] & ahead[0]) | behind[3]
+        for dr, dc in around if centres else ():
+            reach |= at(centres, -dr, -dc)
+    if crossed & (RAINBOW | PARADE) != RAINBOW | PARADE:
+        reach |= _lines(masks, open_bb, 5, False)
     return reach
 
 
 # Memos for the search: a search meets the same tables again and again (every sampled state
-# of a move shares the table; one placement changes one motif's and one colour's tiles), and
+# of a move shares its table; one placement changes one motif's and one colour's tiles), and
 # each value is a pure function of its key, so remembering them changes no result.
-_MEMO_LIMIT = 100_000  # entries per memo; cleared whole when full
+_MEMO_LIMIT = 50_000  # entries per memo; cleared whole when full
 _MOTIF_REACH: dict[tuple[int, int], int] = {}
 _COLOUR_REACH: dict[tuple[int, int], int] = {}
+_TYPE_REACH: dict[tuple[int, int], int] = {}
 _OPEN_REACH: dict[tuple[int, int], int] = {}
-_COMPLETING: dict[tuple[bytes, int, int], tuple[tuple[int, int], ...]] = {}
+_TABLES: dict[tuple[bytes, int], dict[int, tuple]] = {}
 
 
 def _remember(memo: dict, key, value):
@@ -509,45 +539,77 @@ def _remember(memo: dict, key, value):
     return value
 
 
-def _completing_cells(state: UzorGame, t: int, table: bytes) -> tuple[tuple[int, int], ...]:
-    """``(cell, patterns)`` for every empty cell where a tile of type ``t`` would complete a
-    pattern not crossed out (``patterns``: the completed pattern numbers as a bitmask)."""
+def _completing(state: UzorGame, t: int, table: dict[int, tuple]) -> tuple:
+    """``(cells, plain, patterns)`` for tile type ``t`` on this table: ``cells`` lists
+    ``(cell, completed patterns as a bitmask)`` for every empty cell where a tile of type ``t``
+    would complete a pattern not crossed out, ``plain`` is the most points among them (no goal
+    doubled) and ``patterns`` the union of the bitmasks. ``table`` is the memo of this table."""
     crossed = state.crossed
-    key = (table, crossed, t)
-    found = _COMPLETING.get(key)
-    if found is not None:
-        return found
     where = state.cells_for(t)
-    if state.options["patterns"] is None:
+    if state.options["patterns"] is None and where:
         masks = _table_masks(state.geo.size)
         m, c = divmod(t, 5)
         motif_bb, colour_bb, open_bb = state.motif_bb[m], state.colour_bb[c], state.open_bb
         reach = _MOTIF_REACH.get((motif_bb, crossed))
         if reach is None:
-            reach = _remember(_MOTIF_REACH, (motif_bb, crossed), _motif_reach(motif_bb, masks, crossed))
+            reach = _remember(_MOTIF_REACH, (motif_bb, crossed), _motif_reach(masks, motif_bb, crossed))
         colour = _COLOUR_REACH.get((colour_bb, crossed))
         if colour is None:
-            colour = _remember(_COLOUR_REACH, (colour_bb, crossed), _colour_reach(colour_bb, masks, crossed))
+            colour = _remember(_COLOUR_REACH, (colour_bb, crossed), _colour_reach(masks, colour_bb, crossed))
         common = _OPEN_REACH.get((open_bb, crossed))
         if common is None:
-            common = _remember(_OPEN_REACH, (open_bb, crossed), _open_reach(open_bb, masks, crossed))
-        where &= reach | colour | common
-    out = []
+            common = _remember(_OPEN_REACH, (open_bb, crossed), _open_reach(masks, open_bb, crossed))
+        reach |= colour | common
+        if not crossed & TRIPLET:
+            same = motif_bb & colour_bb
+            triplet = _TYPE_REACH.get((same, crossed))
+            if triplet is None:
+                triplet = _remember(_TYPE_REACH, (same, crossed),
+                                    _lines(masks, same, 3, False) | _lines(masks, same, 3, True))
+            reach |= triplet
+        where &= reach
+    cells = []
+    plain = union = 0
+    points = state.geo.map.points
     while where:
         low = where & -where
         cell = low.bit_length() - 1
         where ^= low
         done = state.completions(cell, t)
         if done:
-            out.append((cell, sum(1 << k for k in done)))
-    return _remember(_COMPLETING, key, tuple(out))
+            patterns = 0
+            for k in done:
+                patterns |= 1 << k
+                if points[k] > plain:
+                    plain = points[k]
+            cells.append((cell, patterns))
+            union |= patterns
+    found = table[t] = (tuple(cells), plain, union)
+    return found
+
+
+_BY_VERSION: dict[int, dict[int, tuple]] = {}
+
+
+def _table_memo(state: UzorGame) -> dict[int, tuple]:
+    """The memo of ``_completing`` results for this table and set of crossed-out patterns:
+    found by the table's version (shared by clones, new after every change, like the
+    observer's cache) and else by its contents (the same table reached in another simulation)."""
+    table = _BY_VERSION.get(state.table_version)
+    if table is None:
+        key = (bytes(state.codes), state.crossed)
+        table = _TABLES.get(key)
+        if table is None:
+            table = _remember(_TABLES, key, {})
+        _remember(_BY_VERSION, state.table_version, table)
+    return table
 
 
 def completing_placements(state: UzorGame, hand: list[int]) -> list[tuple[int, int]]:
     """Every placement of a tile of ``hand`` (sorted, as the engine keeps hands) that would
     complete a pattern not crossed out, as ``(action, patterns)``: the PLACE action (from the
     slot of the tile's first copy) and the completed pattern numbers as a bitmask."""
-    table = bytes(state.codes)
+    table = _table_memo(state)
     cells = state.geo.cells
     out = []
     prev = -1
@@ -555,46 +617,10 @@ def completing_placements(state: UzorGame, hand: list[int]) -> list[tuple[int, i
         if t == prev:
             continue
         prev = t
+        found = table.get(t) or _completing(state, t, table)
         base = s * cells
-        for cell, patterns in _completing_cells(state, t, table):
-            out.append((base + cell, patterns))
+        out += [(base + cell, patterns) for cell, patterns in found[0]]
     return out
-    geo = state.geo
-    crossed = state.crossed
-    slots = {}
-    for s, t in enumerate(hand):
-        slots.setdefault(t, s)
-    acc = state.acceptance()
-    if state.options["patterns"] is None:
-        masks = _table_masks(geo.size)
-        common = _open_reach(state.open_bb, masks, crossed)
-        by_motif, by_colour = {}, {}
-        reach = {}
-        for t in slots:
-            m, c = divmod(t, 5)
-            if m not in by_motif:
-                by_motif[m] = _motif_reach(state.motif_bb[m], masks, crossed)
-            if c not in by_colour:
-                by_colour[c] = _colour_reach(state.colour_bb[c], masks, crossed)
-            reach[t] = acc[t] & (by_motif[m] | by_colour[c] | common)
-    else:
-        reach = {t: acc[t] for t in slots}
-    out = []
-    cells = geo.cells
-    for t, where in reach.items():
-        base = slots[t] * cells
-        while where:
-            low = where & -where
-            cell = low.bit_length() - 1
-            where ^= low
-            done = state.completions(cell, t)
-            if done:
-                out.append((base + cell, sum(1 << k for k in done)))
-    found = tuple(out)
-    if len(_COMPLETING) >= _COMPLETING_LIMIT:
-        _COMPLETING.clear()
-    _COMPLETING[key] = found
-    return found
 
 
 def _close_value(state: UzorGame, player: int, patterns: int) -> int:
@@ -609,29 +635,18 @@ def _close_value(state: UzorGame, player: int, patterns: int) -> int:
     return best
 
 
-def best_completion(state: UzorGame, player: int, with_market: bool = False) -> int:
-    """The most points ``player`` could close with one placement of a tile from their hand
-    (``with_market``: or from the market, as after their next take) on the table as it is."""
-    tiles = set(state.hands[player])
-    if with_market:
-        tiles.update(t for t in state.market if t >= 0)
-    table = bytes(state.codes)
+def best_completion(state: UzorGame, player: int, tiles=None) -> int:
+    """The most points ``player`` could close with one placement of a tile of ``tiles``
+    (types; by default their hand) on the table as it is, their secret goal doubled."""
+    table = _table_memo(state)
+    goal = state.goals[player]
+    goal_value = 2 * state.geo.map.points[goal]
     best = 0
-    for t in tiles:
-        for _, patterns in _completing_cells(state, t, table):
-            v = _close_value(state, player, patterns)
-            if v > best:
-                best = v
-    return best
-
-
-def _best_with(state: UzorGame, player: int, t: int, table: bytes) -> int:
-    """The most points ``player`` could close by placing a tile of type ``t`` now."""
-    best = 0
-    for _, patterns in _completing_cells(state, t, table):
-        v = _close_value(state, player, patterns)
-        if v > best:
-            best = v
+    for t in state.hands[player] if tiles is None else tiles:
+        found = table.get(t) or _completing(state, t, table)
+        value = goal_value if found[2] >> goal & 1 else found[1]
+        if value > best:
+            best = value
     return best
 
 
@@ -639,26 +654,31 @@ def preferred_takes(state: UzorGame) -> list[int]:
     """The heuristic's take on an engine state: the market tile that most adds to what the
     taker could close next (their hand with it), plus some of what it would let the opponent
     close (taking it denies it), plus a little for the cells it fits (fewer dead ends)."""
-    geo = state.geo
+    table = _table_memo(state)
+    points = state.geo.map.points
     player = state.to_move
-    table = bytes(state.codes)
+    goal, their_goal = state.goals[player], state.goals[1 - player]
     weight = 1.0 if state.continued and not state.repeated else HeuristicUzorBot.PREPARE
-    mine = max((_best_with(state, player, t, table) for t in set(state.hands[player])), default=0)
-    scored = []
+    mine = best_completion(state, player)
+    take0 = state.geo.take0
+    best, chosen = -1.0, []
     for m, t in enumerate(state.market):
         if t < 0:
             continue
-        gain = max(mine, _best_with(state, player, t, table))
-        deny = _best_with(state, 1 - player, t, table)
-        fits = bin(state.cells_for(t)).count("1")
-        scored.append((weight * gain + HeuristicUzorBot.DENY * deny + 0.01 * fits, geo.take0 + m))
-    best = max(v for v, _ in scored)
-    return [a for v, a in scored if v >= best - 1e-9]
+        _, plain, patterns = table.get(t) or _completing(state, t, table)
+        gain = 2 * points[goal] if patterns >> goal & 1 else plain
+        deny = 2 * points[their_goal] if patterns >> their_goal & 1 else plain
+        value = weight * max(mine, gain) + HeuristicUzorBot.DENY * deny + 0.01 * state.cells_for(t).bit_count()
+        if value > best + 1e-9:
+            best, chosen = value, [take0 + m]
+        elif value > best - 1e-9:
+            chosen.append(take0 + m)
+    return chosen
 
 
 def preferred_actions(state: UzorGame) -> list[int]:
-    """The moves the heuristic would consider first, cheaply, on an engine state: at a
-    placement the ones that complete the most valuable pattern (its goal doubled), else every
+    """The moves the heuristic would consider, cheaply, on an engine state: at a placement
+    the ones that complete the most valuable pattern (the mover's goal doubled), else every
     placement; at the fork, closing the most valuable pattern; at a take, the heuristic's
     take; otherwise every legal move."""
     phase = state.phase
@@ -685,24 +705,25 @@ MARKET_CLOSE = 0.3  # share of the best close a market tile would give the playe
 
 
 def evaluate_state(state: UzorGame) -> list[float]:
-    """A playout cut off before the end, as the heuristic prices a position: the points lead;
-    most of the best pattern the player who places next could close (a pending fork counts
-    whole); some of what the other could close a turn later; and, for the player who takes
-    next, some of what the market would add (so a take that leaves the opponent a closing
-    tile costs). Squashed into (−1, 1) per player."""
+    """A playout cut off before the end, priced as the heuristic prices a position: the points
+    lead; most of the best pattern the player who places next could close (a pending fork
+    counts whole); some of what the other could close a turn later; and, for the player who
+    takes next, some of what the market would add (so a take that leaves the opponent a
+    closing tile costs). Squashed into (−1, 1) per player."""
     mover = state.to_move
     other = 1 - mover
     lead = state.points[mover] - state.points[other]
     phase = state.phase
+    with_market = state.hands[mover] + [t for t in state.market if t >= 0]
     if phase == PLACE:
         lead += NEXT_CLOSE * best_completion(state, mover) - LATER_CLOSE * best_completion(state, other)
-        lead += MARKET_CLOSE * best_completion(state, mover, with_market=True)
+        lead += MARKET_CLOSE * best_completion(state, mover, with_market)
     else:
         if phase == FORK:
             lead += max(_close_value(state, mover, 1 << k) for k in state.fork)
         # the mover takes next, then places again after a CONTINUE, else the other places
         again = state.continued and not state.repeated
-        lead += (NEXT_CLOSE if again else LATER_CLOSE) * best_completion(state, mover, with_market=True)
+        lead += (NEXT_CLOSE if again else LATER_CLOSE) * best_completion(state, mover, with_market)
         lead -= (LATER_CLOSE if again else NEXT_CLOSE) * best_completion(state, other)
     value = math.tanh(lead / EVALUATION_SCALE)
     return [value, -value] if mover == 0 else [-value, value]
