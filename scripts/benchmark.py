@@ -95,11 +95,63 @@ def deepcopy_reference_microseconds() -> float:
     return (time.perf_counter() - started) / count * 1e6
 
 
+def search_speed(name: str, positions: int = 5, simulations: int = 200, seed: int = 0) -> tuple[float, float, float]:
+    """MCTS on the game's ladder options and settings (``training.ladder.LADDERS``): simulations
+    per second over a few mid-game positions, and µs per sampled state and per clone there."""
+    import importlib
+
+    from training.ladder import LADDERS
+    from training.mcts import MCTSAgent, parse_mcts_spec
+
+    spec = LADDERS[name][0]
+    module = envs.load(name)
+    sampling = importlib.import_module(f"envs.{name[:-3]}.sampling")
+    rng = random.Random(seed)
+    searched = spent = sample_us = clone_us = 0.0
+    for index in range(positions):
+        env = module.raw_env(**spec.options)
+        env.reset(seed=seed + index)
+        for _ in range(rng.randrange(4, 16)):
+            if env.game.is_terminal():
+                break
+            env.step(rng.choice(env.game.legal_actions()))
+        if env.game.is_terminal():
+            continue
+        seen = env.observe(env.possible_agents[env.game.current_player()])
+        agent = MCTSAgent(name, seed=index, **{**parse_mcts_spec("mcts:1" + spec.mcts), "simulations": simulations}, **spec.options)
+        started = time.perf_counter()
+        agent.search(seen)
+        spent += time.perf_counter() - started
+        searched += simulations
+        draw = sampling.sampler(seen, spec.options)
+        started = time.perf_counter()
+        states = [draw(rng) for _ in range(500)]
+        sample_us += (time.perf_counter() - started) / 500 * 1e6
+        started = time.perf_counter()
+        for _ in range(500):
+            states[0].clone()
+        clone_us += (time.perf_counter() - started) / 500 * 1e6
+    return searched / spent, sample_us / positions, clone_us / positions
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", nargs="*", default=None, help="games to time (default: all)")
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
+    parser.add_argument("--search", action="store_true", help="time MCTS, sampling and clone instead (ladder options)")
     args = parser.parse_args()
+    names = envs.GAMES if not args.games else [envs.load(g).__name__.split(".")[-1] for g in args.games]
+    if args.search:
+        from training.ladder import LADDERS
+
+        print(f"reference copy.deepcopy(connect_four_v3 raw env): {deepcopy_reference_microseconds():.1f} µs\n")
+        print("| game | options | MCTS settings | simulations/s | sampled state µs | clone µs |")
+        print("|---|---|---|---:|---:|---:|")
+        for name in names:
+            spec = LADDERS[name][0]
+            sims, sample, clone = search_speed(name)
+            print(f"| {name} | {spec.options or 'default'} | mcts{spec.mcts or ''} | {sims:,.0f} | {sample:.1f} | {clone:.1f} |", flush=True)
+        return
 
     from pettingzoo.classic import connect_four_v3, tictactoe_v3
 
@@ -110,7 +162,6 @@ def main() -> None:
     print(f"reference copy.deepcopy(connect_four_v3 raw env): {deep:.1f} µs\n")
     print("| game | options | engine steps/s | engine ÷ c4 | AEC steps/s | AEC ÷ c4 | AEC ÷ ttt | clone µs |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
-    names = envs.GAMES if not args.games else [envs.load(g).__name__.split(".")[-1] for g in args.games]
     for name in names:
         module = envs.load(name)
         option_sets = getattr(module, "BENCHMARK_OPTIONS", {"default": {}})
