@@ -35,6 +35,7 @@ class LadderSpec:
     note: str = ""
     climb: bool = True  # play the rungs against each other; False: only place the trained agent
     extra: list = field(default_factory=list)  # rungs above MCTS(1000), e.g. the exact solver
+    top_games: int | None = None  # games of the pairs with MCTS(1000) when not the command's
 
 
 # Per game, the ladders to climb (in order). The shipped Linecatch agent plays 4×4, where both
@@ -49,7 +50,8 @@ LADDERS: dict[str, list[LadderSpec]] = {
                            note="default options; playouts cut after 2 moves and scored by the lead")],
     "fill_v0": [LadderSpec({}, trained="checkpoints/fill/fill__maskppo__0.zip", note="default options")],
     "uzor_v0": [LadderSpec({"board_size": 9}, note="9×9, the smallest table")],
-    "knot_v0": [LadderSpec({"size": 4}, note="2 players on 4×4")],
+    "knot_v0": [LadderSpec({"size": 4}, mcts=":depth=10:c=0.2", top_games=60,
+                           note="2 players on 4×4, the smallest board; play-outs cut after 10 moves")],
 }
 
 
@@ -114,7 +116,7 @@ def run_ladder(game: str, spec: LadderSpec, games: int, top_games: int, seed: in
     out = []
     for upper, lower in pairs:
         costly = any(agent.startswith("mcts:1000") for agent in (upper, lower))
-        n = top_games if costly else games
+        n = (spec.top_games or top_games) if costly else games
         result, per_game = play_pair_parallel(game, upper, lower, n, seed, spec.options, pool)
         rung = Rung(result, per_game)
         low, high = rung.interval
