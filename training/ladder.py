@@ -36,6 +36,7 @@ class LadderSpec:
     climb: bool = True  # play the rungs against each other; False: only place the trained agent
     extra: list = field(default_factory=list)  # rungs above MCTS(1000), e.g. the exact solver
     top_games: int | None = None  # games of the pairs with MCTS(1000) when not the command's
+    place_against: int | None = None  # the trained agent meets this many rungs from the bottom
 
 
 # Per game, the ladders to climb (in order). The shipped Linecatch agent plays 4×4, where both
@@ -51,7 +52,9 @@ LADDERS: dict[str, list[LadderSpec]] = {
     "fill_v0": [LadderSpec({}, trained="checkpoints/fill/fill__maskppo__0.zip", note="default options")],
     "uzor_v0": [LadderSpec({"board_size": 9}, note="9×9, the smallest table")],
     "knot_v0": [LadderSpec({"size": 4}, mcts=":depth=10:c=0.2", top_games=60,
-                           note="2 players on 4×4, the smallest board; play-outs cut after 10 moves")],
+                           note="2 players on 4×4, the smallest board; play-outs cut after 10 moves"),
+                LadderSpec({}, mcts=":depth=10:c=0.2", trained="checkpoints/knot/knot__maskppo__0.zip", climb=False,
+                           place_against=2, note="where the shipped agent (default 6×6 board) stands")],
 }
 
 
@@ -112,7 +115,8 @@ def run_ladder(game: str, spec: LadderSpec, games: int, top_games: int, seed: in
     ladder = rungs(spec)
     pairs = [(ladder[i + 1], ladder[i]) for i in range(len(ladder) - 1)] if spec.climb else []
     if spec.trained and Path(spec.trained).exists():
-        pairs += [(spec.trained, rung) for rung in (ladder if not spec.climb else ladder[:3])]
+        reach = spec.place_against or (len(ladder) if not spec.climb else 3)
+        pairs += [(spec.trained, rung) for rung in ladder[:reach]]
     out = []
     for upper, lower in pairs:
         costly = any(agent.startswith("mcts:1000") for agent in (upper, lower))
