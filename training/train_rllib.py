@@ -104,9 +104,18 @@ class RLlibTrainConfig:
     """RLlib's extra KL penalty (on by default in RLlib; off, as in train.py)"""
     entropy_coeff: float = 0.01
     """entropy bonus"""
+    vf_loss_coeff: float = 0.5
+    """weight of the value loss (RLlib's default is 1.0; 0.5 as in train.py's MaskablePPO)"""
+    grad_clip: float = 0.5
+    """global gradient-norm clip (RLlib's default is none; 0.5 as in train.py); 0: no clip"""
     score_shaping: float = 0.0
     """reward += this × change of (my points − best other points) at each of a seat's turns
     (0: win/loss only; as train.py's --score-shaping)"""
+    normalize_observations: bool = True
+    """the network sees each observation feature centred and scaled by its mean and spread
+    over --normalization-games random games (folded into the checkpoint's first layer)"""
+    normalization_games: int = 100
+    """random games measured for --normalize-observations"""
     eval_every: int = 5
     """iterations between evaluations of the learner against the game's bots; 0: only at the end"""
     eval_games: int = 60
@@ -151,6 +160,10 @@ def check_config(config: RLlibTrainConfig, players: int) -> None:
         raise bad("activation", "tanh or relu", config.activation)
     if not config.net_arch or min(config.net_arch) < 1:
         raise bad("net_arch", "one or more positive layer sizes", config.net_arch)
+    if config.normalize_observations and config.normalization_games < 1:
+        raise bad("normalization_games", "at least 1 with --normalize-observations", config.normalization_games)
+    if config.grad_clip < 0:
+        raise bad("grad_clip", "0 (no clip) or positive", config.grad_clip)
     if config.minibatch_size > config.train_batch_size:
         raise bad("minibatch_size", f"at most train_batch_size ({config.train_batch_size})", config.minibatch_size)
     if players < 2:
@@ -260,14 +273,41 @@ def actor_layers(module, activation: str) -> list[tuple[np.ndarray, np.ndarray]]
     return layers
 
 
-def learner_layers(algo, spec, module_id: str, activation: str) -> list[tuple[np.ndarray, np.ndarray]]:
+def fold_normalization(layers: list[tuple[np.ndarray, np.ndarray]], env_config: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The same network on raw observations: a first layer ``W`` applied to
+    ``(x − shift) / scale`` is ``W / scale`` applied to ``x`` with bias ``b − (W / scale) · shift``.
+    Layers of an env_config without normalisation come back unchanged."""
+    if env_config.get("observation_shift") is None:
+        return layers
+    shift = np.asarray(env_config["observation_shift"], np.float64)
+    scale = np.asarray(env_config["observation_scale"], np.float64)
+    weight, bias = (np.asarray(a, np.float64) for a in layers[0])
+    folded = weight / scale[None, :]
+    first = (folded.astype(np.float32), (bias - folded @ shift).astype(np.float32))
+    return [first, *layers[1:]]
+
+
+def learner_layers(algo, spec, module_id: str, activation: str, env_config: dict[str, Any] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """The current weights of a learning module, read from the learner (the env runners'
-    copies lag one sync behind) into a fresh module built from the same spec."""
+    copies lag one sync behind) into a fresh module built from the same spec, as layers on
+    raw observations (the env_config's normalisation folded in)."""
     state = algo.learner_group.get_state(components=f"learner/rl_module/{module_id}")
     weights = state["learner"]["rl_module"][module_id]
     module = spec.build()
     module.set_state(weights)
-    return actor_layers(module, activation)
+    return fold_normalization(actor_layers(module, activation), env_config or {})
+
+
+def make_env_config(config: RLlibTrainConfig, game: str, options: dict) -> dict[str, Any]:
+    """The env_config of a run: the game, its options, the shaping and (with
+    --normalize-observations) the shift and scale measured from random play."""
+    env_config = {"game": game, "options": portable_options(options), "score_shaping": config.score_shaping}
+    if config.normalize_observations:
+        from wrappers.rllib import observation_statistics
+
+        shift, scale = observation_statistics(game, options, config.normalization_games, config.seed)
+        env_config.update(observation_shift=shift.tolist(), observation_scale=scale.tolist())
+    return env_config
 
 
 def start_ray(config: RLlibTrainConfig) -> bool:
@@ -285,7 +325,7 @@ def start_ray(config: RLlibTrainConfig) -> bool:
     return True
 
 
-def build_algorithm(config: RLlibTrainConfig, game: str, options: dict, players: int):
+def build_algorithm(config: RLlibTrainConfig, env_config: dict[str, Any], players: int):
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -293,7 +333,6 @@ def build_algorithm(config: RLlibTrainConfig, game: str, options: dict, players:
     from wrappers.rllib import MaskedRandomRLModule, register
 
     learners = learner_ids(config, players)
-    env_config = {"game": game, "options": portable_options(options), "score_shaping": config.score_shaping}
     spec = module_spec(config, env_config)
     specs = {module_id: spec for module_id in learners}
     frozen = []
@@ -323,6 +362,9 @@ def build_algorithm(config: RLlibTrainConfig, game: str, options: dict, players:
             clip_param=config.clip_param,
             use_kl_loss=config.kl_loss,
             entropy_coeff=config.entropy_coeff,
+            vf_loss_coeff=config.vf_loss_coeff,
+            grad_clip=config.grad_clip or None,
+            grad_clip_by="global_norm",
         )
         .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=learners)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
@@ -391,9 +433,10 @@ def train(config: RLlibTrainConfig, argv: list[str] | None = None) -> dict[str, 
         where = f"the Ray cluster at {config.address}" if config.address else "a local Ray on this machine"
         print(f"Ray: {where}, {config.num_env_runners} env runner(s), resources {ray.cluster_resources()}", flush=True)
         setup_started = time.perf_counter()
-        algo, spec, learners, frozen = build_algorithm(config, game, options, players)
+        env_config = make_env_config(config, game, options)
+        algo, spec, learners, frozen = build_algorithm(config, env_config, players)
         setup_seconds = time.perf_counter() - setup_started
-        summary = run_training(config, algo, spec, learners, frozen, game, options, players, bots, run_dir, command, stamp)
+        summary = run_training(config, algo, spec, env_config, learners, frozen, game, options, players, bots, run_dir, command, stamp)
         summary["setup_seconds"] = setup_seconds
         algo.stop()
     finally:
@@ -410,7 +453,7 @@ def train(config: RLlibTrainConfig, argv: list[str] | None = None) -> dict[str, 
     return summary
 
 
-def run_training(config, algo, spec, learners, frozen, game, options, players, bots, run_dir, command, stamp) -> dict[str, Any]:
+def run_training(config, algo, spec, env_config, learners, frozen, game, options, players, bots, run_dir, command, stamp) -> dict[str, Any]:
     def evaluate(layers, seed: int, games: int) -> dict[str, float]:
         agent = PolicyAgent(layers, config.activation)
         return {bot: evaluate_against(game, agent, bot, games, seed, options) for bot in bots}
@@ -429,7 +472,7 @@ def run_training(config, algo, spec, learners, frozen, game, options, players, b
         steps = int(result.get("env_runners", {}).get("num_env_steps_sampled_lifetime", 0))
         print(progress_line(iteration, result, started), flush=True)
         if config.eval_every and iteration % config.eval_every == 0 and iteration < config.iterations:
-            layers = learner_layers(algo, spec, learners[0], config.activation)
+            layers = learner_layers(algo, spec, learners[0], config.activation, env_config)
             scores = evaluate(layers, config.seed + iteration, config.eval_games)
             print("    " + learners[0] + " vs " + " ".join(f"{k} {v:.0%}" for k, v in scores.items()), flush=True)
             history.append({"iteration": iteration, "steps": steps, **scores})
@@ -446,7 +489,7 @@ def run_training(config, algo, spec, learners, frozen, game, options, players, b
     observation_shape, action_n = env_spaces(game, options)
     checkpoints, final = {}, {}
     for seat_index, module_id in enumerate(learners):
-        layers, taken_at = learner_layers(algo, spec, module_id, config.activation), iteration
+        layers, taken_at = learner_layers(algo, spec, module_id, config.activation, env_config), iteration
         if config.keep_best and config.shared_policy:
             last = evaluate(layers, config.seed, config.eval_games)
             if float(np.mean(list(last.values()))) >= best["score"]:
@@ -464,6 +507,8 @@ def run_training(config, algo, spec, learners, frozen, game, options, players, b
             "activation": config.activation,
             "algo": "RLlib PPO",
             "rllib_module": module_id,
+            # Trained on normalised observations; the normalisation is folded into layer 0.
+            "observation_normalization": f"mean/std over {config.normalization_games} random games, folded into the first layer" if config.normalize_observations else "none",
             "ray_version": __import__("ray").__version__,
             "steps_trained": steps,
             "iterations": iteration,

@@ -16,6 +16,14 @@ special, and when the game ends every seat gets its final observation, reward an
 The env is the *raw* env: a masked policy never plays an illegal move, and if one ever did,
 the engine's ``IllegalActionError`` stops the run with the reason instead of a silent −1.
 
+``observation_shift`` / ``observation_scale`` (env_config, optional, together): the network
+sees ``(observation − shift) / scale``. The suite's observations mix 0/1 board planes with
+small fractions (Linecatch's "points this square catches now" is 0.25 at most on 5×5, a
+tenth of a board bit's spread), and PPO learned the small features far slower than the
+board; :func:`observation_statistics` measures the shift and scale once from random play,
+and ``training.train_rllib.fold_normalization`` folds them into the first layer of the
+converted checkpoint, so the suite's agents still read raw observations.
+
 ``score_shaping`` (env_config, default 0) is ``SelfPlayEnv``'s shaping for every seat: each
 observation a seat receives adds ``weight × change of (its points − best other points)`` since
 its previous observation, so over a game a seat collects ``weight × final margin`` on top of
@@ -46,18 +54,24 @@ OBSERVATIONS, ACTION_MASK = "observations", "action_mask"
 
 class MaskKeysWrapper(BaseWrapper):
     """The suite's ``{"observation", "action_mask"}`` as ``{"observations", "action_mask"}``
-    (float32 mask), the layout RLlib's masking module reads."""
+    (float32 mask), the layout RLlib's masking module reads; with ``shift`` and ``scale``
+    the observation is normalised, ``(observation − shift) / scale``."""
 
-    def __init__(self, env):
+    def __init__(self, env, shift: np.ndarray | None = None, scale: np.ndarray | None = None):
         super().__init__(env)
+        self._shift, self._scale = shift, scale
         self._spaces = {}
         for agent in env.possible_agents:
             inner = env.observation_space(agent)
             mask = inner["action_mask"]
+            observations = inner["observation"]
+            if shift is not None:
+                # Normalised values leave the game's bounds.
+                observations = gymnasium.spaces.Box(-np.inf, np.inf, observations.shape, np.float32)
             self._spaces[agent] = gymnasium.spaces.Dict(
                 {
                     ACTION_MASK: gymnasium.spaces.Box(0.0, 1.0, mask.shape, np.float32),
-                    OBSERVATIONS: inner["observation"],
+                    OBSERVATIONS: observations,
                 }
             )
 
@@ -66,7 +80,31 @@ class MaskKeysWrapper(BaseWrapper):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         inner = self.env.observe(agent)
-        return {ACTION_MASK: inner["action_mask"].astype(np.float32), OBSERVATIONS: inner["observation"]}
+        observation = inner["observation"]
+        if self._shift is not None:
+            observation = ((observation - self._shift) / self._scale).astype(np.float32)
+        return {ACTION_MASK: inner["action_mask"].astype(np.float32), OBSERVATIONS: observation}
+
+
+def observation_statistics(game: str, options: dict[str, Any], games: int, seed: int, floor: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature mean and spread of the observations every seat gets at its turns over
+    ``games`` random games (seeded): the ``observation_shift`` and ``observation_scale`` of
+    the env. The spread is floored at ``floor`` so that a feature random play (almost) never
+    moves is not blown up when it does."""
+    if games < 1:
+        raise ValueError(f"observation statistics need at least 1 game, not {games!r}")
+    module = envs.load(game)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for index in range(games):
+        env = module.raw_env(**dict(options or {}))
+        env.reset(seed=seed * 100_003 + index)
+        while not env.game.is_terminal():
+            observation = env.observe(env.agent_selection)
+            rows.append(observation["observation"])
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    stacked = np.asarray(rows, np.float64)
+    return stacked.mean(0).astype(np.float32), np.maximum(stacked.std(0), floor).astype(np.float32)
 
 
 class SuiteMultiAgentEnv(PettingZooEnv):
@@ -78,15 +116,17 @@ class SuiteMultiAgentEnv(PettingZooEnv):
 
     def __init__(self, config: dict[str, Any] | None = None):
         config = dict(config or {})
-        unknown = set(config) - {"game", "options", "score_shaping"}
+        known = {"game", "options", "score_shaping", "observation_shift", "observation_scale"}
+        unknown = set(config) - known
         if unknown:
-            raise ValueError(f"env_config takes 'game', 'options' and 'score_shaping', not {', '.join(sorted(unknown))}")
+            raise ValueError(f"env_config takes {', '.join(sorted(known))}, not {', '.join(sorted(unknown))}")
         self.score_shaping = float(config.get("score_shaping", 0.0))
         if "game" not in config:
             raise ValueError("env_config needs 'game' (an env name such as 'linecatch' or 'knot_v0')")
         module = envs.load(config["game"])
         raw = module.raw_env(**dict(config.get("options") or {}))
-        super().__init__(MaskKeysWrapper(raw))
+        shift, scale = normalization_arrays(config, raw.observation_space(raw.possible_agents[0])["observation"].shape)
+        super().__init__(MaskKeysWrapper(raw, shift, scale))
         # PettingZooEnv rebuilt these from a set; keep the engine's seat order.
         self.possible_agents = list(raw.possible_agents)
         self.agents = list(raw.possible_agents)
@@ -117,6 +157,23 @@ class SuiteMultiAgentEnv(PettingZooEnv):
             agent: float(scores[i] - max(s for j, s in enumerate(scores) if j != i))
             for i, agent in enumerate(self.possible_agents)
         }
+
+
+def normalization_arrays(config: dict[str, Any], shape: tuple[int, ...]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """``observation_shift`` and ``observation_scale`` of an env_config, checked: both or
+    neither, one number per observation feature, every scale positive."""
+    shift, scale = config.get("observation_shift"), config.get("observation_scale")
+    if shift is None and scale is None:
+        return None, None
+    if shift is None or scale is None:
+        raise ValueError("env_config needs both 'observation_shift' and 'observation_scale', or neither")
+    shift, scale = np.asarray(shift, np.float32), np.asarray(scale, np.float32)
+    for name, values in (("observation_shift", shift), ("observation_scale", scale)):
+        if values.shape != tuple(shape):
+            raise ValueError(f"env_config '{name}' needs {int(np.prod(shape))} numbers (the observation's shape {tuple(shape)}), not shape {values.shape}")
+    if not np.all(scale > 0) or not np.all(np.isfinite(shift)):
+        raise ValueError("env_config 'observation_scale' must be positive and 'observation_shift' finite everywhere")
+    return shift, scale
 
 
 def env_creator(env_config: dict[str, Any]) -> SuiteMultiAgentEnv:

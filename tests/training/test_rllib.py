@@ -24,10 +24,11 @@ from training.train_rllib import (  # noqa: E402
     SeatMapping,
     actor_layers,
     check_config,
+    fold_normalization,
     main,
     module_spec,
 )
-from wrappers.rllib import MaskedRandomRLModule, SuiteMultiAgentEnv  # noqa: E402
+from wrappers.rllib import MaskedRandomRLModule, SuiteMultiAgentEnv, observation_statistics  # noqa: E402
 
 SETUPS = [
     ("linecatch", {"rows": 4, "cols": 4}),
@@ -111,6 +112,55 @@ def test_wrapper_is_seeded():
     assert play_random_game(env, 11)[0].snapshot() == first
 
 
+def normalized_config(game: str, options: dict, games: int = 10, seed: int = 0) -> dict:
+    shift, scale = observation_statistics(game, options, games, seed)
+    return {"game": game, "options": options, "observation_shift": shift.tolist(), "observation_scale": scale.tolist()}
+
+
+def test_observation_statistics_are_seeded_means_and_floored_spreads():
+    options = {"rows": 4, "cols": 4}
+    shift, scale = observation_statistics("linecatch", options, 30, seed=5)
+    again = observation_statistics("linecatch", options, 30, seed=5)
+    np.testing.assert_array_equal(shift, again[0])
+    np.testing.assert_array_equal(scale, again[1])
+    assert not np.array_equal(shift, observation_statistics("linecatch", options, 30, seed=6)[0])
+    n = 16
+    # Black squares: about half the board is black over a game; pro mode is constant (off),
+    # so its spread is the floor, not 0.
+    assert 0.3 < shift[:n].mean() < 0.7 and np.all(scale[:n] > 0.4)
+    assert shift[3 * n + 2] == 0 and scale[3 * n + 2] == pytest.approx(0.05)
+    assert np.all(scale >= 0.05)
+    with pytest.raises(ValueError, match="at least 1 game"):
+        observation_statistics("linecatch", options, 0, seed=0)
+
+
+@pytest.mark.parametrize("game, options", [("linecatch", {"rows": 4, "cols": 4}), ("loom", {})])
+def test_normalized_wrapper_serves_shifted_scaled_observations(game, options):
+    config = normalized_config(game, options)
+    shift, scale = np.asarray(config["observation_shift"]), np.asarray(config["observation_scale"])
+    env, plain = SuiteMultiAgentEnv(config), SuiteMultiAgentEnv({"game": game, "options": options})
+    rng = random.Random(1)
+    observations, _ = env.reset(seed=4)
+    raw, _ = plain.reset(seed=4)
+    for _ in range(12):
+        (name,) = observations
+        assert env.observation_spaces[name].contains(observations[name])
+        np.testing.assert_allclose(observations[name]["observations"], (raw[name]["observations"] - shift) / scale, rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(observations[name]["action_mask"], raw[name]["action_mask"])
+        action = int(rng.choice(np.flatnonzero(raw[name]["action_mask"])))
+        observations, raw = env.step({name: action})[0], plain.step({name: action})[0]
+
+
+def test_wrapper_rejects_bad_normalization():
+    good = normalized_config("linecatch", {"rows": 3, "cols": 3}, games=2)
+    with pytest.raises(ValueError, match="both"):
+        SuiteMultiAgentEnv({**good, "observation_scale": None})
+    with pytest.raises(ValueError, match="'observation_shift' needs 48 numbers"):
+        SuiteMultiAgentEnv({**good, "observation_shift": good["observation_shift"][:-1]})
+    with pytest.raises(ValueError, match="positive"):
+        SuiteMultiAgentEnv({**good, "observation_scale": [0.0] * 48})
+
+
 def test_wrapper_rejects_bad_config():
     with pytest.raises(ValueError, match="needs 'game'"):
         SuiteMultiAgentEnv({"options": {}})
@@ -167,6 +217,10 @@ def test_config_errors_name_the_option():
         check_config(RLlibTrainConfig(activation="swish"), 2)
     with pytest.raises(ValueError, match="'minibatch_size'"):
         check_config(RLlibTrainConfig(train_batch_size=100, minibatch_size=200), 2)
+    with pytest.raises(ValueError, match="'grad_clip'"):
+        check_config(RLlibTrainConfig(grad_clip=-1.0), 2)
+    with pytest.raises(ValueError, match="'normalization_games'"):
+        check_config(RLlibTrainConfig(normalization_games=0), 2)
 
 
 @pytest.mark.parametrize("activation", ["tanh", "relu"])
@@ -197,6 +251,35 @@ def test_converted_actor_matches_rllib_logits(activation):
         assert agent.act({"observation": obs["observations"], "action_mask": obs["action_mask"]}) == int(np.argmax(rllib_logits))
 
 
+@pytest.mark.parametrize("game, options", [("linecatch", {"rows": 5, "cols": 5}), ("knot", {"players": 3})])
+def test_folded_normalization_reproduces_rllib_logits_on_raw_observations(game, options):
+    """A module trained on normalised observations, converted with the normalisation folded
+    into its first layer, plays raw observations exactly as RLlib plays normalised ones."""
+    import torch
+
+    config = normalized_config(game, options, games=3)
+    torch.manual_seed(1)
+    module = module_spec(RLlibTrainConfig(net_arch=[24, 16]), config).build()
+    agent = PolicyAgent(fold_normalization(actor_layers(module, "tanh"), config), "tanh")
+    assert not np.allclose(agent.layers[0][0], actor_layers(module, "tanh")[0][0]), "the fold changed the first layer"
+    env, plain = SuiteMultiAgentEnv(config), SuiteMultiAgentEnv({"game": game, "options": options})
+    rng = random.Random(2)
+    for seed in range(4):
+        observations, _ = env.reset(seed=seed)
+        raw, _ = plain.reset(seed=seed)
+        for _ in range(rng.randrange(1, 15)):
+            (name,) = observations
+            action = int(rng.choice(np.flatnonzero(raw[name]["action_mask"])))
+            observations, raw = env.step({name: action})[0], plain.step({name: action})[0]
+        (name,) = observations
+        batch = {"obs": {k: torch.as_tensor(v[None]) for k, v in observations[name].items()}}
+        rllib_logits = module.forward_inference(batch)["action_dist_inputs"][0].detach().numpy()
+        legal = raw[name]["action_mask"] > 0
+        suite = agent.masked_logits({"observation": raw[name]["observations"], "action_mask": raw[name]["action_mask"]})
+        np.testing.assert_allclose(suite[legal], rllib_logits[legal], rtol=1e-4, atol=1e-4)
+    assert fold_normalization(agent.layers, {"game": game}) is agent.layers, "no normalisation: layers unchanged"
+
+
 def test_conversion_refuses_a_shared_encoder():
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
@@ -223,7 +306,7 @@ def local_ray():
 TINY = [
     "--iterations", "2", "--train-batch-size", "256", "--minibatch-size", "128", "--num-epochs", "2",
     "--net-arch", "32", "--eval-every", "1", "--eval-games", "4", "--final-eval-games", "10",
-    "--num-env-runners", "1", "--no-save-rllib-checkpoint",
+    "--num-env-runners", "1", "--no-save-rllib-checkpoint", "--normalization-games", "3",
 ]
 
 
@@ -260,6 +343,7 @@ def test_tiny_run_writes_a_checkpoint_that_load_agent_plays(local_ray, tmp_path,
     meta, layers = read_checkpoint(checkpoint)
     assert meta["command"] == "python -m training.train_rllib " + " ".join(shlex.quote(a) for a in argv)
     assert meta["algo"] == "RLlib PPO" and meta["game"] == f"{game}_v0" and len(layers) == 2
+    assert meta["observation_normalization"].startswith("mean/std over 3 random games")
     evaluation = json.loads((run_dir / "evaluation.json").read_text())
     assert evaluation["final_evaluation"]["random"]["games"] == 10
 
