@@ -27,7 +27,19 @@ import numpy as np
 
 from envs.core.observer import as_vector
 from envs.fill.observer import FillObserver
-from envs.fill.rules import KIND_NAMES, LINES, FillGame, bits, geometry
+from envs.fill.rules import (
+    FILL,
+    FILL2,
+    KIND_NAMES,
+    LINES,
+    NO_TRAP,
+    SEED,
+    TOKEN,
+    TRAP_PHASE,
+    FillGame,
+    bits,
+    geometry,
+)
 from training.agents import RandomAgent, legal_from_mask
 
 SWITCHES = ("traps", "rocks", "gems", "time_limit")
@@ -298,6 +310,181 @@ class FillHeuristicBot:
             if score > best_score:
                 best, best_score = cell, score
         return best
+
+
+# ----- search hooks (training.mcts) ----------------------------------------------------------------
+# They read engine states, which MCTS only ever builds by sampling from one seat's observation.
+
+SEARCH_SOLVE_ROOM = 14  # exact fill-only search once at most this many cells are empty and unpoisoned
+SEARCH_MEMO_LIMIT = 300_000  # positions per memo table before it is emptied (only speed depends on it)
+
+_search_memos: dict[tuple, dict[int, bool]] = {}
+
+
+def _search_memo(geo, rock: int) -> dict[int, bool]:
+    """One table per board kind and rock layout, keyed by the filled mask. The values are exact,
+    so sharing the table across searches and games changes how fast, never what, they answer."""
+    memo = _search_memos.get((geo, rock))
+    if memo is None or len(memo) > SEARCH_MEMO_LIMIT:
+        memo = _search_memos[(geo, rock)] = {}
+    return memo
+
+
+def _mover_wins(geo, rock: int, filled: int, touch: int, poison: int, memo: dict[int, bool]) -> bool:
+    """Exact win/loss of the fill-only game for the player to move (no legal cell: loss).
+
+    The same game as :class:`Solver`, on bare masks and without a node budget (so its answers
+    do not depend on what an earlier search left in the table). Before searching deeper it
+    looks for a reply already known lost or leaving no legal cell, then tries the replies that
+    leave the opponent fewest legal cells first: about twice as fast as searching in cell order.
+    """
+    known = memo.get(filled)
+    if known is not None:
+        return known
+    full, nbr, pair_need = geo.full, geo.nbr, geo.pair_need
+    legal = touch & ~(filled | rock | poison) & full
+    replies = []
+    while legal:
+        low = legal & -legal
+        legal ^= low
+        cell = low.bit_length() - 1
+        after = filled | low
+        known = memo.get(after)
+        if known is None:
+            poisoned = poison
+            for x, need in pair_need[cell]:
+                if after & need == need:
+                    poisoned |= 1 << x
+            next_touch = touch | nbr[cell]
+            their_legal = next_touch & ~(after | rock | poisoned) & full
+            if not their_legal:
+                known = False
+            else:
+                replies.append((their_legal.bit_count(), after, next_touch, poisoned & ~after))
+                continue
+        if not known:
+            memo[filled] = True
+            return True
+    replies.sort()
+    for _, after, next_touch, poisoned in replies:
+        if not _mover_wins(geo, rock, after, next_touch, poisoned, memo):
+            memo[filled] = True
+            return True
+    memo[filled] = False
+    return False
+
+
+def _room(state: FillGame) -> int:
+    """Empty, non-rock, non-poisoned cells: a cheap bound on the fills left in the game."""
+    return state.geo.full & ~(state.filled | state.rock | state.poison)
+
+
+def _winning_fills(state: FillGame, first_only: bool = False) -> list[int]:
+    """The legal fills that win the fill-only game (tokens and traps ignored, as the heuristic
+    does); a Double's first fill wins when the same player then wins with the second. With
+    ``first_only``, stop at the first one found."""
+    geo, rock, filled, touch, poison = state.geo, state.rock, state.filled, state.touch, state.poison
+    memo = _search_memo(geo, rock)
+    again = state.double and state.phase != FILL2  # this player fills again right after
+    winning = []
+    for cell in bits(state.legal_mask()):
+        after = filled | (1 << cell)
+        poisoned = poison
+        for x, need in geo.pair_need[cell]:
+            if after & need == need:
+                poisoned |= 1 << x
+        poisoned &= ~after
+        next_touch = touch | geo.nbr[cell]
+        if again:
+            stuck = not next_touch & ~(after | rock | poisoned) & geo.full
+            wins = stuck or _mover_wins(geo, rock, after, next_touch, poisoned, memo)
+        else:
+            wins = not _mover_wins(geo, rock, after, next_touch, poisoned, memo)
+        if wins:
+            winning.append(cell)
+            if first_only:
+                break
+    return winning
+
+
+def _symmetries(size: int) -> list[list[int]]:
+    """The 8 symmetries of the square board as cell permutations (the rules are symmetric under
+    all of them for every ``lines`` setting)."""
+    maps = []
+    for turn in range(4):
+        for mirror in (False, True):
+            perm = []
+            for cell in range(size * size):
+                r, c = divmod(cell, size)
+                if mirror:
+                    c = size - 1 - c
+                for _ in range(turn):
+                    r, c = c, size - 1 - r
+                perm.append(r * size + c)
+            maps.append(perm)
+    return maps
+
+
+_seed_cache: dict[tuple, list[int]] = {}
+
+
+def _distinct_seeds(state: FillGame) -> list[int]:
+    """One seed per class of cells the board's symmetries map onto each other (6 of 36 on an
+    empty 6×6): symmetric seeds have the same value, so the rest add nothing to a search. The
+    symmetries kept are those that map the rocks onto themselves; scripted gems break symmetry
+    (their order matters), so with them every seed is kept."""
+    options = state.options
+    if options["gems"] and options["gem_cells"] is not None:
+        return state.legal_actions()
+    key = (state.n, state.rock)
+    seeds = _seed_cache.get(key)
+    if seeds is None:
+        size, rocks = options["size"], bits(state.rock)
+        keep = [p for p in _symmetries(size) if sorted(p[r] for r in rocks) == rocks]
+        seeds = _seed_cache[key] = [c for c in state.legal_actions() if c == min(p[c] for p in keep)]
+    return seeds
+
+
+def preferred_actions(state: FillGame) -> list[int]:
+    """The heuristic's rules on an engine state, cheap enough for every playout step:
+
+    * fills: once few cells are left (``SEARCH_SOLVE_ROOM``), the first fill that wins the
+      exact fill-only game (all fills when none wins); before that every legal fill — no cheap
+      static rule picks winners (tried: parity of the cells left, the opponent's mobility,
+      cells poisoned), and uniform playouts rank fills best for their cost;
+    * the seed: one cell per symmetry class;
+    * a trap: the cells the opponent could fill next (legal now or touching one, unpoisoned)
+      and no-trap;
+    * the choice and tokens: every legal action (two or three of them).
+    """
+    phase = state.phase
+    if phase == FILL or phase == FILL2:
+        legal = state.legal_actions()
+        if len(legal) > 1 and _room(state).bit_count() <= SEARCH_SOLVE_ROOM:
+            # One winning fill is enough (a playout then ends as perfect play would).
+            return _winning_fills(state, first_only=True) or legal
+        return legal
+    if phase == SEED:
+        return _distinct_seeds(state)
+    if phase == TRAP_PHASE:
+        geo, room = state.geo, _room(state)
+        reach = geo.dilate(state.legal_mask()) & room
+        if state.double:
+            reach = geo.dilate(reach) & room  # two fills before the opponent's turn
+        return bits(reach) + [state.n + NO_TRAP] if reach else state.legal_actions()
+    return state.legal_actions()
+
+
+def evaluate_state(state: FillGame) -> list[float]:
+    """A playout cut off before the end: ±1 from the exact fill-only search once few cells are
+    left, else 0 for both (no cheap static signal of the winner was found)."""
+    player = state.current_player()
+    if player < 0:
+        return [float(r) for r in state.returns()]
+    if state.phase not in (TOKEN, TRAP_PHASE, FILL, FILL2) or _room(state).bit_count() > SEARCH_SOLVE_ROOM:
+        return [0.0, 0.0]
+    mover = 1.0 if _winning_fills(state, first_only=True) else -1.0
+    return [mover if p == player else -mover for p in (0, 1)]
 
 
 BOTS = {"random": RandomAgent, "heuristic": FillHeuristicBot}
