@@ -141,6 +141,10 @@ class Geometry:
 
 
 _GEOMETRY: dict[Any, Geometry] = {}
+# Placement cell lists per table contents (board codes): a pure function of the table, shared
+# by every state that has it; cleared whole when full.
+_CELL_LISTS: dict[bytes, dict[int, list[int]]] = {}
+_CELL_LISTS_LIMIT = 2048
 
 
 def geometry(size: int, patterns) -> Geometry:
@@ -339,11 +343,18 @@ class UzorGame(Game):
         return ((self.nb_motif[t // 5] | self.nb_colour[t % 5]) & empty) | free
 
     def _cells_for_type(self, t: int) -> list[int]:
-        """The empty cells where type ``t`` may go now, ascending; kept per table, so clones
-        with the same table (a search's sampled states) list them once."""
+        """The empty cells where type ``t`` may go now, ascending; kept per table contents, so
+        states with the same table (a search's sampled states and the positions it reaches
+        again and again) list them once."""
         lists = self._cell_lists
-        if lists is None:
-            lists = self._cell_lists = {}  # replaced, never cleared, when the table changes
+        if lists is None:  # the first list asked of this table version (replaced when it changes)
+            contents = bytes(self.codes)
+            lists = _CELL_LISTS.get(contents)
+            if lists is None:
+                if len(_CELL_LISTS) >= _CELL_LISTS_LIMIT:
+                    _CELL_LISTS.clear()
+                lists = _CELL_LISTS[contents] = {}
+            self._cell_lists = lists
         cells = lists.get(t)
         if cells is None:
             cells = lists[t] = bits_of(self.cells_for(t))
