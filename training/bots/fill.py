@@ -316,7 +316,7 @@ class FillHeuristicBot:
 # They read engine states, which MCTS only ever builds by sampling from one seat's observation.
 
 SEARCH_SOLVE_ROOM = 14  # exact fill-only search once at most this many cells are empty and unpoisoned
-SEARCH_MEMO_LIMIT = 300_000  # positions per memo table before it is emptied (only speed depends on it)
+SEARCH_MEMO_LIMIT = 1_000_000  # positions (about 75 MB) per table before it is emptied; only speed depends on it
 
 _search_memos: dict[tuple, dict[int, bool]] = {}
 
