@@ -655,10 +655,19 @@ def preferred_takes(state: UzorGame) -> list[int]:
     taker could close next (their hand with it), plus some of what it would let the opponent
     close (taking it denies it), plus a little for the cells it fits (fewer dead ends)."""
     table = _table_memo(state)
-    points = state.geo.map.points
     player = state.to_move
     goal, their_goal = state.goals[player], state.goals[1 - player]
     weight = 1.0 if state.continued and not state.repeated else HeuristicUzorBot.PREPARE
+    # remembered with this table's completions: the tree meets the same take again and again
+    key = ("take", tuple(state.hands[player]), tuple(state.market), goal, their_goal, weight)
+    chosen = table.get(key)
+    if chosen is None:
+        chosen = table[key] = _choose_takes(state, table, player, goal, their_goal, weight)
+    return list(chosen)
+
+
+def _choose_takes(state, table, player, goal, their_goal, weight) -> tuple[int, ...]:
+    points = state.geo.map.points
     mine = best_completion(state, player)
     take0 = state.geo.take0
     best, chosen = -1.0, []
@@ -673,7 +682,7 @@ def preferred_takes(state: UzorGame) -> list[int]:
             best, chosen = value, [take0 + m]
         elif value > best - 1e-9:
             chosen.append(take0 + m)
-    return chosen
+    return tuple(chosen)
 
 
 def preferred_actions(state: UzorGame) -> list[int]:
@@ -698,6 +707,54 @@ def preferred_actions(state: UzorGame) -> list[int]:
     return state.legal_actions()
 
 
+ROOT_CANDIDATES = 8  # placements a search weighs at its root before widening to the rest
+_PRICERS: dict[tuple, HeuristicUzorBot] = {}
+
+
+def _pricer(state: UzorGame) -> HeuristicUzorBot:
+    """A heuristic bot for this table size and Map, used for its pricing of placements."""
+    key = (state.geo.size, repr(state.options["patterns"]))
+    bot = _PRICERS.get(key)
+    if bot is None:
+        bot = _PRICERS[key] = HeuristicUzorBot(seed=0, board_size=state.geo.size, patterns=state.options["patterns"])
+    return bot
+
+
+def root_preferred_actions(state: UzorGame) -> list[int]:
+    """The moves a search weighs first at its root, where it is called once per move and may
+    cost a few milliseconds: at a placement, the ROOT_CANDIDATES placements the heuristic prices
+    best — what they close now (the mover's goal doubled), plus some of what they prepare for
+    the mover's next turn, minus most of what they leave the opponent (whose hand is public) —
+    priced over every legal placement, not the heuristic's sample; elsewhere
+    ``preferred_actions``. Equal prices are ordered by a fixed scramble of the action numbers,
+    not by the numbers themselves (which would favour the first hand slot and the top rows)."""
+    if state.phase != PLACE:
+        return preferred_actions(state)
+    bot = _pricer(state)
+    bot.me = me = state.to_move
+    opp = 1 - me
+    geo = state.geo
+    baseline = bot.threats(state, state.hands[opp], opp)
+    priced = []
+    for action in state.legal_actions():
+        # as HeuristicUzorBot.place prices the placements it examines
+        cell = action % geo.cells
+        sim = state.clone()
+        sim.apply(action)
+        changed = 1 << cell
+        now = 0.0
+        if sim.phase == FORK:
+            now, k = bot._close_value(sim)
+            changed |= sum(1 << x for x in sim.fork[k])
+            sim.apply(geo.close0 + k)
+        prepare = bot.best_close(sim, sim.hands[me], me, bot.near[cell])
+        threat = bot.opponent_threat(sim, baseline, changed, opp)
+        price = now + bot.PREPARE * prepare - bot.THREAT * threat
+        priced.append((-price, (action * 2654435761) % 4294967296, action))
+    priced.sort()
+    return [action for _, _, action in priced[:ROOT_CANDIDATES]]
+
+
 EVALUATION_SCALE = 10.0  # points of lead that make a cut-off playout worth tanh(1) ≈ 0.76
 NEXT_CLOSE = 0.9  # share of the best close of the player who places next (it is theirs to take)
 LATER_CLOSE = 0.45  # share of a close a turn away (it may be blocked or taken first)
@@ -714,11 +771,10 @@ def evaluate_state(state: UzorGame) -> list[float]:
     other = 1 - mover
     lead = state.points[mover] - state.points[other]
     phase = state.phase
-    with_market = state.hands[mover] + [t for t in state.market if t >= 0]
     if phase == PLACE:
         lead += NEXT_CLOSE * best_completion(state, mover) - LATER_CLOSE * best_completion(state, other)
-        lead += MARKET_CLOSE * best_completion(state, mover, with_market)
     else:
+        with_market = state.hands[mover] + [t for t in state.market if t >= 0]
         if phase == FORK:
             lead += max(_close_value(state, mover, 1 << k) for k in state.fork)
         # the mover takes next, then places again after a CONTINUE, else the other places
