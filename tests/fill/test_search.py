@@ -224,6 +224,6 @@ def test_search_answers_do_not_depend_on_the_shared_table():
     obs = observation(game, game.current_player())
     fill_bots._search_memos.clear()
     cold = MCTSAgent("fill_v0", seed=5, simulations=60).search(obs)
-    assert sum(len(memo) for memo in fill_bots._search_memos.values()) > 0
+    assert sum(len(memo) for _, memo in fill_bots._search_memos.values()) > 0
     warm = MCTSAgent("fill_v0", seed=5, simulations=60).search(obs)
     assert cold == warm
