@@ -218,3 +218,15 @@ def test_bad_command_lines_are_refused_with_a_reason(args, words):
     )
     assert result.returncode == 2
     assert words in result.stderr
+
+
+@pytest.mark.parametrize("game,option", [
+    ("linecatch", "rows=4"), ("loom", "bounty=8"), ("fill", "traps=true"), ("uzor", "board_size=9"), ("knot", "size=4"),
+])
+def test_a_full_game_of_every_game_in_the_terminal(game, option):
+    """Seat 1 against the heuristic, moves picked from `help`, to the final scores."""
+    terminal = Terminal("--game", game, "--opponent", "heuristic", "--seat", "1", "--seed", "5", "--option", option)
+    terminal.read_until(PROMPT)
+    text = play_to_the_end(terminal, random.Random(5), lambda moves: moves)
+    check_final_scores(text, seat=1)
+    assert terminal.close() == 0
