@@ -524,7 +524,7 @@ def _open_reach(masks: _TableMasks, open_bb: int, crossed: int) -> int:
 # Memos for the search: a search meets the same tables again and again (every sampled state
 # of a move shares its table; one placement changes one motif's and one colour's tiles), and
 # each value is a pure function of its key, so remembering them changes no result.
-_MEMO_LIMIT = 50_000  # entries per memo; cleared whole when full
+_MEMO_LIMIT = 20_000  # entries per memo (a few tens of MB at most); cleared whole when full
 _MOTIF_REACH: dict[tuple[int, int], int] = {}
 _COLOUR_REACH: dict[tuple[int, int], int] = {}
 _TYPE_REACH: dict[tuple[int, int], int] = {}
@@ -667,6 +667,8 @@ def preferred_takes(state: UzorGame) -> list[int]:
 
 
 def _choose_takes(state, table, player, goal, their_goal, weight) -> tuple[int, ...]:
+    """The market slots of the best take, priced as ``HeuristicUzorBot.take`` prices them
+    (here the opponent's goal, drawn in a sampled state, counts double for them too)."""
     points = state.geo.map.points
     mine = best_completion(state, player)
     take0 = state.geo.take0
@@ -758,15 +760,15 @@ def root_preferred_actions(state: UzorGame) -> list[int]:
 EVALUATION_SCALE = 10.0  # points of lead that make a cut-off playout worth tanh(1) ≈ 0.76
 NEXT_CLOSE = 0.9  # share of the best close of the player who places next (it is theirs to take)
 LATER_CLOSE = 0.45  # share of a close a turn away (it may be blocked or taken first)
-MARKET_CLOSE = 0.3  # share of the best close a market tile would give the player who takes next
 
 
 def evaluate_state(state: UzorGame) -> list[float]:
     """A playout cut off before the end, priced as the heuristic prices a position: the points
     lead; most of the best pattern the player who places next could close (a pending fork
-    counts whole); some of what the other could close a turn later; and, for the player who
-    takes next, some of what the market would add (so a take that leaves the opponent a
-    closing tile costs). Squashed into (−1, 1) per player."""
+    counts whole); some of what the other could close a turn later, where the player who is
+    about to take counts the market tiles as theirs. Squashed into (−1, 1) per player.
+    (The market is left out for the player about to place: after the take that leads there it
+    holds a freshly drawn tile, and pricing it made single simulations noisy.)"""
     mover = state.to_move
     other = 1 - mover
     lead = state.points[mover] - state.points[other]
