@@ -43,14 +43,17 @@ class LadderSpec:
 # MCTS rungs are close to perfect play, so it is placed on a 4×4 ladder of its own.
 LADDERS: dict[str, list[LadderSpec]] = {
     "linecatch_v0": [
-        LadderSpec({}, note="default 5×5 board"),
-        LadderSpec({"rows": 4, "cols": 4}, trained="checkpoints/linecatch/linecatch_4x4__maskppo__1.zip",
+        LadderSpec({}, mcts=":w=inf", note="default 5×5 board; no progressive widening (it held MCTS(1000) back here)"),
+        LadderSpec({"rows": 4, "cols": 4}, mcts=":w=inf", trained="checkpoints/linecatch/linecatch_4x4__maskppo__1.zip",
                    climb=False, extra=["solver"], note="where the shipped 4×4 agent stands"),
     ],
     "loom_v0": [LadderSpec({}, mcts=":depth=2:margin=1", trained="checkpoints/loom/loom__maskppo__0.zip",
                            note="default options; playouts cut after 2 moves and scored by the lead")],
     "fill_v0": [LadderSpec({}, trained="checkpoints/fill/fill__maskppo__0.zip", note="default options")],
-    "uzor_v0": [LadderSpec({"board_size": 9}, note="9×9, the smallest table")],
+    "uzor_v0": [LadderSpec({}, mcts=":depth=1:c=0.2", top_games=40,
+                           note="default 21×21 table; play-outs cut after 1 move and scored by the game's evaluation"),
+                LadderSpec({"board_size": 9}, mcts=":depth=1:c=0.2", trained="checkpoints/uzor/uzor_9x9__maskppo__0.zip",
+                           climb=False, place_against=2, note="where the shipped 9×9 agent stands")],
     "knot_v0": [LadderSpec({"size": 4}, mcts=":depth=10:c=0.2", top_games=60,
                            note="2 players on 4×4, the smallest board; play-outs cut after 10 moves"),
                 LadderSpec({}, mcts=":depth=10:c=0.2", trained="checkpoints/knot/knot__maskppo__0.zip", climb=False,

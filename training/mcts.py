@@ -78,6 +78,8 @@ class MCTSAgent:
             raise ValueError(f"MCTS exploration must be a number >= 0, not {exploration!r}")
         self.game = game_name(game)
         self.preferred = preferred_actions(self.game, rollout)
+        # The root's candidates may come from a costlier rule: it is asked once per move.
+        self.root_preferred = root_preferred_actions(self.game, rollout) or self.preferred
         self.bias = float(bias)
         self.widening = float(widening)
         self.margin = bool(margin)
@@ -123,7 +125,7 @@ class MCTSAgent:
         root = Node()
         base = self.rng.getrandbits(48)
         first = sample(random.Random(base))
-        preferred = self.preferred(first) if self.preferred is not None else legal
+        preferred = self.root_preferred(first) if self.root_preferred is not None else legal
         player = first.current_player()
         children = root.children
         for _ in range(self.simulations):
@@ -259,6 +261,15 @@ def preferred_actions(game: str, rollout: str):
     if rollout == "random":
         return None
     return getattr(bots_module(game), "preferred_actions", None)
+
+
+def root_preferred_actions(game: str, rollout: str):
+    """The game's optional ``root_preferred_actions(state)``: the moves to weigh first at the
+    root, called once per move (so it may cost milliseconds); ``None`` for random rollouts or
+    where a game has none."""
+    if rollout == "random":
+        return None
+    return getattr(bots_module(game), "root_preferred_actions", None)
 
 
 def parse_mcts_spec(spec: str) -> dict[str, Any]:
