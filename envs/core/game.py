@@ -136,7 +136,11 @@ class Game:
         }
 
     @classmethod
-    def from_snapshot(cls, snapshot: Any):
+    def read_snapshot(cls, snapshot: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The snapshot's framing checked — JSON text or a dict, with this game's name and
+        version and dict ``options`` and ``state`` — and its options resolved: returns the
+        snapshot dict and the options. ``from_snapshot`` and the samplers' ``complete_snapshot``
+        read snapshots through it."""
         if isinstance(snapshot, str):
             try:
                 snapshot = json.loads(snapshot)
@@ -162,6 +166,11 @@ class Game:
             options = cls.resolve_options(dict(snapshot["options"]))
         except OptionError as error:
             raise SnapshotError(f"snapshot options are invalid: {error}") from None
+        return snapshot, options
+
+    @classmethod
+    def from_snapshot(cls, snapshot: Any):
+        snapshot, options = cls.read_snapshot(snapshot)
         try:
             return cls.from_state_dict(options, snapshot["state"])
         except SnapshotError:

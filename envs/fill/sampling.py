@@ -80,7 +80,6 @@ more gems and tokens than random gems give, raise :class:`SnapshotError` saying 
 from __future__ import annotations
 
 import copy
-import json
 import random
 from bisect import bisect_right
 from functools import lru_cache
@@ -553,27 +552,10 @@ STATE_KEYS = (
 def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
     """A complete snapshot from ``partial``, with the items hidden from ``seat`` drawn (see the
     module docstring for which keys may be left out)."""
-    if isinstance(partial, str):
-        try:
-            partial = json.loads(partial)
-        except json.JSONDecodeError as error:
-            raise SnapshotError(f"snapshot is not valid JSON: {error}") from None
-    if not isinstance(partial, dict):
-        raise SnapshotError(f"a snapshot is a dict, not {type(partial).__name__}")
-    for key in ("game", "version", "options", "state"):
-        if key not in partial:
-            raise SnapshotError(f"snapshot has no {key!r} entry")
-    if partial["game"] != FillGame.NAME:
-        raise SnapshotError(f"snapshot is of game {partial['game']!r}, not {FillGame.NAME!r}")
+    partial, options = FillGame.read_snapshot(partial)
     if isinstance(seat, bool) or seat not in (0, 1):
         raise ValueError(f"seat must be 0 or 1, not {seat!r}")
     state = partial["state"]
-    if not isinstance(state, dict) or not isinstance(partial["options"], dict):
-        raise SnapshotError("snapshot 'options' and 'state' must be dicts")
-    try:
-        options = FillGame.resolve_options(dict(partial["options"]))
-    except ValueError as error:
-        raise SnapshotError(f"snapshot options are invalid: {error}") from None
     opp = 1 - seat
     for key in STATE_KEYS:
         if key not in state:

@@ -368,16 +368,7 @@ PUBLIC_FIELDS = ("market", "known", "strands", "closed", "scores", "turn", "play
 def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
     """``partial`` with the items hidden from ``seat`` that it leaves out drawn at random among
     those consistent with what it gives (see the module docstring for what may be left out)."""
-    if not isinstance(partial, dict) or not isinstance(partial.get("state"), dict):
-        raise SnapshotError("a snapshot is a dict with a 'state' dict")
-    if partial.get("game") != KnotGame.NAME:
-        raise SnapshotError(f"snapshot is of game {partial.get('game')!r}, not {KnotGame.NAME!r}")
-    if not isinstance(partial.get("options"), dict):
-        raise SnapshotError("snapshot 'options' must be a dict")
-    try:
-        options = KnotGame.resolve_options(dict(partial["options"]))
-    except ValueError as error:
-        raise SnapshotError(f"snapshot options are invalid: {error}") from None
+    partial, options = KnotGame.read_snapshot(partial)
     P = options["players"]
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < P:
         raise ValueError(f"seat must be a player number 0…{P - 1}, not {seat!r}")

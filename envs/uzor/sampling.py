@@ -487,13 +487,7 @@ def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
     or says why the partial snapshot is inconsistent."""
     if seat not in (0, 1):
         raise ValueError(f"seat must be 0 or 1, not {seat!r}")
-    require(isinstance(partial, dict) and isinstance(partial.get("state"), dict),
-            "a snapshot is a dict with a 'state' dict")
-    require(isinstance(partial.get("options"), dict), "snapshot has no 'options' dict")
-    try:
-        options = UzorGame.resolve_options(dict(partial["options"]))
-    except ValueError as error:
-        raise SnapshotError(f"snapshot options are invalid: {error}") from None
+    partial, options = UzorGame.read_snapshot(partial)
     completed = copy.deepcopy(partial)  # the caller's dict is left as it was
     state = completed["state"]
     for key in PUBLIC_KEYS:
