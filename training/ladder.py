@@ -22,9 +22,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import envs
 from training import game_name, load_agent
-from training.evaluate import PairResult, players_of, short, wilson_interval
+from training.evaluate import PairResult, play_game, players_of, short, wilson_interval
 
 
 @dataclass
@@ -77,14 +76,8 @@ def _play_one(job: tuple) -> tuple[list[int], list, int, float]:
     seats = [b] * n
     seats[mine] = a
     started = time.perf_counter()
-    env = envs.load(game).raw_env(**options)
-    env.reset(seed=deal)
-    names, engine = env.possible_agents, env.game
-    while not engine.is_terminal():
-        seat = engine.current_player()
-        env.step(seats[seat].act(env.observe(names[seat])))
-        engine = env.game
-    return engine.returns(), engine.scores(), mine, time.perf_counter() - started
+    returns, scores = play_game(game, seats, deal, options)
+    return returns, scores, mine, time.perf_counter() - started
 
 
 def play_pair_parallel(game: str, upper: str, lower: str, games: int, seed: int, options: dict,
