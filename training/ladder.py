@@ -2,10 +2,12 @@
 each shipped trained agent stands on it.
 
 Each rung plays the rung below it (``--games`` games, ``--top-games`` for the costly MCTS pair),
-seats rotating; the ladder *separates* when every upper rung's 95% Wilson interval lies above
-one half. Games are dealt in duplicate: the k seat rotations of one deal share its chance
-(Loom's throws, Knot's pile, Uzor's tiles), so luck cancels between the two agents. Every game
-is seeded by its own index, so the table is the same for any number of ``--workers``.
+seats rotating. Games are dealt in duplicate: the k seat rotations of one deal share its chance
+(Loom's throws, Knot's pile, Uzor's tiles), so luck cancels between the two agents — and the
+deal, not the game, is the independent unit: the ladder *separates* when every upper rung's
+95% interval over deals (``deal_interval``) lies above one half. Wilson's interval, which
+treats every game as an independent draw, is shown beside it. Every game is seeded by its own
+index, so the table is the same for any number of ``--workers``.
 
     python -m training.ladder                      # all games, writes docs/ladder.md + json
     python -m training.ladder --game loom --games 100 --top-games 40
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing
 import time
 from dataclasses import dataclass, field
@@ -47,7 +50,7 @@ LADDERS: dict[str, list[LadderSpec]] = {
                    climb=False, extra=["solver"], note="where the shipped 4×4 agent stands"),
     ],
     "loom_v0": [LadderSpec({}, mcts=":depth=2:margin=1", trained="checkpoints/loom/loom__maskppo__0.zip",
-                           note="default options; playouts cut after 2 moves and scored by the lead")],
+                           note="default options; play-outs cut after 2 moves and scored by the fitted line values")],
     "fill_v0": [LadderSpec({}, trained="checkpoints/fill/fill__maskppo__0.zip", note="default options")],
     "uzor_v0": [LadderSpec({}, mcts=":depth=1:c=0.2", top_games=40,
                            note="default 21×21 table; play-outs cut after 1 move and scored by the game's evaluation"),
@@ -81,29 +84,49 @@ def _play_one(job: tuple) -> tuple[list[int], list, int, float]:
 
 
 def play_pair_parallel(game: str, upper: str, lower: str, games: int, seed: int, options: dict,
-                       pool=None) -> tuple[PairResult, float]:
+                       pool=None) -> tuple[PairResult, float, list[float]]:
+    """Play the pair; returns the result, seconds per game, and the upper agent's score of
+    every game in order (1 win, ½ draw, 0 loss) for the interval over deals."""
     jobs = [(game, options, upper, lower, i, seed) for i in range(games)]
     outcomes = pool.map(_play_one, jobs, chunksize=1) if pool is not None else list(map(_play_one, jobs))
     result = PairResult(upper, lower)
-    seconds = 0.0
+    seconds, per_game = 0.0, []
     for returns, scores, mine, spent in outcomes:
         result.record(returns, scores, mine)
+        per_game.append(1.0 if returns[mine] > 0 else 0.5 if returns[mine] == 0 else 0.0)
         seconds += spent
-    return result, seconds / max(1, games)
+    return result, seconds / max(1, games), per_game
+
+
+def deal_interval(per_game: list[float], seats: int, z: float = 1.96) -> tuple[float, float]:
+    """95% interval of the score with the deal as the unit: the seat rotations of one deal
+    share its luck, so their games are not independent draws (in a dice game the deal often
+    decides which seat wins, and the pair splits). The mean of per-deal scores, ± z standard
+    errors over deals; a trailing incomplete deal is left out."""
+    deals = [sum(per_game[i:i + seats]) / seats for i in range(0, len(per_game) - seats + 1, seats)]
+    if len(deals) < 2:
+        return 0.0, 1.0
+    mean = sum(deals) / len(deals)
+    spread = math.sqrt(sum((d - mean) ** 2 for d in deals) / (len(deals) - 1))
+    half = z * spread / math.sqrt(len(deals))
+    return max(0.0, mean - half), min(1.0, mean + half)
 
 
 @dataclass
 class Rung:
     result: PairResult
     seconds_per_game: float
+    paired: tuple[float, float]  # the interval over deals (``deal_interval``)
 
     @property
     def interval(self) -> tuple[float, float]:
+        """Wilson's interval, as if every game were an independent draw."""
         return wilson_interval(self.result.score, self.result.games)
 
     @property
     def separated(self) -> bool:
-        return self.interval[0] > 0.5
+        """The upper agent is stronger at 95%: the interval over deals lies above one half."""
+        return self.paired[0] > 0.5
 
 
 def run_ladder(game: str, spec: LadderSpec, games: int, top_games: int, seed: int, pool=None,
@@ -117,10 +140,10 @@ def run_ladder(game: str, spec: LadderSpec, games: int, top_games: int, seed: in
     for upper, lower in pairs:
         costly = any(agent.startswith("mcts:1000") for agent in (upper, lower))
         n = (spec.top_games or top_games) if costly else games
-        result, per_game = play_pair_parallel(game, upper, lower, n, seed, spec.options, pool)
-        rung = Rung(result, per_game)
-        low, high = rung.interval
-        log(f"{game}: {short(upper)} vs {short(lower)}: {result.score:.1%} ({low:.1%}–{high:.1%}) "
+        result, per_game, scores = play_pair_parallel(game, upper, lower, n, seed, spec.options, pool)
+        rung = Rung(result, per_game, deal_interval(scores, players_of(game, spec.options)))
+        low, high = rung.paired
+        log(f"{game}: {short(upper)} vs {short(lower)}: {result.score:.1%} ({low:.1%}–{high:.1%} over deals) "
             f"over {result.games} games, {per_game:.2f} s/game")
         out.append(rung)
     return out
@@ -130,16 +153,18 @@ def markdown(game: str, spec: LadderSpec, rungs_: list[Rung]) -> str:
     lines = [
         f"**{game}** {json.dumps(spec.options) if spec.options else '(default options)'} — {spec.note}",
         "",
-        "| agent | vs | games | W | D | L | score | 95% interval | separated | s/game |",
-        "|---|---|---:|---:|---:|---:|---:|---|:-:|---:|",
+        "| agent | vs | games | W | D | L | score | 95% over deals | 95% Wilson | separated | s/game |",
+        "|---|---|---:|---:|---:|---:|---:|---|---|:-:|---:|",
     ]
     for rung in rungs_:
         r = rung.result
         low, high = rung.interval
+        paired_low, paired_high = rung.paired
         mark = "yes" if rung.separated else "no"
         lines.append(
             f"| {short(r.first)} | {short(r.second)} | {r.games} | {r.wins} | {r.draws} | {r.losses} | "
-            f"{r.score:.1%} | {low:.1%}–{high:.1%} | {mark} | {rung.seconds_per_game:.2f} |"
+            f"{r.score:.1%} | {paired_low:.1%}–{paired_high:.1%} | {low:.1%}–{high:.1%} | {mark} | "
+            f"{rung.seconds_per_game:.2f} |"
         )
     return "\n".join(lines)
 
@@ -166,7 +191,8 @@ def main(argv: list[str] | None = None) -> dict:
                 "pairs": [
                     {"agent": r.result.first, "vs": r.result.second, "games": r.result.games,
                      "wins": r.result.wins, "draws": r.result.draws, "losses": r.result.losses,
-                     "score": r.result.score, "interval95": list(r.interval), "separated": r.separated,
+                     "score": r.result.score, "interval95_deals": list(r.paired),
+                     "interval95_wilson": list(r.interval), "separated": r.separated,
                      "seconds_per_game": r.seconds_per_game}
                     for r in result
                 ],

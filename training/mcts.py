@@ -83,8 +83,9 @@ class MCTSAgent:
         self.bias = float(bias)
         self.widening = float(widening)
         self.margin = bool(margin)
-        if depth is not None and (not isinstance(depth, int) or depth < 1):
-            raise ValueError(f"MCTS depth must be a positive integer or None (play to the end), not {depth!r}")
+        if depth is not None and (not isinstance(depth, int) or depth < 0):
+            raise ValueError(f"MCTS depth must be a whole number >= 0 (0: score the new leaf at once) "
+                             f"or None (play to the end), not {depth!r}")
         self.depth = depth
         self.evaluate = state_evaluation(self.game)
         self.chance_key = getattr(bots_module(self.game), "chance_key", None)
@@ -300,8 +301,8 @@ def parse_mcts_spec(spec: str) -> dict[str, Any]:
                 settings["depth"] = int(value)
             except ValueError:
                 raise ValueError(f"MCTS depth in {spec!r} must be a whole number, not {value!r}") from None
-            if settings["depth"] < 1:
-                raise ValueError(f"MCTS depth in {spec!r} must be at least 1")
+            if settings["depth"] < 0:
+                raise ValueError(f"MCTS depth in {spec!r} must be at least 0")
         elif key in ("margin", "w", "bias"):
             try:
                 number = float(value)

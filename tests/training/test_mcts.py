@@ -4,6 +4,7 @@ its seat may not know (its choice does not move when an opponent's hidden items 
 from __future__ import annotations
 
 import importlib
+import math
 import random
 
 import numpy as np
@@ -13,7 +14,7 @@ import envs
 from envs.linecatch.rules import LinecatchGame
 from training import load_agent
 from training.evaluate import play_match
-from training.ladder import LadderSpec, markdown, run_ladder
+from training.ladder import LadderSpec, deal_interval, markdown, run_ladder
 from training.mcts import MCTSAgent, parse_mcts_spec
 
 SMALL = {
@@ -49,7 +50,7 @@ def test_the_spec_string_sets_the_search_and_bad_ones_say_why():
         ("mcts:10:k=2", "unknown MCTS setting 'k'"),
         ("mcts:10:rollout=smart", "heuristic, random"),
         ("mcts:10:c=-1", ">= 0"),
-        ("mcts:10:depth=0", "at least 1"),
+        ("mcts:10:depth=-1", "at least 0"),
     ]:
         with pytest.raises(ValueError, match=words):
             load_agent(spec, "loom")
@@ -133,8 +134,24 @@ def test_a_ladder_run_reports_every_rung_with_its_interval():
         ("heuristic", "random"), ("mcts:100", "heuristic"), ("mcts:1000", "mcts:100")]
     assert [r.result.games for r in rungs] == [6, 6, 2]
     table = markdown("linecatch_v0", spec, rungs)
-    assert table.count("\n| ") == 4 and "95% interval" in table
+    assert table.count("\n| ") == 4 and "95% over deals" in table and "95% Wilson" in table
     for rung in rungs:
         low, high = rung.interval
         assert 0 <= low <= rung.result.score <= high <= 1
-        assert rung.separated == (low > 0.5)
+        paired_low, paired_high = rung.paired
+        assert paired_low <= rung.result.score <= paired_high
+        assert rung.separated == (paired_low > 0.5)
+
+
+def test_the_interval_over_deals_treats_each_deal_as_one_draw():
+    # Every deal split (each agent won its lucky seat): the score is exactly one half, known
+    # with certainty from the deals, while Wilson's interval over 400 games stays ±5%.
+    assert deal_interval([1.0, 0.0] * 200, seats=2) == (0.5, 0.5)
+    # Deals scoring 1, ½, ½, 0 → mean ½, standard deviation √(1/6) over 4 deals.
+    low, high = deal_interval([1, 1, 1, 0, 0, 1, 0, 0], seats=2)
+    half = 1.96 * math.sqrt(1 / 6) / 2
+    assert (low, high) == pytest.approx((0.5 - half, 0.5 + half))
+    # Three seats per deal; a trailing incomplete deal is left out; one deal says nothing.
+    half = 1.96 * math.sqrt(2 * (1 / 6) ** 2) / math.sqrt(2)
+    assert deal_interval([1, 1, 0, 1, 0, 0, 1], seats=3) == pytest.approx((0.5 - half, 0.5 + half))
+    assert deal_interval([1, 0], seats=2) == (0.0, 1.0)
