@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from envs.loom.rules import CELLS, LINES, ROUNDS, LoomGame  # noqa: E402
+from envs.loom.rules import CELLS, LINES, ROUNDS, LoomGame, line_dyes  # noqa: E402
 from training.bots.loom import LINE_VALUES_PATH, LineValues, line_signature, weave_values  # noqa: E402
 
 
@@ -46,8 +46,9 @@ def greedy_game(rng: random.Random, bounty: int) -> tuple[LoomGame, list]:
 
 def final_line(code: int) -> tuple[int, int]:
     """(distinct-dye sum, 1 if four different dyes) of a full line."""
-    dyes = {code // 7 ** k % 7 for k in range(4)}
-    return sum(dyes), int(len(dyes) == 4)
+    dyes = line_dyes(code)
+    distinct = set(dyes)
+    return sum(distinct), int(len(distinct) == len(dyes))
 
 
 def main(argv=None) -> None:

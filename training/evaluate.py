@@ -35,6 +35,7 @@ class PairResult:
     losses: int = 0
     points_for: list = field(default_factory=list)
     points_against: list = field(default_factory=list)
+    outcomes: list = field(default_factory=list)  # each game's score in order: 1, ½ or 0
 
     @property
     def games(self) -> int:
@@ -49,6 +50,7 @@ class PairResult:
         self.wins += outcome > 0
         self.draws += outcome == 0
         self.losses += outcome < 0
+        self.outcomes.append(1.0 if outcome > 0 else 0.5 if outcome == 0 else 0.0)
         self.points_for.append(scores[mine])
         self.points_against.append(max(s for i, s in enumerate(scores) if i != mine))
 

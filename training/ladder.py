@@ -84,18 +84,16 @@ def _play_one(job: tuple) -> tuple[list[int], list, int, float]:
 
 
 def play_pair_parallel(game: str, upper: str, lower: str, games: int, seed: int, options: dict,
-                       pool=None) -> tuple[PairResult, float, list[float]]:
-    """Play the pair; returns the result, seconds per game, and the upper agent's score of
-    every game in order (1 win, ½ draw, 0 loss) for the interval over deals."""
+                       pool=None) -> tuple[PairResult, float]:
+    """Play the pair; returns the result (with every game's score in order) and seconds per game."""
     jobs = [(game, options, upper, lower, i, seed) for i in range(games)]
     outcomes = pool.map(_play_one, jobs, chunksize=1) if pool is not None else list(map(_play_one, jobs))
     result = PairResult(upper, lower)
-    seconds, per_game = 0.0, []
+    seconds = 0.0
     for returns, scores, mine, spent in outcomes:
         result.record(returns, scores, mine)
-        per_game.append(1.0 if returns[mine] > 0 else 0.5 if returns[mine] == 0 else 0.0)
         seconds += spent
-    return result, seconds / max(1, games), per_game
+    return result, seconds / max(1, games)
 
 
 def deal_interval(per_game: list[float], seats: int, z: float = 1.96) -> tuple[float, float]:
@@ -116,7 +114,12 @@ def deal_interval(per_game: list[float], seats: int, z: float = 1.96) -> tuple[f
 class Rung:
     result: PairResult
     seconds_per_game: float
-    paired: tuple[float, float]  # the interval over deals (``deal_interval``)
+    seats: int  # games per deal
+
+    @property
+    def paired(self) -> tuple[float, float]:
+        """The interval over deals (``deal_interval``)."""
+        return deal_interval(self.result.outcomes, self.seats)
 
     @property
     def interval(self) -> tuple[float, float]:
@@ -140,8 +143,8 @@ def run_ladder(game: str, spec: LadderSpec, games: int, top_games: int, seed: in
     for upper, lower in pairs:
         costly = any(agent.startswith("mcts:1000") for agent in (upper, lower))
         n = (spec.top_games or top_games) if costly else games
-        result, per_game, scores = play_pair_parallel(game, upper, lower, n, seed, spec.options, pool)
-        rung = Rung(result, per_game, deal_interval(scores, players_of(game, spec.options)))
+        result, per_game = play_pair_parallel(game, upper, lower, n, seed, spec.options, pool)
+        rung = Rung(result, per_game, players_of(game, spec.options))
         low, high = rung.paired
         log(f"{game}: {short(upper)} vs {short(lower)}: {result.score:.1%} ({low:.1%}–{high:.1%} over deals) "
             f"over {result.games} games, {per_game:.2f} s/game")

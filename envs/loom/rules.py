@@ -52,6 +52,11 @@ LINE_WEIGHTS = [
 LINE_CODES = 7 ** SIDE
 
 
+def line_dyes(code: int) -> list[int]:
+    """A line's dyes from its base-7 code (see ``LINE_WEIGHTS``), 0 for an empty cell."""
+    return [code // 7 ** k % 7 for k in range(SIDE)]
+
+
 @lru_cache(maxsize=16)
 def line_gain_table(bounty: int) -> tuple[tuple[int, ...], ...]:
     """``table[code][dye]``: what weaving ``dye`` adds to a line whose contents are ``code``
@@ -59,7 +64,7 @@ def line_gain_table(bounty: int) -> tuple[tuple[int, ...], ...]:
     bounty when it fills the line's last cell with a fourth different dye."""
     table = []
     for code in range(LINE_CODES):
-        dyes = [code // 7 ** k % 7 for k in range(SIDE)]
+        dyes = line_dyes(code)
         present = {d for d in dyes if d}
         finishing = dyes.count(EMPTY) == 1 and len(present) == SIDE - 1
         table.append(tuple(

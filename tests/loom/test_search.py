@@ -14,7 +14,7 @@ import pytest
 
 import training.bots.loom as loom_bots
 from envs.loom.observer import LoomObserver
-from envs.loom.rules import CELLS, LINE_CODES, ROUNDS, SIDE, LoomGame, line_score
+from envs.loom.rules import CELLS, LINE_CODES, ROUNDS, SIDE, LoomGame, line_dyes, line_score
 from training.bots.loom import (evaluate_state, expected_points, line_values, line_weave_values,
                                 preferred_actions, root_preferred_actions)
 from training.mcts import MCTSAgent
@@ -48,7 +48,7 @@ def test_full_lines_are_valued_at_their_exact_score_and_open_lines_at_least_thei
     values, spread = line_values(bounty)
     assert len(spread) == ROUNDS + 1 and spread[-1] == 0 and all(s > 0 for s in spread[:-1])
     for code in range(LINE_CODES):
-        dyes = [code // 7 ** k % 7 for k in range(SIDE)]
+        dyes = line_dyes(code)
         for filled in (4, 9, 15):
             value = values.value[filled][code]
             if 0 not in dyes:

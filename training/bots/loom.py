@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from envs.loom.observer import LoomObserver
-from envs.loom.rules import (CELLS, EMPTY, LINE_CODES, LINE_WEIGHTS, ROUNDS, SIDE, LoomGame, allowed_cells,
-                             cloth_gain, line_score, touches)
+from envs.loom.rules import (CELLS, EMPTY, LINE_CODES, LINE_WEIGHTS, ROUNDS, LoomGame, allowed_cells, cloth_gain,
+                             line_dyes, line_score, touches)
 from training.agents import legal_from_mask
 
 
@@ -89,7 +89,7 @@ ROOT_MARGIN, ROOT_LIMIT = 3.0, 8  # the root weighs first the best 8 weaves with
 def line_signature(code: int) -> str:
     """A line's contents as its sorted distinct dyes and how many of its cells are filled,
     e.g. ``"356/4"`` (three dyes in four cells: one repeated, so no bounty)."""
-    dyes = [code // 7 ** k % 7 for k in range(SIDE)]
+    dyes = line_dyes(code)
     present = sorted({d for d in dyes if d})
     return "".join(map(str, present)) + f"/{sum(1 for d in dyes if d)}"
 
@@ -108,12 +108,11 @@ class LineValues:
             entry = pooled.setdefault(key.split("|")[1], [0, 0.0])
             entry[0] += count
             entry[1] += count * (distinct + bounty * bounties)
+        decoded = [(line_dyes(code), line_signature(code)) for code in range(LINE_CODES)]
         self.value: list[list[float]] = []
         for filled in range(CELLS + 1):
             row = []
-            for code in range(LINE_CODES):
-                dyes = [code // 7 ** k % 7 for k in range(SIDE)]
-                signature = line_signature(code)
+            for dyes, signature in decoded:
                 if EMPTY not in dyes:
                     row.append(float(line_score(dyes, bounty)))
                     continue
@@ -175,10 +174,12 @@ def line_weave_values(state: LoomGame) -> tuple[list[int], list[float]]:
         for t in (0, 1):
             leftover = throw[1 - t]
             rival_best[t] = max(_weave_deltas(values, state, 1 - player, leftover, allowed_cells(rival, leftover)))
-    prices = []
+    cells_by_thread: dict[int, list[int]] = {}
     for action in legal:
-        t, cell = divmod(action, CELLS)
-        prices.append(_weave_deltas(values, state, player, throw[t], (cell,))[0] - rival_best[t])
+        cells_by_thread.setdefault(action // CELLS, []).append(action % CELLS)
+    prices = []  # legal lists thread 0's weaves, then thread 1's: price them a thread at a time
+    for t, cells in cells_by_thread.items():
+        prices.extend(delta - rival_best[t] for delta in _weave_deltas(values, state, player, throw[t], cells))
     return legal, prices
 
 
