@@ -55,87 +55,52 @@ for the winner, 0 otherwise (0 for both until the end).
 * v0: Initial release.
 """
 
-from __future__ import annotations
-
-from typing import Any
-
-from envs.core import GameSpec, classic_wrappers, make_env_factories
-from envs.core.game import SnapshotError, json_ready
-from envs.fill import render
+from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.fill import render, sampling
 from envs.fill.observer import FillObserver
 from envs.fill.rules import FillGame
 
-SPEC = GameSpec(
-    game_cls=FillGame,
-    observer_cls=FillObserver,
-    render_ansi=render.ansi,
-    render_rgb=render.rgb,
+GAME = GameDescription(
+    name="fill_v0",
+    short_name="fill",
+    facts=GameFacts("Fill", min_players=2, max_players=2, chance="explicit", information="imperfect"),
+    engine=FillGame,
+    observer=FillObserver,
+    render=Renderers(ansi=render.ansi, rgb=render.rgb),
+    sampling=Sampling(sampling.sampler, sampling.complete_snapshot, sampling.strip_hidden),
+    play=PlayRules(
+        undo_rule="in Fill, a token or trap choice can be taken back until you fill a cell",
+        undo_phases=frozenset({"token", "trap"}),
+        secret_phases=frozenset({"trap"}),
+    ),
+    bots="training.bots.fill",
+    docs="docs/fill.md",
     extra_methods=("time_left_now", "can_still_be_filled", "legal_cells", "poisoned_cells"),
+    benchmark_options={
+        "default": {},
+        "strict": {"lines": "strict"},
+        "off": {"lines": "off"},
+        "traps": {"traps": True},
+        "rocks": {"rocks": True},
+        "gems": {"gems": True},
+        "traps+rocks+gems": {"traps": True, "rocks": True, "gems": True},
+        "size7": {"size": 7},
+        "size8": {"size": 8},
+        "size8 strict traps+rocks+gems": {"size": 8, "lines": "strict", "traps": True, "rocks": True, "gems": True},
+        "size8 off gems": {"size": 8, "lines": "off", "gems": True},
+        "time_limit": {"time_limit": True},
+    },
 )
 
-_base_raw_env, _ = make_env_factories(SPEC, "fill_v0", __name__)
 
-
-class raw_env(_base_raw_env):
+class raw_env(SuiteEnv, game=GAME):
     """The unwrapped fill_v0 AEC environment (raises ValueError on illegal actions).
 
-    ``viewer`` (render only, not a game option): whose traps the ``ansi``/``rgb_array``
-    pictures show: ``None`` (a spectator: none), ``"player_0"``, ``"player_1"`` or ``"all"``.
-    ``restore`` keeps this env's ``clock``: a snapshot does not carry the time source.
+    ``viewer`` (render only) chooses whose traps the pictures show; ``restore`` keeps this
+    env's ``clock``: a snapshot does not carry the time source.
     """
 
-    def __init__(self, render_mode: str | None = None, viewer: Any = None, **options: Any):
-        render.viewer_seats(viewer)  # checked early: a ValueError names the allowed viewers
-        super().__init__(render_mode=render_mode, **options)
-        self.viewer = viewer
 
-    def render(self):
-        if self.render_mode in ("ansi", "human") and self.game is not None:
-            text = render.ansi(self.game, self.viewer)
-            if self.render_mode == "human":
-                print(text)
-                return None
-            return text
-        if self.render_mode == "rgb_array" and self.game is not None:
-            return render.rgb(self.game, self.viewer)
-        return super().render()
+env = wrapped_factory(raw_env)
 
-    def restore(self, snapshot: Any) -> None:
-        """Continue from a snapshot of a game with this env's options (clock: this env's)."""
-        game = FillGame.from_snapshot(snapshot, clock=self.options["clock"])
-        mine = json_ready(dict(self.options, clock=None))
-        theirs = json_ready(dict(game.options, clock=None))
-        if mine != theirs:
-            raise SnapshotError(
-                f"snapshot options {theirs} differ from this env's options {mine}; "
-                "make the env with the snapshot's options"
-            )
-        self.game = game
-        self._begin_bookkeeping()
-
-
-raw_env.__module__ = __name__
-
-
-def env(**options: Any):
-    """The environment with PettingZoo's classic wrappers (illegal action: −1 and game over)."""
-    return classic_wrappers(raw_env(**options))
-
-
-# Option sets the suite's benchmark script times for Fill.
-BENCHMARK_OPTIONS = {
-    "default": {},
-    "strict": {"lines": "strict"},
-    "off": {"lines": "off"},
-    "traps": {"traps": True},
-    "rocks": {"rocks": True},
-    "gems": {"gems": True},
-    "traps+rocks+gems": {"traps": True, "rocks": True, "gems": True},
-    "size7": {"size": 7},
-    "size8": {"size": 8},
-    "size8 strict traps+rocks+gems": {"size": 8, "lines": "strict", "traps": True, "rocks": True, "gems": True},
-    "size8 off gems": {"size": 8, "lines": "off", "gems": True},
-    "time_limit": {"time_limit": True},
-}
-
-__all__ = ["env", "raw_env", "SPEC", "BENCHMARK_OPTIONS"]
+__all__ = ["GAME", "env", "raw_env"]

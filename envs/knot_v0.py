@@ -54,25 +54,34 @@ during the game, plus the longest-ribbon bonus at the end).
 * v0: Initial release.
 """
 
-from envs.core import GameSpec, make_env_factories
-from envs.knot import render
+from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.knot import render, sampling
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import KnotGame
 
-SPEC = GameSpec(
-    game_cls=KnotGame,
-    observer_cls=KnotObserver,
-    render_ansi=render.ansi,
-    render_rgb=render.rgb,
+GAME = GameDescription(
+    name="knot_v0",
+    short_name="knot",
+    facts=GameFacts("Knot", min_players=2, max_players=4, chance="explicit", information="imperfect"),
+    engine=KnotGame,
+    observer=KnotObserver,
+    render=Renderers(ansi=render.ansi, rgb=render.rgb),
+    sampling=Sampling(sampling.sampler, sampling.complete_snapshot, sampling.strip_hidden),
+    play=PlayRules(
+        undo_rule="in Knot, placements can be taken back until you draw",
+        undo_phases=frozenset({"place"}),
+    ),
+    bots="training.bots.knot",
+    docs="docs/knot.md",
     extra_methods=("ribbons", "strands", "placements", "bonus_owner"),
+    benchmark_options={"2 players": {"players": 2}, "4 players": {"players": 4}},
 )
 
-raw_env, env = make_env_factories(SPEC, "knot_v0", __name__)
 
-# Option sets the suite's benchmark script times for Knot.
-BENCHMARK_OPTIONS = {
-    "2 players": {"players": 2},
-    "4 players": {"players": 4},
-}
+class raw_env(SuiteEnv, game=GAME):
+    """The unwrapped knot_v0 AEC environment (raises ValueError on illegal actions)."""
 
-__all__ = ["env", "raw_env", "SPEC", "BENCHMARK_OPTIONS"]
+
+env = wrapped_factory(raw_env)
+
+__all__ = ["GAME", "env", "raw_env"]

@@ -5,7 +5,7 @@
 |--------------------|--------------------------------------------------------|
 | Actions            | Discrete                                               |
 | Parallel API       | No                                                     |
-| Manual Control     | No (see `training.play` once it lands)                  |
+| Manual Control     | No (terminal play: `python -m training.play --game linecatch`) |
 | Agents             | `agents= ['player_0', 'player_1']`                     |
 | Agents             | 2                                                      |
 | Action Shape       | (1,)                                                   |
@@ -46,20 +46,30 @@ then row number from 1 (`a1` is action 0, `c2` is `1*cols + 2`).
 * v0: Initial release.
 """
 
-from envs.core import GameSpec, make_env_factories
-from envs.linecatch import render
+from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.linecatch import render, sampling
 from envs.linecatch.observer import LinecatchObserver
 from envs.linecatch.rules import LinecatchGame
 
-SPEC = GameSpec(
-    game_cls=LinecatchGame,
-    observer_cls=LinecatchObserver,
-    render_ansi=render.ansi,
-    render_rgb=render.rgb,
+GAME = GameDescription(
+    name="linecatch_v0",
+    short_name="linecatch",
+    facts=GameFacts("Linecatch", min_players=2, max_players=2, chance="deterministic", information="perfect"),
+    engine=LinecatchGame,
+    observer=LinecatchObserver,
+    render=Renderers(ansi=render.ansi, rgb=render.rgb),
+    sampling=Sampling(sampling.sampler, sampling.complete_snapshot, sampling.strip_hidden),
+    play=PlayRules(undo_rule="in Linecatch every move is final"),
+    bots="training.bots.linecatch",
+    docs="docs/linecatch.md",
+    benchmark_options={"5x5": {}, "5x5 pro": {"pro": True}, "9x9": {"rows": 9, "cols": 9}},
 )
 
-raw_env, env = make_env_factories(SPEC, "linecatch_v0", __name__)
 
-__all__ = ["env", "raw_env", "SPEC"]
+class raw_env(SuiteEnv, game=GAME):
+    """The unwrapped linecatch_v0 AEC environment (raises ValueError on illegal actions)."""
 
-BENCHMARK_OPTIONS = {"5x5": {}, "5x5 pro": {"pro": True}, "9x9": {"rows": 9, "cols": 9}}
+
+env = wrapped_factory(raw_env)
+
+__all__ = ["GAME", "env", "raw_env"]

@@ -50,21 +50,30 @@ prices a weave.
 * v0: Initial release.
 """
 
-from envs.core import GameSpec, make_env_factories
-from envs.loom import render
+from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.loom import render, sampling
 from envs.loom.observer import LoomObserver
 from envs.loom.rules import LoomGame
 
-SPEC = GameSpec(
-    game_cls=LoomGame,
-    observer_cls=LoomObserver,
-    render_ansi=render.ansi,
-    render_rgb=render.rgb,
+GAME = GameDescription(
+    name="loom_v0",
+    short_name="loom",
+    facts=GameFacts("Loom", min_players=2, max_players=2, chance="explicit", information="perfect"),
+    engine=LoomGame,
+    observer=LoomObserver,
+    render=Renderers(ansi=render.ansi, rgb=render.rgb),
+    sampling=Sampling(sampling.sampler, sampling.complete_snapshot, sampling.strip_hidden),
+    play=PlayRules(undo_rule="in Loom every weave is final"),
+    bots="training.bots.loom",
+    docs="docs/loom.md",
     extra_methods=("gain",),
 )
 
-raw_env, env = make_env_factories(SPEC, "loom_v0", __name__)
 
-__all__ = ["env", "raw_env", "SPEC"]
+class raw_env(SuiteEnv, game=GAME):
+    """The unwrapped loom_v0 AEC environment (raises ValueError on illegal actions)."""
 
-BENCHMARK_OPTIONS = {"default": {}}
+
+env = wrapped_factory(raw_env)
+
+__all__ = ["GAME", "env", "raw_env"]

@@ -56,22 +56,39 @@ placement tests.
 * v0: Initial release.
 """
 
-from envs.core import GameSpec, make_env_factories
-from envs.uzor import render
+from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.uzor import render, sampling
 from envs.uzor.observer import UzorObserver
-from envs.uzor.rules import UzorGame
+from envs.uzor.rules import UzorGame, geometry
 
-SPEC = GameSpec(
-    game_cls=UzorGame,
-    observer_cls=UzorObserver,
-    render_ansi=render.ansi,
-    render_rgb=render.rgb,
+
+def secret_goal(observer: UzorObserver, fields: dict) -> list[str]:
+    """Terminal play's reminder of the seat's own goal (its observation holds it)."""
+    options = observer.options
+    name = geometry(options["board_size"], options["patterns"]).map.names[fields["my_goal"]]
+    return [f"your secret goal: {name} (its points count double for you)"]
+
+
+GAME = GameDescription(
+    name="uzor_v0",
+    short_name="uzor",
+    facts=GameFacts("Uzor", min_players=2, max_players=2, chance="explicit", information="imperfect"),
+    engine=UzorGame,
+    observer=UzorObserver,
+    render=Renderers(ansi=render.ansi, rgb=render.rgb),
+    sampling=Sampling(sampling.sampler, sampling.complete_snapshot, sampling.strip_hidden),
+    play=PlayRules(undo_rule="in Uzor every action is final", private_notes=secret_goal),
+    bots="training.bots.uzor",
+    docs="docs/uzor.md",
     extra_methods=("completions", "acceptance"),
+    benchmark_options={"default 21x21": {}, "15x15": {"board_size": 15}},
 )
 
-raw_env, env = make_env_factories(SPEC, "uzor_v0", __name__)
 
-# Option sets the suite's benchmark script times for this game.
-BENCHMARK_OPTIONS = {"default 21x21": {}, "15x15": {"board_size": 15}}
+class raw_env(SuiteEnv, game=GAME):
+    """The unwrapped uzor_v0 AEC environment (raises ValueError on illegal actions)."""
 
-__all__ = ["env", "raw_env", "SPEC", "BENCHMARK_OPTIONS"]
+
+env = wrapped_factory(raw_env)
+
+__all__ = ["GAME", "env", "raw_env"]

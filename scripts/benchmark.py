@@ -3,7 +3,7 @@
     .venv/bin/python scripts/benchmark.py            # every game, every benchmark option set
     .venv/bin/python scripts/benchmark.py --games linecatch loom --seconds 1
 
-For each game and each option set its env module lists in ``BENCHMARK_OPTIONS``:
+For each game and each option set its description lists in ``benchmark_options``:
 
 * engine: random legal play straight on the rules engine (``legal_actions`` + ``apply``, no
   observation), new games started as old ones end;
@@ -49,7 +49,7 @@ def aec_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
 
 
 def engine_steps_per_second(module, options: dict, seconds: float, seed: int = 0) -> float:
-    game_cls = module.SPEC.game_cls
+    game_cls = module.GAME.engine
     resolved = game_cls.resolve_options(dict(options))
     rng = random.Random(seed)
     game = game_cls(resolved, random.Random(rng.getrandbits(64)))
@@ -69,7 +69,7 @@ def engine_steps_per_second(module, options: dict, seconds: float, seed: int = 0
 
 
 def clone_microseconds(module, options: dict, seed: int = 0) -> float:
-    game_cls = module.SPEC.game_cls
+    game_cls = module.GAME.engine
     rng = random.Random(seed)
     game = game_cls(game_cls.resolve_options(dict(options)), random.Random(seed))
     for _ in range(10):  # a mid-game position
@@ -96,16 +96,15 @@ def deepcopy_reference_microseconds() -> float:
 
 
 def search_speed(name: str, positions: int = 5, simulations: int = 200, seed: int = 0) -> tuple[float, float, float]:
-    """MCTS on the game's ladder options and settings (``training.ladder.LADDERS``): simulations
-    per second over a few mid-game positions, and µs per sampled state and per clone there."""
-    import importlib
-
-    from training.ladder import LADDERS
+    """MCTS on the game's first ladder's options and settings (its bot kit's ``ladders``):
+    simulations per second over a few mid-game positions, and µs per sampled state and per
+    clone there."""
     from training.mcts import MCTSAgent, parse_mcts_spec
 
-    spec = LADDERS[name][0]
+    description = envs.describe(name)
+    spec = description.bot_kit().ladders[0]
     module = envs.load(name)
-    sampling = importlib.import_module(f"envs.{name[:-3]}.sampling")
+    sampling = description.sampling
     rng = random.Random(seed)
     searched = spent = sample_us = clone_us = 0.0
     for index in range(positions):
@@ -140,15 +139,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
     parser.add_argument("--search", action="store_true", help="time MCTS, sampling and clone instead (ladder options)")
     args = parser.parse_args()
-    names = envs.GAMES if not args.games else [envs.load(g).__name__.split(".")[-1] for g in args.games]
+    names = envs.GAMES if not args.games else [envs.canonical_name(g) for g in args.games]
     if args.search:
-        from training.ladder import LADDERS
-
         print(f"reference copy.deepcopy(connect_four_v3 raw env): {deepcopy_reference_microseconds():.1f} µs\n")
         print("| game | options | MCTS settings | simulations/s | sampled state µs | clone µs |")
         print("|---|---|---|---:|---:|---:|")
         for name in names:
-            spec = LADDERS[name][0]
+            spec = envs.describe(name).bot_kit().ladders[0]
             sims, sample, clone = search_speed(name)
             print(f"| {name} | {spec.options or 'default'} | mcts{spec.mcts or ''} | {sims:,.0f} | {sample:.1f} | {clone:.1f} |", flush=True)
         return
@@ -164,7 +161,7 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for name in names:
         module = envs.load(name)
-        option_sets = getattr(module, "BENCHMARK_OPTIONS", {"default": {}})
+        option_sets = module.GAME.benchmark_options
         for label, options in option_sets.items():
             engine = engine_steps_per_second(module, options, args.seconds)
             aec = aec_steps_per_second(lambda: module.env(**options), args.seconds)

@@ -3,11 +3,11 @@
 ``load_agent(spec, game, seed=None, **options)`` returns an agent (``act(observation) -> int``):
 
 * ``"random"`` — uniform over legal actions;
-* ``"heuristic"``, ``"solver"``, … — the rule-based bots a game module ``training.bots.<game>``
-  lists in its ``BOTS`` table;
+* ``"heuristic"``, ``"solver"``, … — the rule-based bots of the game's bot kit
+  (``training.bots.<game>``, ``KIT``);
 * ``"mcts:N"`` (``"mcts:N:c=X"``) — Monte Carlo tree search with N simulations per move over
   states sampled from the observation (see ``training.mcts``);
-* a checkpoint path (``checkpoints/loom/loom_v0__maskppo.zip``): a trained policy, checked
+* a checkpoint path (``checkpoints/loom/loom__maskppo__0.zip``): a trained policy, checked
   against the game and options (see ``training.checkpoint``).
 * an exported ``.onnx`` path: the same policy run by onnxruntime alone, no torch (see
   ``training.onnx_agent`` and docs/onnx.md).
@@ -18,33 +18,23 @@ agent will play under (board size, bounty, …) where the bot needs them.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from training.agents import Agent, RandomAgent
 
 
 def game_name(game: str) -> str:
+    """The env name of a game (``"loom"`` → ``"loom_v0"``); a ValueError lists the games."""
     import envs
 
-    name = game if game.endswith("_v0") else f"{game}_v0"
-    if name not in envs.GAMES:
-        raise ValueError(f"unknown game {game!r}; the games are: {', '.join(envs.GAMES)}")
-    return name
+    return envs.canonical_name(game)
 
 
 def bot_table(game: str) -> dict[str, Any]:
     """Every named bot of a game: ``{"random": RandomAgent, "heuristic": ..., ...}``."""
-    name = game_name(game)
-    table: dict[str, Any] = {"random": RandomAgent}
-    try:
-        module = importlib.import_module(f"training.bots.{name[:-3]}")
-    except ModuleNotFoundError as error:
-        if error.name != f"training.bots.{name[:-3]}":
-            raise
-        return table
-    table.update(module.BOTS)
-    return table
+    import envs
+
+    return envs.describe(game).bot_kit().named_bots()
 
 
 def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) -> Agent:

@@ -173,11 +173,10 @@ class PolicyAgent:
 def check_fits(path: str | Path, meta: dict[str, Any], game: str, options: dict[str, Any]) -> tuple[list[int], int]:
     """Check an agent file's metadata against ``game`` under ``options`` (its own options when
     none are given); return the spaces those options give. Shared by .zip and .onnx agents."""
-    name = game if game.endswith("_v0") else f"{game}_v0"
+    name = envs.canonical_name(game)
     if meta.get("game") != name:
         raise CheckpointError(f"checkpoint {str(path)!r} was trained for {meta.get('game')!r}, not {name!r}")
-    module = envs.load(name)
-    wanted = module.SPEC.game_cls.resolve_options(dict(options) if options else dict(meta.get("options", {})))
+    wanted = envs.describe(name).resolve_options(dict(options) if options else dict(meta.get("options", {})))
     observation_shape, action_n = env_spaces(name, wanted)
     if observation_shape != list(meta.get("observation_shape", [])) or action_n != meta.get("action_n"):
         raise CheckpointError(

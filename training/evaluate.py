@@ -65,9 +65,7 @@ def wilson_interval(score: float, n: int, z: float = 1.96) -> tuple[float, float
 
 
 def players_of(game: str, options: dict) -> int:
-    module = envs.load(game)
-    cls = module.SPEC.game_cls
-    return cls.num_players_for(cls.resolve_options(dict(options)))
+    return envs.describe(game).num_players(options)
 
 
 def play_game(game: str, seats: list, seed: int, options: dict) -> tuple[list[int], list]:
@@ -130,7 +128,7 @@ def solver_point_loss(agent_spec: str, games: int, seed: int, options: dict) -> 
     from envs.linecatch.solver import LinecatchSolver
 
     game = "linecatch_v0"
-    resolved = envs.load(game).SPEC.game_cls.resolve_options(dict(options))
+    resolved = envs.describe(game).resolve_options(options)
     solver = LinecatchSolver(resolved["rows"], resolved["cols"], resolved["pro"])
     agent = load_agent(agent_spec, game, seed=seed, **options)
     opponent = load_agent("solver", game, seed=seed + 1, **options)

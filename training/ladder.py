@@ -12,7 +12,8 @@ index, so the table is the same for any number of ``--workers``.
     python -m training.ladder                      # all games, writes docs/ladder.md + json
     python -m training.ladder --game loom --games 100 --top-games 40
 
-The per-game option sets and MCTS settings are in ``LADDERS`` (why each was chosen: docs/bots.md).
+The per-game option sets and MCTS settings are each game's ``BotKit.ladders``
+(``training/bots/<game>.py``; why each was chosen: docs/bots.md).
 """
 
 from __future__ import annotations
@@ -22,49 +23,22 @@ import json
 import math
 import multiprocessing
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+import envs
 from training import game_name, load_agent
+from training.bots import LadderSpec
 from training.evaluate import PairResult, play_game, players_of, short, wilson_interval
 
 
-@dataclass
-class LadderSpec:
-    options: dict = field(default_factory=dict)
-    mcts: str = ""  # settings appended to both MCTS rungs, e.g. ":depth=20"
-    trained: str | None = None  # a shipped checkpoint trained under these options
-    note: str = ""
-    climb: bool = True  # play the rungs against each other; False: only place the trained agent
-    extra: list = field(default_factory=list)  # rungs above MCTS(1000), e.g. the exact solver
-    top_games: int | None = None  # games of the pairs with MCTS(1000) when not the command's
-    place_against: int | None = None  # the trained agent meets this many rungs from the bottom
-
-
-# Per game, the ladders to climb (in order). The shipped Linecatch agent plays 4×4, where both
-# MCTS rungs are close to perfect play, so it is placed on a 4×4 ladder of its own.
-LADDERS: dict[str, list[LadderSpec]] = {
-    "linecatch_v0": [
-        LadderSpec({}, mcts=":w=inf", note="default 5×5 board; no progressive widening (it held MCTS(1000) back here)"),
-        LadderSpec({"rows": 4, "cols": 4}, mcts=":w=inf", trained="checkpoints/linecatch/linecatch_4x4__maskppo__1.zip",
-                   climb=False, extra=["solver"], note="where the shipped 4×4 agent stands"),
-    ],
-    "loom_v0": [LadderSpec({}, mcts=":depth=2:margin=1", trained="checkpoints/loom/loom__maskppo__0.zip",
-                           note="default options; play-outs cut after 2 moves and scored by the fitted line values")],
-    "fill_v0": [LadderSpec({}, trained="checkpoints/fill/fill__maskppo__0.zip", note="default options")],
-    "uzor_v0": [LadderSpec({}, mcts=":depth=1:c=0.2", top_games=40,
-                           note="default 21×21 table; play-outs cut after 1 move and scored by the game's evaluation"),
-                LadderSpec({"board_size": 9}, mcts=":depth=1:c=0.2", trained="checkpoints/uzor/uzor_9x9__maskppo__0.zip",
-                           climb=False, place_against=2, note="where the shipped 9×9 agent stands")],
-    "knot_v0": [LadderSpec({"size": 4}, mcts=":depth=10:c=0.2", top_games=60,
-                           note="2 players on 4×4, the smallest board; play-outs cut after 10 moves"),
-                LadderSpec({}, mcts=":depth=10:c=0.2", trained="checkpoints/knot/knot__maskppo__0.zip", climb=False,
-                           place_against=2, note="where the shipped agent (default 6×6 board) stands")],
-}
+def ladders(game: str) -> tuple[LadderSpec, ...]:
+    """The game's ladders (its bot kit's ``ladders``): option sets, MCTS settings, agents."""
+    return envs.describe(game).bot_kit().ladders
 
 
 def rungs(spec: LadderSpec) -> list[str]:
-    return ["random", "heuristic", f"mcts:100{spec.mcts}", f"mcts:1000{spec.mcts}"] + spec.extra
+    return ["random", "heuristic", f"mcts:100{spec.mcts}", f"mcts:1000{spec.mcts}", *spec.extra]
 
 
 def _play_one(job: tuple) -> tuple[list[int], list, int, float]:
@@ -181,12 +155,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--workers", type=int, default=2, help="processes playing games in parallel")
     parser.add_argument("--markdown", default="docs/ladder.md", help="where the tables go ('' for nowhere)")
     args = parser.parse_args(argv)
-    names = [game_name(g) for g in args.game] if args.game else list(LADDERS)
+    names = [game_name(g) for g in args.game] if args.game else list(envs.GAMES)
     tables, record = [], {}
     started = time.perf_counter()
     pool = multiprocessing.Pool(args.workers) if args.workers > 1 else None
     try:
-        for name, spec in [(name, spec) for name in names for spec in LADDERS[name]]:
+        for name, spec in [(name, spec) for name in names for spec in ladders(name)]:
             result = run_ladder(name, spec, args.games, args.top_games, args.seed, pool)
             tables.append(markdown(name, spec, result))
             record.setdefault(name, []).append({

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     config = parse_config(DEFAULT_RUN + rest)
     summary = train(config)
-    game = envs.load(config.game).__name__.rsplit(".", 1)[-1]
+    game = envs.canonical_name(config.game)
     options = dict(config.options)
     agents = [summary["checkpoint"]]
     for bot in ("solver", "heuristic", "random"):

@@ -1,12 +1,13 @@
 """Monte Carlo tree search for every game, from one seat's observation only.
 
 ``MCTSAgent`` is information-set MCTS with a single observer tree (SO-ISMCTS, Cowling, Powley
-& Whitehouse 2012): each simulation asks the game's ``envs.<game>.sampling.sampler`` for a
-fresh full state consistent with the observation — opponents' hidden items and future chance
+& Whitehouse 2012): each simulation asks the game's sampler (``GameDescription.sampling``) for
+a fresh full state consistent with the observation — opponents' hidden items and future chance
 (Loom's throws, Knot's pile) drawn anew — then descends one shared tree keyed by actions,
 choosing by UCB among the actions legal in *that* state (a child's exploration term counts
 the simulations in which it was available, not its parent's visits), expands one node, plays
-out at random to the end, and backs the game's returns up the path. Each node keeps the
+out to the end (among the game's preferred moves, its ``SearchHooks``, or uniformly with
+``rollout=random``), and backs the game's returns up the path. Each node keeps the
 return of the player who chose the move into it, so 3–4 player Knot works the same way (max^n
 style). With no hidden information and no chance (Linecatch) this is plain UCT.
 
@@ -19,13 +20,14 @@ check that its choice is the same when an opponent's hidden items differ.
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
 from typing import Any, Callable
 
 import numpy as np
 
+import envs
+from envs.core.game import relative_margins
 from training.agents import legal_from_mask
 
 DEFAULT_SIMULATIONS = 200
@@ -47,9 +49,7 @@ class Node:
 
 def game_sampler(game: str, observation, options: dict[str, Any]) -> Callable[[random.Random], Any]:
     """The game's ``sampler``: full states consistent with this observation, one per call."""
-    name = game[:-3] if game.endswith("_v0") else game
-    module = importlib.import_module(f"envs.{name}.sampling")
-    return module.sampler(observation, options)
+    return envs.describe(game).sampling.sampler(observation, options)
 
 
 class MCTSAgent:
@@ -70,16 +70,19 @@ class MCTSAgent:
         widening: float = DEFAULT_WIDENING,
         **options: Any,
     ):
-        from training import game_name
-
         if not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"MCTS simulations must be a positive integer, not {simulations!r}")
         if not exploration >= 0:
             raise ValueError(f"MCTS exploration must be a number >= 0, not {exploration!r}")
-        self.game = game_name(game)
-        self.preferred = preferred_actions(self.game, rollout)
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"MCTS rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
+        description = envs.describe(game)
+        self.game = description.name
+        hooks = description.bot_kit().search
+        # rollout=random: uniform play-outs and tree order, no game knowledge at all.
+        self.preferred = hooks.preferred if rollout == "heuristic" else None
         # The root's candidates may come from a costlier rule: it is asked once per move.
-        self.root_preferred = root_preferred_actions(self.game, rollout) or self.preferred
+        self.root_preferred = (hooks.root_preferred or hooks.preferred) if rollout == "heuristic" else None
         self.bias = float(bias)
         self.widening = float(widening)
         self.margin = bool(margin)
@@ -87,8 +90,8 @@ class MCTSAgent:
             raise ValueError(f"MCTS depth must be a whole number >= 0 (0: score the new leaf at once) "
                              f"or None (play to the end), not {depth!r}")
         self.depth = depth
-        self.evaluate = state_evaluation(self.game)
-        self.chance_key = getattr(bots_module(self.game), "chance_key", None)
+        self.evaluate = hooks.evaluate
+        self.chance_key = hooks.chance_key
         self.simulations = simulations
         self.exploration = float(exploration)
         self.options = options
@@ -220,57 +223,7 @@ def outcome_values(state) -> list[float]:
     """Per player, half the game's return (+1 / 0 / −1) plus half its relative score margin
     over the best other player: the margin tells a big win from a narrow one, which few
     simulations need to rank moves, while the return keeps winning first."""
-    returns, scores = state.returns(), state.scores()
-    values = []
-    for player, outcome in enumerate(returns):
-        mine = scores[player]
-        best_other = max(s for i, s in enumerate(scores) if i != player)
-        margin = (mine - best_other) / (abs(mine) + abs(best_other) + 1)
-        values.append(0.5 * outcome + 0.5 * margin)
-    return values
-
-
-def bots_module(game: str):
-    """``training.bots.<game>``: where a game's search hooks live (``preferred_actions``,
-    ``evaluate_state``, ``chance_key``)."""
-    return importlib.import_module(f"training.bots.{game[:-3]}")
-
-
-def score_margins(state) -> list[float]:
-    """Per player, the relative lead of its current score over the best other, in (−1, 1): the
-    default value of a playout cut off before the end."""
-    scores = state.scores()
-    values = []
-    for player, mine in enumerate(scores):
-        best_other = max(s for i, s in enumerate(scores) if i != player)
-        values.append((mine - best_other) / (abs(mine) + abs(best_other) + 1))
-    return values
-
-
-def state_evaluation(game: str):
-    """The game's ``evaluate_state(state) -> list[float]`` (one value in [−1, 1] per player) from
-    ``training.bots.<game>``, else ``score_margins``."""
-    return getattr(bots_module(game), "evaluate_state", score_margins)
-
-
-def preferred_actions(game: str, rollout: str):
-    """``None`` for uniform search, else the game's ``preferred_actions(state)`` from
-    ``training.bots.<game>``: a fast rule on engine states naming the moves its heuristic
-    would consider (``None`` where a game has none)."""
-    if rollout not in ROLLOUTS:
-        raise ValueError(f"MCTS rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
-    if rollout == "random":
-        return None
-    return getattr(bots_module(game), "preferred_actions", None)
-
-
-def root_preferred_actions(game: str, rollout: str):
-    """The game's optional ``root_preferred_actions(state)``: the moves to weigh first at the
-    root, called once per move (so it may cost milliseconds); ``None`` for random rollouts or
-    where a game has none."""
-    if rollout == "random":
-        return None
-    return getattr(bots_module(game), "root_preferred_actions", None)
+    return [0.5 * outcome + 0.5 * margin for outcome, margin in zip(state.returns(), relative_margins(state.scores()))]
 
 
 def parse_mcts_spec(spec: str) -> dict[str, Any]:

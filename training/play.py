@@ -16,7 +16,7 @@ order. Any ``training.load_agent`` spec works; the bot in seat ``i`` is seeded `
 (``size=8``, ``traps=true``, ``throws=[[1,2],...]``) and as text otherwise (``lines=strict``).
 With Fill's ``time_limit`` on, only your seat has a clock unless ``clocked`` is given.
 
-Undo, per game (the seeds' front ends decide; see docs/protocol.md):
+Undo, per game (each game's ``PlayRules``; see docs/protocol.md):
 
 * Knot — placements (and END) can be taken back until you draw, as the seed says.
 * Fill — a token or trap choice can be taken back until you fill a cell: it is made before the
@@ -32,36 +32,15 @@ the trap phase, even whether there was one).
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import sys
 import textwrap
-from dataclasses import dataclass
 from typing import Any
 
 import envs
 from training import bot_table, game_name, load_agent
 
 PROMPT = "your move> "
-
-
-@dataclass(frozen=True)
-class UndoRule:
-    phases: frozenset[str]  # an action taken in one of these snapshot phases can be taken back
-    explanation: str
-
-
-UNDO_RULES = {
-    "knot_v0": UndoRule(frozenset({"place"}), "in Knot, placements can be taken back until you draw"),
-    "fill_v0": UndoRule(frozenset({"token", "trap"}), "in Fill, a token or trap choice can be taken back until you fill a cell"),
-}
-NO_UNDO = {
-    "linecatch_v0": "in Linecatch every move is final",
-    "loom_v0": "in Loom every weave is final",
-    "uzor_v0": "in Uzor every action is final",
-}
-# Phases (snapshot "phase") whose actions an opponent must not see, not even that they happened.
-SECRET_PHASES = {"fill_v0": frozenset({"trap"})}
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -75,6 +54,7 @@ def parse_option(text: str) -> tuple[str, Any]:
 
 
 def phase_of(env) -> str | None:
+    """The phase the game's snapshot names (``None`` in games without phases)."""
     return env.snapshot()["state"].get("phase")
 
 
@@ -83,20 +63,21 @@ class TerminalGame:
 
     def __init__(self, game: str, opponents: list[str], seat: int, seed: int, options: dict[str, Any], out=None):
         self.name = game_name(game)
-        self.module = envs.load(self.name)
+        self.description = envs.describe(self.name)
+        self.rules = self.description.play
         self.out = out or sys.stdout
         options = dict(options)
-        game_cls = self.module.SPEC.game_cls
-        resolved = game_cls.resolve_options(dict(options))
+        resolved = self.description.resolve_options(options)
         if resolved.get("time_limit") and "clocked" not in options:
             options["clocked"] = [f"player_{seat}"]  # a bot has no clock; a person does
         self.options = options
         self.timed = bool(resolved.get("time_limit"))
-        self.env = self.module.raw_env(render_mode="ansi", **options)
-        names = self.env.possible_agents
-        if not 0 <= seat < len(names):
-            raise ValueError(f"--seat must be 0…{len(names) - 1} in this game, not {seat}")
-        others = [i for i in range(len(names)) if i != seat]
+        players = self.description.engine.num_players_for(resolved)
+        if not 0 <= seat < players:
+            raise ValueError(f"--seat must be 0…{players - 1} in this game, not {seat}")
+        # the pictures show what this seat may know (its own hidden items) and nothing more
+        self.env = envs.load(self.name).raw_env(render_mode="ansi", viewer=seat, **options)
+        others = [i for i in range(players) if i != seat]
         if len(opponents) == 1:
             opponents = opponents * len(others)
         if len(opponents) != len(others):
@@ -119,18 +100,14 @@ class TerminalGame:
         return f"player_{player} ({who})"
 
     def board(self) -> str:
-        render = self.module.SPEC.render_ansi
-        if "viewer" in inspect.signature(render).parameters:
-            return render(self.env.game, viewer=self.seat)
         return self.env.render()
 
     def private_notes(self) -> list[str]:
-        """What only you know and the board does not show."""
-        if self.name == "uzor_v0":
-            fields = self.env.observer.decode(self.env.observe(self.env.possible_agents[self.seat]))
-            goal = fields["my_goal"]
-            return [f"your secret goal: {self.env.game.geo.map.names[goal]} (its points count double for you)"]
-        return []
+        """What only you know and the board does not show (from your own observation)."""
+        if self.rules.private_notes is None:
+            return []
+        fields = self.env.observer.decode(self.env.observe(self.env.possible_agents[self.seat]))
+        return self.rules.private_notes(self.env.observer, fields)
 
     def show_position(self) -> None:
         self.say(self.board())
@@ -147,7 +124,7 @@ class TerminalGame:
         env = self.env
         while not env.game.is_terminal() and env.game.current_player() != self.seat:
             player = env.game.current_player()
-            secret = phase_of(env) in SECRET_PHASES.get(self.name, ())
+            secret = phase_of(env) in self.rules.secret_phases
             action = self.bots[player].act(env.observe(env.possible_agents[player]))
             notation = env.action_to_string(action)
             env.step(action)
@@ -156,15 +133,15 @@ class TerminalGame:
         self.undo_stack.clear()  # the turn changed hands (or the game ended)
 
     def undo(self) -> None:
-        rule = UNDO_RULES.get(self.name)
-        if rule is None:
-            self.say(f"no undo: {NO_UNDO[self.name]}")
+        rule = self.rules
+        if not rule.undo_phases:
+            self.say(f"no undo: {rule.undo_rule}")
             return
         if self.timed:
             self.say("no undo with time_limit on: taking back would wind your clock back")
             return
         if not self.undo_stack:
-            self.say(f"nothing to take back: {rule.explanation}, within your own turn")
+            self.say(f"nothing to take back: {rule.undo_rule}, within your own turn")
             return
         snapshot, notation = self.undo_stack.pop()
         self.env.restore(snapshot)
@@ -182,8 +159,7 @@ class TerminalGame:
         if reason is not None:
             self.say(f"illegal: {reason}")
             return False
-        rule = UNDO_RULES.get(self.name)
-        undoable = rule is not None and not self.timed and phase_of(env) in rule.phases
+        undoable = not self.timed and phase_of(env) in self.rules.undo_phases
         before = env.snapshot() if undoable else None
         notation = env.action_to_string(action)
         env.step(action)

@@ -6,7 +6,7 @@ One request per line in, one answer per line out (flushed at once), like UCI or 
 and Go engines. A front end starts a game (env name, options, an agent spec that
 ``training.load_agent`` accepts, a seed), then asks for moves, legal actions or why a move is
 illegal, giving each time the whole position: a snapshot from the bot's seat (the opponents'
-hidden items may be left out; ``envs.<game>.sampling.complete_snapshot`` draws them) or the
+hidden items may be left out; the game's ``complete_snapshot`` draws them) or the
 list of actions since the start (replayed on an env reset with the game's seed, so the dice,
 the pile and the deal come out the same). The protocol, with an example of every request and
 every error, is ``docs/protocol.md``.
@@ -20,7 +20,6 @@ with ``json``, options are checked by the games, and an agent file must be a sui
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import random
 import sys
@@ -126,21 +125,9 @@ def check_fields(kind: str, request: dict[str, Any]) -> None:
 
 # ----- the game a front end plays -----------------------------------------------------------------
 
-def snapshot_completer(name: str) -> Callable | None:
-    """``envs.<game>.sampling.complete_snapshot``, or None while a game has no such module."""
-    module_name = f"envs.{name[:-3]}.sampling"
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        if error.name != module_name:
-            raise
-        return None
-    return getattr(module, "complete_snapshot", None)
-
-
 def shipped_checkpoints(name: str) -> list[str]:
     """The agent files shipped for a game, as paths a request can use from the current folder."""
-    folder = ROOT / "checkpoints" / name[:-3]
+    folder = ROOT / "checkpoints" / envs.describe(name).short_name
     found = sorted(p for p in folder.glob("*") if p.suffix in AGENT_FILE_SUFFIXES) if folder.is_dir() else []
     shown = []
     for path in found:
@@ -175,7 +162,7 @@ class Session:
     agent: Any
     env: Any  # the game's raw_env: its engine, observer and notation
     completion_rng: random.Random  # draws omitted hidden items, seeded by the game's seed
-    complete_snapshot: Callable | None
+    complete_snapshot: Callable
 
     @property
     def players(self) -> int:
@@ -232,12 +219,11 @@ class BotServer:
 
     def do_list_games(self, request: dict) -> dict:
         games = []
-        for name in envs.GAMES:
-            game_cls = envs.load(name).SPEC.game_cls
+        for game in envs.DESCRIPTIONS:
             games.append({
-                "game": name,
-                "default_options": portable_options(game_cls.OPTIONS),
-                "completes_hidden_items": snapshot_completer(name) is not None,
+                "game": game.name,
+                "default_options": portable_options(game.engine.OPTIONS),
+                "completes_hidden_items": True,
             })
         return {"games": games}
 
@@ -247,15 +233,15 @@ class BotServer:
 
     def do_new_game(self, request: dict) -> dict:
         name = self.game_name(request["game"])
-        module = envs.load(name)
+        description = envs.describe(name)
         options = request.get("options", {})
         seed = request.get("seed", 0)
         if not 0 <= seed <= MAX_SEED:
             raise RequestError("bad_request", f"field 'seed' must be an integer 0…{MAX_SEED}, not {seed}")
         try:
             # resolve first: it refuses names that are not game options (render_mode among them)
-            resolved = module.SPEC.game_cls.resolve_options(dict(options))
-            env = module.raw_env(**options)
+            resolved = description.resolve_options(options)
+            env = envs.load(name).raw_env(**options)
         except (ValueError, TypeError) as error:
             raise RequestError("bad_options", str(error)) from None
         spec = request["agent"]
@@ -264,7 +250,7 @@ class BotServer:
             agent = load_agent(spec, name, seed=seed, **options)
         except (ValueError, TypeError, ImportError, OSError) as error:
             raise RequestError("bad_agent", str(error)) from None
-        completer = snapshot_completer(name)
+        completer = description.sampling.complete_snapshot
         self.session = Session(name, dict(options), spec, seed, agent, env, random.Random(seed), completer)
         return {
             "game": name,
@@ -274,7 +260,7 @@ class BotServer:
             "agent": spec,
             "seed": seed,
             "probabilities": callable(getattr(agent, "action_probabilities", None)),
-            "completes_hidden_items": completer is not None,
+            "completes_hidden_items": True,
         }
 
     def do_move(self, request: dict) -> dict:
@@ -388,24 +374,16 @@ class BotServer:
             raise RequestError(
                 "bad_snapshot", f"the snapshot is of game {snapshot.get('game')!r}, but this game is {session.name!r}"
             )
-        full = snapshot
-        if session.complete_snapshot is not None:
-            try:
-                full = session.complete_snapshot(snapshot, seat, session.completion_rng)
-            except SnapshotError as error:
-                raise RequestError("bad_snapshot", str(error)) from None
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
-                # a partial snapshot malformed in a way the completer does not name
-                raise RequestError("bad_snapshot", f"the snapshot is malformed: {error!r}") from None
+        try:
+            full = session.complete_snapshot(snapshot, seat, session.completion_rng)
+        except SnapshotError as error:
+            raise RequestError("bad_snapshot", str(error)) from None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+            # a partial snapshot malformed in a way the completer does not name
+            raise RequestError("bad_snapshot", f"the snapshot is malformed: {error!r}") from None
         try:
             session.env.restore(full)
         except SnapshotError as error:
-            if session.complete_snapshot is None:
-                raise RequestError(
-                    "bad_snapshot",
-                    f"{error} (this server cannot fill in omitted hidden items of {session.name} yet: "
-                    f"envs.{session.name[:-3]}.sampling is missing, so send complete snapshots)",
-                ) from None
             raise RequestError("bad_snapshot", str(error)) from None
 
     def replay(self, session: Session, actions: list) -> None:

@@ -246,10 +246,11 @@ def train(config: TrainConfig) -> dict[str, Any]:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    game = game_name(config.game)
     import envs
 
-    options = envs.load(game).SPEC.game_cls.resolve_options(dict(config.options))
+    description = envs.describe(config.game)
+    game = description.name
+    options = description.resolve_options(config.options)
     bots = bot_table(game)
     for spec in config.opponents:
         if spec not in bots and not str(spec).endswith(".zip"):
@@ -258,7 +259,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
         raise ValueError(f"option 'activation' must be 'tanh' or 'relu', not {config.activation!r}")
     torch.set_num_threads(1)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    run_dir = Path(config.out_dir) / f"{game[:-3]}__maskppo__{config.seed}__{stamp}"
+    run_dir = Path(config.out_dir) / f"{description.short_name}__maskppo__{config.seed}__{stamp}"
     run_dir.mkdir(parents=True, exist_ok=True)
     command = "python -m training.train " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
@@ -351,7 +352,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
         layers, taken_at = best["layers"], best["steps"]
         print(f"kept the policy of step {taken_at} (score {best['score']:.0%} against {', '.join(config.opponents)})")
     observation_shape, action_n = env_spaces(game, options)
-    checkpoint = run_dir / f"{game[:-3]}__maskppo__{config.seed}.zip"
+    checkpoint = run_dir / f"{description.short_name}__maskppo__{config.seed}.zip"
     meta = {
         "game": game,
         "options": portable_options(options),

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from training import bot_table, game_name
+from training import bot_table
 from training.checkpoint import PolicyAgent, code_version, env_spaces, portable_options, save_checkpoint
 from training.evaluate import evaluate_against
 from training.train import parse_config
@@ -408,21 +408,52 @@ def progress_line(iteration: int, result: dict, started: float) -> str:
     return " | ".join(parts)
 
 
+@dataclass
+class RLlibRun:
+    """One run's fixed facts: what is trained, where its files go, and the built algorithm."""
+
+    config: RLlibTrainConfig
+    description: Any  # the game's envs.core.description.GameDescription
+    options: dict[str, Any]
+    players: int
+    bots: list[str]  # the fixed opponents it is evaluated against
+    run_dir: Path
+    command: str
+    stamp: str
+    algo: Any = None
+    spec: Any = None
+    env_config: dict[str, Any] | None = None
+    learners: list[str] = field(default_factory=list)
+    frozen: list[str] = field(default_factory=list)
+
+    @property
+    def game(self) -> str:
+        return self.description.name
+
+    def evaluate(self, layers, seed: int, games: int, detail: bool = False) -> dict[str, Any]:
+        agent = PolicyAgent(layers, self.config.activation)
+        return {bot: evaluate_against(self.game, agent, bot, games, seed, self.options, detail=detail) for bot in self.bots}
+
+    def layers_of(self, module_id: str):
+        return learner_layers(self.algo, self.spec, module_id, self.config.activation, self.env_config)
+
+
 def train(config: RLlibTrainConfig, argv: list[str] | None = None) -> dict[str, Any]:
     import envs
 
-    game = game_name(config.game)
-    options = envs.load(game).SPEC.game_cls.resolve_options(dict(config.options))
-    players = envs.load(game).SPEC.game_cls.num_players_for(options)
+    description = envs.describe(config.game)
+    options = description.resolve_options(config.options)
+    players = description.num_players(options)
     check_config(config, players)
-    bots = [spec for spec in ("random", "heuristic") if spec in bot_table(game)]
+    bots = [spec for spec in ("random", "heuristic") if spec in bot_table(description.name)]
     args = sys.argv[1:] if argv is None else argv
     command = "python -m training.train_rllib " + " ".join(shlex.quote(a) for a in args)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    run_dir = Path(config.out_dir) / f"{game[:-3]}__{ALGO}__{config.seed}__{stamp}"
+    run_dir = Path(config.out_dir) / f"{description.short_name}__{ALGO}__{config.seed}__{stamp}"
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
     print(f"run folder: {run_dir}", flush=True)
+    run = RLlibRun(config, description, options, players, bots, run_dir, command, stamp)
 
     import ray
     import torch
@@ -433,12 +464,12 @@ def train(config: RLlibTrainConfig, argv: list[str] | None = None) -> dict[str, 
         where = f"the Ray cluster at {config.address}" if config.address else "a local Ray on this machine"
         print(f"Ray: {where}, {config.num_env_runners} env runner(s), resources {ray.cluster_resources()}", flush=True)
         setup_started = time.perf_counter()
-        env_config = make_env_config(config, game, options)
-        algo, spec, learners, frozen = build_algorithm(config, env_config, players)
+        run.env_config = make_env_config(config, description.name, options)
+        run.algo, run.spec, run.learners, run.frozen = build_algorithm(config, run.env_config, players)
         setup_seconds = time.perf_counter() - setup_started
-        summary = run_training(config, algo, spec, env_config, learners, frozen, game, options, players, bots, run_dir, command, stamp)
+        summary = run_training(run)
         summary["setup_seconds"] = setup_seconds
-        algo.stop()
+        run.algo.stop()
     finally:
         if started_ray:
             ray.shutdown()
@@ -453,11 +484,10 @@ def train(config: RLlibTrainConfig, argv: list[str] | None = None) -> dict[str, 
     return summary
 
 
-def run_training(config, algo, spec, env_config, learners, frozen, game, options, players, bots, run_dir, command, stamp) -> dict[str, Any]:
-    def evaluate(layers, seed: int, games: int) -> dict[str, float]:
-        agent = PolicyAgent(layers, config.activation)
-        return {bot: evaluate_against(game, agent, bot, games, seed, options) for bot in bots}
-
+def run_training(run: RLlibRun) -> dict[str, Any]:
+    """Train for the configured iterations (evaluating and freezing snapshots on schedule),
+    then save each learner as a suite checkpoint; returns the run's summary."""
+    config = run.config
     best = {"score": -1.0, "layers": None, "iteration": 0}
     history: list[dict] = []
     snapshots_taken = 0
@@ -466,66 +496,27 @@ def run_training(config, algo, spec, env_config, learners, frozen, game, options
     train_seconds = 0.0
     while iteration < config.iterations and not (config.timesteps and steps >= config.timesteps):
         iteration_started = time.perf_counter()
-        result = algo.train()
+        result = run.algo.train()
         train_seconds += time.perf_counter() - iteration_started
         iteration += 1
         steps = int(result.get("env_runners", {}).get("num_env_steps_sampled_lifetime", 0))
         print(progress_line(iteration, result, started), flush=True)
         if config.eval_every and iteration % config.eval_every == 0 and iteration < config.iterations:
-            layers = learner_layers(algo, spec, learners[0], config.activation, env_config)
-            scores = evaluate(layers, config.seed + iteration, config.eval_games)
-            print("    " + learners[0] + " vs " + " ".join(f"{k} {v:.0%}" for k, v in scores.items()), flush=True)
+            layers = run.layers_of(run.learners[0])
+            scores = run.evaluate(layers, config.seed + iteration, config.eval_games)
+            print("    " + run.learners[0] + " vs " + " ".join(f"{k} {v:.0%}" for k, v in scores.items()), flush=True)
             history.append({"iteration": iteration, "steps": steps, **scores})
             if config.keep_best and np.mean(list(scores.values())) > best["score"]:
                 best.update(score=float(np.mean(list(scores.values()))), layers=layers, iteration=iteration)
         if "snapshot" in config.opponents and iteration % config.snapshot_every == 0 and iteration < config.iterations:
             snapshots_taken += 1
-            frozen = add_snapshot(algo, spec, snapshots_taken, learners, frozen, config, players)
-            print(f"    snapshot_{snapshots_taken} frozen; opponents now: {', '.join(frozen)}", flush=True)
+            run.frozen = add_snapshot(run.algo, run.spec, snapshots_taken, run.learners, run.frozen, config, run.players)
+            print(f"    snapshot_{snapshots_taken} frozen; opponents now: {', '.join(run.frozen)}", flush=True)
     rllib_checkpoint = None
     if config.save_rllib_checkpoint:
-        rllib_checkpoint = str(algo.save_to_path(str((run_dir / "rllib_checkpoint").resolve())))
-
-    observation_shape, action_n = env_spaces(game, options)
-    checkpoints, final = {}, {}
-    for seat_index, module_id in enumerate(learners):
-        layers, taken_at = learner_layers(algo, spec, module_id, config.activation, env_config), iteration
-        if config.keep_best and config.shared_policy:
-            last = evaluate(layers, config.seed, config.eval_games)
-            if float(np.mean(list(last.values()))) >= best["score"]:
-                best.update(score=float(np.mean(list(last.values()))), layers=layers, iteration=iteration)
-            layers, taken_at = best["layers"], best["iteration"]
-            print(f"kept the policy of iteration {taken_at} (score {best['score']:.0%} against {', '.join(bots)})")
-        suffix = "" if config.shared_policy else f"__seat{seat_index}"
-        path = run_dir / f"{game[:-3]}__{ALGO}__{config.seed}{suffix}.zip"
-        meta = {
-            "game": game,
-            "options": portable_options(options),
-            "observation_shape": observation_shape,
-            "action_n": action_n,
-            "net_arch": list(config.net_arch),
-            "activation": config.activation,
-            "algo": "RLlib PPO",
-            "rllib_module": module_id,
-            # Trained on normalised observations; the normalisation is folded into layer 0.
-            "observation_normalization": f"mean/std over {config.normalization_games} random games, folded into the first layer" if config.normalize_observations else "none",
-            "ray_version": __import__("ray").__version__,
-            "steps_trained": steps,
-            "iterations": iteration,
-            "policy_from_iteration": taken_at,
-            "seed": config.seed,
-            "code_version": code_version(),
-            "command": command,
-            "created": stamp,
-        }
-        save_checkpoint(path, layers, meta)
-        checkpoints[module_id] = str(path)
-        agent = PolicyAgent(layers, config.activation)
-        final[module_id] = {
-            bot: evaluate_against(game, agent, bot, config.final_eval_games, config.seed + 10_000, options, detail=True)
-            for bot in bots
-        }
-    main_module = learners[0]
+        rllib_checkpoint = str(run.algo.save_to_path(str((run.run_dir / "rllib_checkpoint").resolve())))
+    checkpoints, final = save_learners(run, best, iteration, steps)
+    main_module = run.learners[0]
     return {
         "checkpoint": checkpoints[main_module],
         "checkpoints": checkpoints,
@@ -543,8 +534,50 @@ def run_training(config, algo, spec, env_config, learners, frozen, game, options
         "final_evaluation": final[main_module],
         "final_evaluation_per_module": final,
         "history": history,
-        "command": command,
+        "command": run.command,
     }
+
+
+def save_learners(run: RLlibRun, best: dict, iteration: int, steps: int) -> tuple[dict, dict]:
+    """Write each learning policy (the best one seen, with keep-best) as a suite checkpoint and
+    evaluate it; returns the paths and the final evaluations, by RLlib module id."""
+    config = run.config
+    observation_shape, action_n = env_spaces(run.game, run.options)
+    checkpoints, final = {}, {}
+    for seat_index, module_id in enumerate(run.learners):
+        layers, taken_at = run.layers_of(module_id), iteration
+        if config.keep_best and config.shared_policy:
+            last = run.evaluate(layers, config.seed, config.eval_games)
+            if float(np.mean(list(last.values()))) >= best["score"]:
+                best.update(score=float(np.mean(list(last.values()))), layers=layers, iteration=iteration)
+            layers, taken_at = best["layers"], best["iteration"]
+            print(f"kept the policy of iteration {taken_at} (score {best['score']:.0%} against {', '.join(run.bots)})")
+        suffix = "" if config.shared_policy else f"__seat{seat_index}"
+        path = run.run_dir / f"{run.description.short_name}__{ALGO}__{config.seed}{suffix}.zip"
+        meta = {
+            "game": run.game,
+            "options": portable_options(run.options),
+            "observation_shape": observation_shape,
+            "action_n": action_n,
+            "net_arch": list(config.net_arch),
+            "activation": config.activation,
+            "algo": "RLlib PPO",
+            "rllib_module": module_id,
+            # Trained on normalised observations; the normalisation is folded into layer 0.
+            "observation_normalization": f"mean/std over {config.normalization_games} random games, folded into the first layer" if config.normalize_observations else "none",
+            "ray_version": __import__("ray").__version__,
+            "steps_trained": steps,
+            "iterations": iteration,
+            "policy_from_iteration": taken_at,
+            "seed": config.seed,
+            "code_version": code_version(),
+            "command": run.command,
+            "created": run.stamp,
+        }
+        save_checkpoint(path, layers, meta)
+        checkpoints[module_id] = str(path)
+        final[module_id] = run.evaluate(layers, config.seed + 10_000, config.final_eval_games, detail=True)
+    return checkpoints, final
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -56,7 +56,7 @@ class SelfPlayEnv(gymnasium.Env):
     ):
         super().__init__()
         self.module = envs.load(game)
-        self.game = self.module.__name__.rsplit(".", 1)[-1]
+        self.game = envs.canonical_name(game)
         self.options = dict(options or {})
         self.raw = self.module.raw_env(render_mode=render_mode, **self.options)
         self.render_mode = render_mode

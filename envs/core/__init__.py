@@ -1,6 +1,8 @@
-"""Shared core of the suite: the engine contract, the one AEC adapter, notation, rendering."""
+"""Shared core of the suite: the engine contract, the game description, the one AEC adapter,
+notation, rendering and observation helpers."""
 
-from envs.core.aec import GameSpec, IllegalActionWrapper, SuiteEnv, classic_wrappers, make_env_factories
+from envs.core.aec import IllegalActionWrapper, SuiteEnv, classic_wrappers, wrapped_factory
+from envs.core.description import GameDescription, GameFacts, PlayRules, Renderers, Sampling
 from envs.core.game import (
     TERMINAL,
     Game,
@@ -12,6 +14,7 @@ from envs.core.game import (
 from envs.core.observer import Observer
 
 __all__ = [
-    "TERMINAL", "Game", "GameSpec", "IllegalActionError", "IllegalActionWrapper", "Observer",
-    "OptionError", "SnapshotError", "SuiteEnv", "classic_wrappers", "make_env_factories", "ranked_returns",
+    "TERMINAL", "Game", "GameDescription", "GameFacts", "IllegalActionError", "IllegalActionWrapper",
+    "Observer", "OptionError", "PlayRules", "Renderers", "Sampling", "SnapshotError", "SuiteEnv",
+    "classic_wrappers", "ranked_returns", "wrapped_factory",
 ]

@@ -1,7 +1,8 @@
-"""The one PettingZoo adapter: any rules engine + observer + renderer becomes an ``AECEnv``.
+"""The one PettingZoo adapter: a game's description becomes an ``AECEnv``.
 
-Every game module binds its three pieces with :func:`make_env_factories` and gets the
-``raw_env`` class and the ``env()`` factory the contract asks for. Nothing game-specific lives
+Every game module declares ``class raw_env(SuiteEnv, game=GAME)`` and
+``env = wrapped_factory(raw_env)``: the unwrapped class and the ``env()`` factory the contract
+asks for. Nothing game-specific lives
 here: spaces come from the engine's option facts and the observer, masks from the engine's
 ``legal_actions``, rewards from ``returns``, ``infos[agent]["scores"]`` from ``scores``.
 """
@@ -9,61 +10,98 @@ here: spaces come from the engine's option facts and the observer, masks from th
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from envs.core.description import GameDescription
 from envs.core.game import Game, OptionError, SnapshotError, json_ready
 
 RENDER_MODES = ["human", "ansi", "rgb_array"]
 
 
-@dataclass(frozen=True)
-class GameSpec:
-    """What a game module hands the adapter.
+def viewer_seats(viewer: Any, players: int) -> tuple[int, ...]:
+    """The seats whose hidden items a picture may show: ``None`` → ``()`` (a spectator),
+    ``"player_i"`` or ``i`` → ``(i,)``, ``"all"`` → every seat."""
+    if viewer is None:
+        return ()
+    if viewer == "all":
+        return tuple(range(players))
+    if isinstance(viewer, str) and viewer.startswith("player_") and viewer[7:].isdigit():
+        seat = int(viewer[7:])
+        if seat < players:
+            return (seat,)
+    elif isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < players:
+        return (viewer,)
+    seats = ", ".join(f"'player_{i}'" for i in range(players))
+    raise OptionError(f"option 'viewer' must be None, 'all', {seats} or a seat number 0…{players - 1}, not {viewer!r}")
 
-    ``render_ansi(game)`` returns text, ``render_rgb(game)`` an ``(H, W, 3)`` uint8 array.
-    ``extra_methods`` names engine methods that ``env.unwrapped`` exposes too (e.g. Loom's
-    ``gain``).
-    """
 
-    game_cls: type[Game]
-    observer_cls: type
-    render_ansi: Callable[[Game], str]
-    render_rgb: Callable[[Game], np.ndarray]
-    extra_methods: tuple[str, ...] = ()
+OBSERVATION_FORMATS = ("flat", "planes")
 
 
 class SuiteEnv(AECEnv):
-    """A PettingZoo AEC environment over a rules engine (see module docstring)."""
+    """A PettingZoo AEC environment over a rules engine (see module docstring).
 
-    spec_: ClassVar[GameSpec]
+    A game's ``raw_env`` is an ordinary subclass naming its description:
+    ``class raw_env(SuiteEnv, game=GAME): ...``. Besides the game's options it takes
+
+    * ``render_mode`` — ``None``, ``"human"``, ``"ansi"`` or ``"rgb_array"``;
+    * ``viewer`` — whose hidden items the pictures show: ``None`` (a spectator), a seat
+      (``"player_0"`` or ``0``) or ``"all"`` (replays and debugging); observations never
+      depend on it;
+    * ``observation_format`` — ``"flat"`` (a vector, the default) or ``"planes"`` (a
+      ``(H, W, C)`` array for convolutional networks; ``docs/observations.md``).
+    """
+
+    description: ClassVar[GameDescription]
     metadata: ClassVar[dict[str, Any]]
 
-    def __init__(self, render_mode: str | None = None, **options: Any):
+    def __init_subclass__(cls, game: GameDescription | None = None, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        if game is not None:
+            cls.description = game
+            cls.metadata = {
+                "render_modes": list(RENDER_MODES),
+                "name": game.name,
+                "is_parallelizable": False,
+                "render_fps": 2,
+            }
+
+    def __init__(self, render_mode: str | None = None, viewer: Any = None,
+                 observation_format: str = "flat", **options: Any):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise OptionError(
                 f"option 'render_mode' must be one of None, {', '.join(map(repr, RENDER_MODES))}, "
                 f"not {render_mode!r}"
             )
-        game_cls = self.spec_.game_cls
+        if observation_format not in OBSERVATION_FORMATS:
+            raise OptionError(
+                f"option 'observation_format' must be one of {', '.join(map(repr, OBSERVATION_FORMATS))}, "
+                f"not {observation_format!r}"
+            )
+        game = self.description
         self.render_mode = render_mode
-        self.options = game_cls.resolve_options(options)
-        count = game_cls.num_players_for(self.options)
+        self.options = game.engine.resolve_options(options)
+        count = game.engine.num_players_for(self.options)
+        self.viewer = viewer
+        self.viewer_seats = viewer_seats(viewer, count)
+        self.observation_format = observation_format
         self.possible_agents = [f"player_{i}" for i in range(count)]
         self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
-        self.observer = self.spec_.observer_cls(self.options)
-        self._num_actions = game_cls.num_actions_for(self.options)
+        self.observer = game.observer(self.options)
+        self._planes = observation_format == "planes"
+        observation_space = self.observer.planes_space() if self._planes else self.observer.space()
+        self._num_actions = game.engine.num_actions_for(self.options)
         self._action_spaces = {a: spaces.Discrete(self._num_actions) for a in self.possible_agents}
         self._observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": self.observer.space(),
+                    "observation": observation_space,
                     "action_mask": spaces.Box(0, 1, (self._num_actions,), np.int8),
                 }
             )
@@ -85,7 +123,7 @@ class SuiteEnv(AECEnv):
         if seed is not None:
             self._seed_rng = random.Random(seed)
         game_rng = random.Random(self._seed_rng.getrandbits(64))
-        self.game = self.spec_.game_cls(self.options, game_rng)
+        self.game = self.description.engine(self.options, game_rng)
         self._begin_bookkeeping()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -94,7 +132,8 @@ class SuiteEnv(AECEnv):
         mask = np.zeros(self._num_actions, np.int8)
         if game.current_player() == player:
             mask[game.legal_actions()] = 1
-        return {"observation": self.observer.observe(game, player), "action_mask": mask}
+        vector = self.observer.observe(game, player)
+        return {"observation": self.observer.planes(vector) if self._planes else vector, "action_mask": mask}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -157,9 +196,10 @@ class SuiteEnv(AECEnv):
             return None
         if self.game is None:
             raise RuntimeError("call reset() before render()")
+        pictures = self.description.render
         if self.render_mode == "rgb_array":
-            return self.spec_.render_rgb(self.game)
-        text = self.spec_.render_ansi(self.game)
+            return pictures.rgb(self.game, self.viewer_seats)
+        text = pictures.ansi(self.game, self.viewer_seats)
         if self.render_mode == "human":
             print(text)
             return None
@@ -185,19 +225,23 @@ class SuiteEnv(AECEnv):
         return self.game.snapshot()
 
     def restore(self, snapshot: Any) -> None:
-        """Continue from a snapshot of a game with this env's options."""
-        game = self.spec_.game_cls.from_snapshot(snapshot)
-        if json_ready(game.options) != json_ready(self.options):
+        """Continue from a snapshot of a game with this env's options (run-time options such as
+        Fill's clock stay this env's own: a snapshot does not carry them)."""
+        game = self.description
+        runtime = {name: self.options[name] for name in game.runtime_options}
+        restored = game.engine.from_snapshot(snapshot, **runtime)
+        mine, theirs = game.portable_options(self.options), game.portable_options(restored.options)
+        if json_ready(mine) != json_ready(theirs):
             raise SnapshotError(
-                f"snapshot options {json_ready(game.options)} differ from this env's options "
-                f"{json_ready(self.options)}; make the env with the snapshot's options"
+                f"snapshot options {json_ready(theirs)} differ from this env's options "
+                f"{json_ready(mine)}; make the env with the snapshot's options"
             )
-        self.game = game
+        self.game = restored
         self._begin_bookkeeping()
 
     def __getattr__(self, name: str) -> Any:
         # Only the names the game module lists are forwarded, so typos still fail loudly.
-        if name in type(self).spec_.extra_methods and self.__dict__.get("game") is not None:
+        if name in type(self).description.extra_methods and self.__dict__.get("game") is not None:
             return getattr(self.__dict__["game"], name)
         raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
 
@@ -283,27 +327,13 @@ def classic_wrappers(raw: SuiteEnv) -> AECEnv:
     return _OrderEnforcing(wrapped)
 
 
-def make_env_factories(spec: GameSpec, name: str, module: str):
-    """Return ``(raw_env, env)`` for a game module: the class and the wrapped factory."""
-    raw_env = type(
-        "raw_env",
-        (SuiteEnv,),
-        {
-            "spec_": spec,
-            "metadata": {
-                "render_modes": list(RENDER_MODES),
-                "name": name,
-                "is_parallelizable": False,
-                "render_fps": 2,
-            },
-            "__module__": module,
-            "__doc__": f"The unwrapped {name} AEC environment (raises ValueError on illegal actions).",
-        },
-    )
+def wrapped_factory(raw_env: type[SuiteEnv]):
+    """The ``env(**options)`` factory of a game: ``raw_env`` in PettingZoo's classic wrappers."""
 
     def env(**options: Any) -> AECEnv:
         """The environment with PettingZoo's classic wrappers (illegal action: −1 and game over)."""
         return classic_wrappers(raw_env(**options))
 
-    env.__module__ = module
-    return raw_env, env
+    env.__module__ = raw_env.__module__
+    env.__qualname__ = "env"
+    return env

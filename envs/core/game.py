@@ -33,6 +33,25 @@ def ranked_returns(scores: list[float]) -> list[int]:
     return [(1 if leaders == 1 else 0) if s == best else -1 for s in scores]
 
 
+def margins(scores: list[float]) -> list[float]:
+    """Per player, its points minus the best other player's (a score-shaping signal)."""
+    out = []
+    for player, mine in enumerate(scores):
+        out.append(float(mine - max(s for i, s in enumerate(scores) if i != player)))
+    return out
+
+
+def relative_margins(scores: list[float]) -> list[float]:
+    """Per player, its lead over the best other player relative to both scores, in (−1, 1):
+    ``(mine − best other) / (|mine| + |best other| + 1)``. Search uses it to tell a big win
+    from a narrow one and to score a play-out cut off before the end."""
+    out = []
+    for player, mine in enumerate(scores):
+        best_other = max(s for i, s in enumerate(scores) if i != player)
+        out.append((mine - best_other) / (abs(mine) + abs(best_other) + 1))
+    return out
+
+
 class Game:
     """Base class of the five engines: shared option checks, snapshot framing, helpers.
 
@@ -45,6 +64,9 @@ class Game:
     NAME: ClassVar[str]
     OPTIONS: ClassVar[dict[str, Any]]
     SNAPSHOT_VERSION: ClassVar[int] = 1
+    # Options that are run-time objects, not part of a position (Fill's clock): a snapshot
+    # records them as null, and from_snapshot takes them as keyword arguments.
+    RUNTIME_OPTIONS: ClassVar[tuple[str, ...]] = ()
 
     options: dict[str, Any]
 
@@ -128,15 +150,16 @@ class Game:
 
     def snapshot(self) -> dict[str, Any]:
         """A JSON-serialisable dict of the complete state (hidden parts included)."""
+        options = {k: (None if k in self.RUNTIME_OPTIONS else v) for k, v in self.options.items()}
         return {
             "game": self.NAME,
             "version": self.SNAPSHOT_VERSION,
-            "options": json_ready(self.options),
+            "options": json_ready(options),
             "state": self.state_dict(),
         }
 
     @classmethod
-    def read_snapshot(cls, snapshot: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    def read_snapshot(cls, snapshot: Any, **runtime: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         """The snapshot's framing checked — JSON text or a dict, with this game's name and
         version and dict ``options`` and ``state`` — and its options resolved: returns the
         snapshot dict and the options. ``from_snapshot`` and the samplers' ``complete_snapshot``
@@ -162,15 +185,20 @@ class Game:
             )
         if not isinstance(snapshot["options"], dict) or not isinstance(snapshot["state"], dict):
             raise SnapshotError("snapshot 'options' and 'state' must be dicts")
+        unknown = sorted(set(runtime) - set(cls.RUNTIME_OPTIONS))
+        if unknown:
+            raise TypeError(f"{cls.NAME} snapshots take no run-time option {unknown[0]!r}")
         try:
-            options = cls.resolve_options(dict(snapshot["options"]))
+            options = cls.resolve_options({**snapshot["options"], **runtime})
         except OptionError as error:
             raise SnapshotError(f"snapshot options are invalid: {error}") from None
         return snapshot, options
 
     @classmethod
-    def from_snapshot(cls, snapshot: Any):
-        snapshot, options = cls.read_snapshot(snapshot)
+    def from_snapshot(cls, snapshot: Any, **runtime: Any):
+        """A new game from a snapshot (validated first); ``runtime`` gives the run-time options
+        (``RUNTIME_OPTIONS``) the snapshot does not carry, else their defaults are used."""
+        snapshot, options = cls.read_snapshot(snapshot, **runtime)
         try:
             return cls.from_state_dict(options, snapshot["state"])
         except SnapshotError:
@@ -179,8 +207,10 @@ class Game:
             raise SnapshotError(f"snapshot state is malformed: {error!r}") from None
 
     def restore(self, snapshot: Any) -> None:
-        """Replace this game's state, in place, by the snapshot's (validated first)."""
-        restored = type(self).from_snapshot(snapshot)
+        """Replace this game's state, in place, by the snapshot's (validated first); run-time
+        options stay this game's own."""
+        runtime = {name: self.options[name] for name in self.RUNTIME_OPTIONS}
+        restored = type(self).from_snapshot(snapshot, **runtime)
         self.__dict__.clear()
         self.__dict__.update(restored.__dict__)
 

@@ -26,6 +26,8 @@ STATUS_LINES = 7  # rows of status text under the board in pictures
 
 
 def viewer_seats(viewer) -> tuple[int, ...]:
+    if isinstance(viewer, tuple):  # already the seats (the env's viewer_seats)
+        return viewer
     if viewer is None:
         return ()
     if viewer == "all":

@@ -184,6 +184,7 @@ class FillGame(Game):
     """State: the board masks, gems, tokens, traps, turn counters, phase and clocks."""
 
     NAME = "fill_v0"
+    RUNTIME_OPTIONS = ("clock",)  # a time source is not part of a position
     OPTIONS = {
         "size": 6,
         "lines": "orthogonal",
@@ -733,16 +734,6 @@ class FillGame(Game):
             other.rng.setstate(self.rng.getstate())
         return other
 
-    def snapshot(self) -> dict[str, Any]:
-        """The base framing; the time source is not saved (``"clock": None``): see docs/fill.md."""
-        options = dict(self.options)
-        options["clock"] = None
-        saved, self.options = self.options, options
-        try:
-            return super().snapshot()
-        finally:
-            self.options = saved
-
     def state_dict(self) -> dict[str, Any]:
         time_left = [self.time_left_now(p) if self.timed and self.clocked[p] else self.time_left[p] for p in (0, 1)]
         rng_state = None
@@ -770,22 +761,6 @@ class FillGame(Game):
             "shown_time": list(self.shown_time),
             "rng": rng_state,
         }
-
-    def restore(self, snapshot: Any) -> None:
-        """Replace this game's state by the snapshot's, keeping this game's time source."""
-        restored = type(self).from_snapshot(snapshot, clock=self.clock)
-        self.__dict__.clear()
-        self.__dict__.update(restored.__dict__)
-
-    @classmethod
-    def from_snapshot(cls, snapshot: Any, clock=None):
-        """As the base; ``clock`` (else the snapshot options' default) becomes the time source."""
-        game = super().from_snapshot(snapshot)
-        if clock is not None:
-            game.options = dict(game.options, clock=clock)
-            game.clock = clock
-            game.stint_start = clock() if game.timed else 0.0
-        return game
 
     @classmethod
     def from_state_dict(cls, options: dict[str, Any], state: dict[str, Any]) -> "FillGame":

@@ -39,7 +39,7 @@ def _status_lines(game: KnotGame) -> list[str]:
     return lines
 
 
-def ansi(game: KnotGame) -> str:
+def ansi(game: KnotGame, seats: tuple[int, ...] = ()) -> str:
     """Each square is 3×3 characters: corners show who fills them (digit = open ribbon's owner,
     letter A–D = closed ribbon's owner), sides show ``#`` for a blocked crossing and ``*`` for
     an open end, the centre the kind letter (C R H F) or the number of strands."""
@@ -127,7 +127,7 @@ def strand_path(slot: int, x0: float, y0: float, cell: float) -> list[tuple[floa
     return pts
 
 
-def rgb(game: KnotGame, cell: int = 64) -> np.ndarray:
+def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64) -> np.ndarray:
     size = game.size
     margin, top = 24, 24
     board = size * cell

@@ -11,7 +11,7 @@ from envs.linecatch.rules import NO_MARK, LinecatchGame
 SYMBOL = {NO_MARK: "#", 0: "x", 1: "o"}
 
 
-def ansi(game: LinecatchGame) -> str:
+def ansi(game: LinecatchGame, seats: tuple[int, ...] = ()) -> str:
     geo = game.geo
     header = "    " + " ".join(column_name(c) for c in range(geo.cols))
     rows = [header]
@@ -27,7 +27,7 @@ def ansi(game: LinecatchGame) -> str:
     return "\n".join(rows)
 
 
-def rgb(game: LinecatchGame, cell_px: int = 48) -> np.ndarray:
+def rgb(game: LinecatchGame, seats: tuple[int, ...] = (), cell_px: int = 48) -> np.ndarray:
     geo = game.geo
     top = 28
     image, draw = canvas(max(geo.cols * cell_px + 1, 200), geo.rows * cell_px + top + 1)

@@ -27,7 +27,7 @@ def _status(game: LoomGame) -> str:
     return f"round {game.round + 1}/16, throw {low} {high}: player_{actor} {role}"
 
 
-def ansi(game: LoomGame) -> str:
+def ansi(game: LoomGame, seats: tuple[int, ...] = ()) -> str:
     header = "    " + " ".join(column_name(c) for c in range(SIDE))
     lines = [f"{'player_0 cloth':<14}    {'player_1 cloth':<14}", f"{header}      {header}"]
     for r in range(SIDE):
@@ -40,7 +40,7 @@ def ansi(game: LoomGame) -> str:
     return "\n".join(lines)
 
 
-def rgb(game: LoomGame, cell_px: int = 44) -> np.ndarray:
+def rgb(game: LoomGame, seats: tuple[int, ...] = (), cell_px: int = 44) -> np.ndarray:
     gap, top, margin = 30, 30, 14
     cloth_px = SIDE * cell_px
     width = 2 * cloth_px + gap + 2 * margin

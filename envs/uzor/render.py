@@ -62,7 +62,7 @@ def status(game: UzorGame) -> str:
     return f"{who} {what}{extra}"
 
 
-def ansi(game: UzorGame) -> str:
+def ansi(game: UzorGame, seats: tuple[int, ...] = ()) -> str:
     size = game.geo.size
     board = game.board
     used = [x for x, v in enumerate(board) if v != EMPTY]
@@ -134,7 +134,7 @@ def _tile(draw, t: int, x0: float, y0: float, s: float) -> None:
     _glyph(draw, t // 5, x0, y0, s, ink)
 
 
-def rgb(game: UzorGame, cell_px: int | None = None) -> np.ndarray:
+def rgb(game: UzorGame, seats: tuple[int, ...] = (), cell_px: int | None = None) -> np.ndarray:
     size = game.geo.size
     cell_px = cell_px or max(18, min(32, 640 // size))
     margin, top = 24, 34

@@ -4,7 +4,6 @@ to a state it cannot tell from the truth either. (Each game's own tests go deepe
 
 from __future__ import annotations
 
-import importlib
 import random
 
 import numpy as np
@@ -44,8 +43,8 @@ def cases():
 
 @pytest.mark.parametrize("game,options", cases())
 def test_samples_reproduce_the_observation_and_mask(game, options):
-    sampling = importlib.import_module(f"envs.{game[:-3]}.sampling")
-    observer = envs.load(game).SPEC.observer_cls(envs.load(game).SPEC.game_cls.resolve_options(dict(options)))
+    sampling = envs.describe(game).sampling
+    observer = envs.describe(game).make_observer(options)
     rng = random.Random(0)
     checked = 0
     for env, seat in positions(game, options, 40, seed=100):
@@ -64,7 +63,7 @@ def test_samples_reproduce_the_observation_and_mask(game, options):
 
 @pytest.mark.parametrize("game,options", cases())
 def test_a_stripped_snapshot_completes_to_a_state_the_seat_cannot_tell_apart(game, options):
-    sampling = importlib.import_module(f"envs.{game[:-3]}.sampling")
+    sampling = envs.describe(game).sampling
     module = envs.load(game)
     for env, seat in positions(game, options, 25, seed=200):
         name = env.possible_agents[seat]
@@ -81,7 +80,7 @@ def test_a_stripped_snapshot_completes_to_a_state_the_seat_cannot_tell_apart(gam
 def test_completions_differ_in_hidden_items_only(game):
     """Stripping really removes something: different seeds complete to different full states
     (for some position), yet the seat's observation never differs."""
-    sampling = importlib.import_module(f"envs.{game[:-3]}.sampling")
+    sampling = envs.describe(game).sampling
     options = OPTION_SETS[game][0]
     differed = 0
     for env, seat in positions(game, options, 25, seed=300):

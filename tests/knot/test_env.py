@@ -179,9 +179,9 @@ def test_pictures(players):
 
 
 def test_benchmark_options_are_valid():
-    for label, options in knot_v0.BENCHMARK_OPTIONS.items():
+    for label, options in knot_v0.GAME.benchmark_options.items():
         KnotGame.resolve_options(dict(options))
-    players = {o.get("players", 2) for o in knot_v0.BENCHMARK_OPTIONS.values()}
+    players = {o.get("players", 2) for o in knot_v0.GAME.benchmark_options.values()}
     assert {2, 4} <= players
 
 

@@ -3,7 +3,6 @@ its seat may not know (its choice does not move when an opponent's hidden items 
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
 
@@ -101,7 +100,7 @@ def test_the_choice_does_not_move_when_an_opponents_hidden_items_change(game):
     """Two true states that differ only in hidden items (a stripped snapshot completed with two
     seeds) give the same seeded search the same answer; the states really differ."""
     options = SMALL[game]
-    sampling = importlib.import_module(f"envs.{game[:-3]}.sampling")
+    sampling = envs.describe(game).sampling
     rng = random.Random(7)
     compared = differed = 0
     for index in range(12):

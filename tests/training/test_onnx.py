@@ -34,7 +34,7 @@ SEED = 11
 
 
 def resolved(game: str, options: dict) -> dict:
-    return envs.load(game).SPEC.game_cls.resolve_options(dict(options))
+    return envs.describe(game).resolve_options(options)
 
 
 def record_positions(game: str, options: dict, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

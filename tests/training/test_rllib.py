@@ -68,7 +68,7 @@ def play_random_game(env: SuiteMultiAgentEnv, seed: int):
 @pytest.mark.parametrize("game, options", SETUPS)
 def test_wrapper_plays_full_games_and_pays_every_seat(game, options):
     env = SuiteMultiAgentEnv({"game": game, "options": options})
-    players = envs.load(game).SPEC.game_cls.num_players_for(envs.load(game).SPEC.game_cls.resolve_options(dict(options)))
+    players = envs.describe(game).num_players(options)
     assert env.possible_agents == [f"player_{i}" for i in range(players)]
     repeats = 0
     for seed in range(6):

@@ -128,7 +128,7 @@ def test_every_named_bot_plays_legal_moves_to_the_end(game):
 
     module = envs.load(game)
     options = {"rows": 4, "cols": 4} if game == "linecatch_v0" else {}
-    n = module.SPEC.game_cls.num_players_for(module.SPEC.game_cls.resolve_options(dict(options)))
+    n = module.GAME.num_players(options)
     for name in bot_table(game):
         agents = [load_agent(name, game, seed=i, **options) for i in range(n)]
         for seed in range(3):

@@ -8,7 +8,6 @@ kind of bad request gets its error answer, and the server still answers afterwar
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import json
 import queue
@@ -93,17 +92,8 @@ def assert_still_serving(server: ServerProcess) -> None:
 
 # ----- what a front end hides: each game's sampling.strip_hidden (its documented form) --------------
 
-def has_sampling(game: str) -> bool:
-    try:
-        importlib.import_module(f"envs.{game[:-3]}.sampling")
-    except ModuleNotFoundError:
-        return False
-    return True
-
-
 def partial_snapshot(env, seat: int) -> dict:
-    sampling = importlib.import_module(f"envs.{env.metadata['name'][:-3]}.sampling")
-    return sampling.strip_hidden(env.snapshot(), seat)
+    return envs.describe(env.metadata["name"]).sampling.strip_hidden(env.snapshot(), seat)
 
 
 # ----- full games through the protocol ----------------------------------------------------------------
@@ -121,8 +111,6 @@ FULL_GAMES = {
 
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_a_full_game_through_the_protocol(server, game):
-    if not has_sampling(game):
-        pytest.skip(f"envs.{game[:-3]}.sampling (complete_snapshot) is not written yet")
     options, agent = FULL_GAMES[game]
     seed = 7
     started = server.ok("new_game", game=game, options=options, agent=agent, seed=seed)
@@ -223,8 +211,6 @@ def test_an_exported_onnx_agent_plays_a_full_game_through_the_protocol(server, t
 def test_omitted_hidden_items_are_drawn_reproducibly_from_the_seed():
     """Two servers given the same requests answer the same, hidden items drawn or not."""
     game = "uzor_v0"
-    if not has_sampling(game):
-        pytest.skip("envs.uzor.sampling is not written yet")
     env = envs.load(game).raw_env(board_size=11)
     env.reset(seed=5)
     rng = np.random.default_rng(0)

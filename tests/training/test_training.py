@@ -34,7 +34,7 @@ def tiny_config(game: str, tmp_path: Path, **overrides) -> TrainConfig:
 def test_a_tiny_training_run_writes_a_loadable_checkpoint(game, tmp_path):
     summary = train(tiny_config(game, tmp_path))
     path = Path(summary["checkpoint"])
-    assert path.is_file() and path.parent.name.startswith(f"{game[:-3]}__maskppo__0__")
+    assert path.is_file() and path.parent.name.startswith(f"{envs.describe(game).short_name}__maskppo__0__")
     meta, layers = read_checkpoint(path)
     assert meta["game"] == game and meta["steps_trained"] >= 256 and meta["seed"] == 0
     assert "python -m training.train" in meta["command"]

@@ -1,0 +1,78 @@
+"""What a game gives the training stack: its bots, its search hooks, its ladders, its agents.
+
+Each ``training/bots/<game>.py`` ends with ``KIT = BotKit(...)``; the game's description names
+that module (``GameDescription.bots``) and ``description.bot_kit()`` returns the kit. Every
+field is typed and has no silent default for a hook: a misspelt hook is a ``NameError`` when
+the module is imported, not a fallback found later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from envs.core.game import relative_margins
+
+
+def score_margins(state) -> list[float]:
+    """The default evaluation of a play-out cut off before the end: each player's relative
+    lead (:func:`envs.core.game.relative_margins`) in the current scores."""
+    return relative_margins(state.scores())
+
+
+@dataclass(frozen=True)
+class SearchHooks:
+    """Engine-level rules that make search strong in a game. Every hook sees only the sampled
+    states a search builds from a seat's observation, so it cannot cheat.
+
+    * ``preferred(state)`` — the moves a play-out chooses among and the tree expands first
+      (``None``: every legal move);
+    * ``root_preferred(state)`` — a costlier candidate rule asked once per move at the root
+      (``None``: ``preferred``);
+    * ``evaluate(state)`` — one value in [−1, 1] per player for a play-out cut off before the
+      end (default: the relative score margins);
+    * ``chance_key(state)`` — the chance outcome a state was reached under, so the tree keeps
+      one subtree per outcome (``None``: the game has no chance the tree must split on).
+    """
+
+    preferred: Callable[[Any], list[int]] | None = None
+    root_preferred: Callable[[Any], list[int]] | None = None
+    evaluate: Callable[[Any], list[float]] = score_margins
+    chance_key: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True)
+class LadderSpec:
+    """One ladder of ``training.ladder`` for a game: ``random < heuristic < mcts:100 <
+    mcts:1000`` climbed under ``options``, and where a shipped agent stands on it."""
+
+    options: dict = field(default_factory=dict)
+    mcts: str = ""  # settings appended to both MCTS rungs, e.g. ":depth=20"
+    trained: str | None = None  # a shipped checkpoint trained under these options
+    note: str = ""
+    climb: bool = True  # play the rungs against each other; False: only place the trained agent
+    extra: tuple[str, ...] = ()  # rungs above MCTS(1000), e.g. the exact solver
+    top_games: int | None = None  # games of the pairs with MCTS(1000) when not the command's
+    place_against: int | None = None  # the trained agent meets this many rungs from the bottom
+
+
+@dataclass(frozen=True)
+class BotKit:
+    """A game's bots (each built as ``Bot(game=name, seed=seed, **options)``), search hooks and
+    ladders. ``random`` is every game's and is not listed."""
+
+    heuristic: type
+    search: SearchHooks
+    ladders: tuple[LadderSpec, ...]
+    solver: type | None = None
+    others: Mapping[str, type] = field(default_factory=dict)
+
+    def named_bots(self) -> dict[str, type]:
+        """Every named bot: ``{"random": ..., "heuristic": ..., "solver": ..., ...}``."""
+        from training.agents import RandomAgent
+
+        table: dict[str, type] = {"random": RandomAgent, "heuristic": self.heuristic}
+        if self.solver is not None:
+            table["solver"] = self.solver
+        table.update(self.others)
+        return table

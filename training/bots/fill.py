@@ -47,6 +47,7 @@ from envs.fill.rules import (
     geometry,
 )
 from training.agents import RandomAgent, legal_from_mask
+from training.bots import BotKit, LadderSpec, SearchHooks
 
 SWITCHES = ("traps", "rocks", "gems", "time_limit")
 
@@ -499,6 +500,11 @@ def evaluate_state(state: FillGame) -> list[float]:
     return [mover if p == player else -mover for p in (0, 1)]
 
 
-BOTS = {"random": RandomAgent, "heuristic": FillHeuristicBot}
 
 __all__ = ["BOTS", "FillHeuristicBot", "Board", "Solver", "KIND_NAMES"]
+
+KIT = BotKit(
+    heuristic=FillHeuristicBot,
+    search=SearchHooks(preferred=preferred_actions, evaluate=evaluate_state),
+    ladders=(LadderSpec({}, trained="checkpoints/fill/fill__maskppo__0.zip", note="default options"),),
+)

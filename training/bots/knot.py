@@ -17,6 +17,7 @@ from envs.knot.geometry import FIT, OTHER_PORT, SLOT_PORTS, TURN_FOR_PORT
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import BONUS, DRAW, KnotGame
 from training.agents import legal_from_mask
+from training.bots import BotKit, LadderSpec, SearchHooks
 
 
 def manhattan(size: int, a: int, b: int) -> int:
@@ -405,4 +406,13 @@ def evaluate_state(state: KnotGame) -> list[float]:
         values.append((mine - best_other) / (abs(mine) + abs(best_other) + 1))
     return values
 
-BOTS = {"heuristic": HeuristicKnotBot}
+KIT = BotKit(
+    heuristic=HeuristicKnotBot,
+    search=SearchHooks(preferred=preferred_actions, evaluate=evaluate_state),
+    ladders=(
+        LadderSpec({"size": 4}, mcts=":depth=10:c=0.2", top_games=60,
+                   note="2 players on 4×4, the smallest board; play-outs cut after 10 moves"),
+        LadderSpec({}, mcts=":depth=10:c=0.2", trained="checkpoints/knot/knot__maskppo__0.zip", climb=False,
+                   place_against=2, note="where the shipped agent (default 6×6 board) stands"),
+    ),
+)

@@ -9,6 +9,7 @@ from envs.linecatch.observer import LinecatchObserver
 from envs.linecatch.rules import LinecatchGame
 from envs.linecatch.solver import LinecatchSolver
 from training.agents import legal_from_mask
+from training.bots import BotKit, LadderSpec, SearchHooks
 
 
 class _LinecatchBot:
@@ -80,5 +81,13 @@ def preferred_actions(state: LinecatchGame) -> list[int]:
         return catching
     return [c for c in legal if all(remaining[line] != 2 for line in cell_lines[c])] or legal
 
-
-BOTS = {"heuristic": HeuristicLinecatchBot, "solver": SolverLinecatchBot}
+KIT = BotKit(
+    heuristic=HeuristicLinecatchBot,
+    solver=SolverLinecatchBot,
+    search=SearchHooks(preferred=preferred_actions),
+    ladders=(
+        LadderSpec({}, mcts=":w=inf", note="default 5×5 board; no progressive widening (it held MCTS(1000) back here)"),
+        LadderSpec({"rows": 4, "cols": 4}, mcts=":w=inf", trained="checkpoints/linecatch/linecatch_4x4__maskppo__1.zip",
+                   climb=False, extra=("solver",), note="where the shipped 4×4 agent stands"),
+    ),
+)

@@ -13,6 +13,7 @@ from envs.loom.observer import LoomObserver
 from envs.loom.rules import (CELLS, EMPTY, LINE_CODES, LINE_WEIGHTS, ROUNDS, LoomGame, allowed_cells, cloth_gain,
                              line_dyes, line_score, touches)
 from training.agents import legal_from_mask
+from training.bots import BotKit, LadderSpec, SearchHooks
 
 
 def clean_room(cloth) -> int:
@@ -230,5 +231,12 @@ def chance_key(state: LoomGame) -> tuple[int, int] | None:
     """The throw on the table: MCTS keeps one subtree per throw it has sampled."""
     return state.throws[state.round] if state.round < len(state.throws) else None
 
-
-BOTS = {"heuristic": HeuristicLoomBot}
+KIT = BotKit(
+    heuristic=HeuristicLoomBot,
+    search=SearchHooks(preferred=preferred_actions, root_preferred=root_preferred_actions,
+                       evaluate=evaluate_state, chance_key=chance_key),
+    ladders=(
+        LadderSpec({}, mcts=":depth=2:margin=1", trained="checkpoints/loom/loom__maskppo__0.zip",
+                   note="default options; play-outs cut after 2 moves and scored by the fitted line values"),
+    ),
+)

@@ -37,6 +37,7 @@ from envs.uzor.rules import (
     geometry,
 )
 from training.agents import legal_from_mask
+from training.bots import BotKit, LadderSpec, SearchHooks
 
 
 def rebuild(options: dict[str, Any], seen: dict[str, Any], rng: random.Random) -> UzorGame:
@@ -352,7 +353,6 @@ class HeuristicUzorBot(_Base):
         return min(scored)[1]
 
 
-BOTS = {"heuristic": HeuristicUzorBot, "greedy": GreedyBot, "closer": CloserBot}
 
 
 # ----- search hooks (training.mcts) --------------------------------------------------------------
@@ -785,3 +785,15 @@ def evaluate_state(state: UzorGame) -> list[float]:
         lead -= (LATER_CLOSE if again else NEXT_CLOSE) * best_completion(state, other)
     value = math.tanh(lead / EVALUATION_SCALE)
     return [value, -value] if mover == 0 else [-value, value]
+
+KIT = BotKit(
+    heuristic=HeuristicUzorBot,
+    others={"greedy": GreedyBot, "closer": CloserBot},
+    search=SearchHooks(preferred=preferred_actions, root_preferred=root_preferred_actions, evaluate=evaluate_state),
+    ladders=(
+        LadderSpec({}, mcts=":depth=1:c=0.2", top_games=40,
+                   note="default 21×21 table; play-outs cut after 1 move and scored by the game's evaluation"),
+        LadderSpec({"board_size": 9}, mcts=":depth=1:c=0.2", trained="checkpoints/uzor/uzor_9x9__maskppo__0.zip",
+                   climb=False, place_against=2, note="where the shipped 9×9 agent stands"),
+    ),
+)

@@ -1,0 +1,206 @@
+"""A game, described once, as typed data the whole suite reads.
+
+Each public game module (``envs/<game>_v0.py``) builds one :class:`GameDescription` and the
+registry (:mod:`envs.registry`) lists them. The AEC adapter, the samplers' users (search bots,
+the bot server), terminal play, the benchmark, the ladder and the tests all ask the description
+for what they need instead of finding a game's parts by module name. A missing or misspelt part
+is an error when the description is built (dataclass fields have no silent defaults for hooks),
+not a fallback found later.
+
+What a game is, as OpenSpiel declares it in a ``GameType``, lives in :class:`GameFacts`; facts
+that depend on the options (the number of players, actions, the longest game) are class
+methods of the engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover - imports for annotations only
+    from envs.core.game import Game
+    from envs.core.observer import Observer
+
+ChanceMode = Literal["deterministic", "explicit"]
+Information = Literal["perfect", "imperfect"]
+
+
+@dataclass(frozen=True)
+class GameFacts:
+    """The facts of a game that do not depend on its options (OpenSpiel's ``GameType``).
+
+    ``chance`` is ``"explicit"`` where the engine reaches chance nodes (dice, shuffles, draws),
+    ``"deterministic"`` where it never does; ``information`` is ``"imperfect"`` where a seat
+    may not see part of the state. Every game is sequential, rewards only at the end, and ranks
+    players by points: +1 for a sole winner, −1 for every other player, 0 for players tied
+    first — zero-sum with two players, general-sum with more (:meth:`utility`).
+    """
+
+    long_name: str
+    min_players: int
+    max_players: int
+    chance: ChanceMode
+    information: Information
+    dynamics: str = "sequential"
+    reward_model: str = "terminal"
+    min_utility: float = -1.0
+    max_utility: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.min_players <= self.max_players:
+            raise ValueError(f"{self.long_name}: players must satisfy 1 <= min <= max")
+        if self.chance not in ("deterministic", "explicit"):
+            raise ValueError(f"{self.long_name}: chance is 'deterministic' or 'explicit', not {self.chance!r}")
+        if self.information not in ("perfect", "imperfect"):
+            raise ValueError(f"{self.long_name}: information is 'perfect' or 'imperfect', not {self.information!r}")
+
+    def utility(self, players: int) -> str:
+        """``"zero_sum"`` with two players (+1/−1 or 0/0), ``"general_sum"`` with more (one
+        winner +1, everybody else −1)."""
+        return "zero_sum" if players == 2 else "general_sum"
+
+
+@dataclass(frozen=True)
+class Renderers:
+    """Pictures of a state for a viewer.
+
+    Both take ``(game, seats)``: ``seats`` is the tuple of seats whose hidden items the picture
+    may show (``()`` for a spectator, ``(i,)`` for seat ``i``, every seat for ``viewer="all"``).
+    ``ansi`` returns text, ``rgb`` an ``(H, W, 3)`` uint8 array.
+    """
+
+    ansi: Callable[[Any, tuple[int, ...]], str]
+    rgb: Callable[[Any, tuple[int, ...]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """The one route from what a seat knows to full states (search bots, the bot server).
+
+    * ``sampler(observation, options)`` decodes one seat's observation once and returns a
+      function ``draw(rng) -> Game``: each call a fresh full state whose observation for that
+      seat is the given one, the hidden items drawn from what is still possible;
+    * ``complete_snapshot(partial, seat, rng)`` fills in a snapshot whose hidden items (those
+      ``seat`` may not know) were left out, and returns a complete, validated snapshot;
+    * ``strip_hidden(snapshot, seat)`` leaves out of a full snapshot what ``seat`` may not
+      know, in the form ``complete_snapshot`` reads.
+    """
+
+    sampler: Callable[[Any, dict], Callable[[random.Random], Any]]
+    complete_snapshot: Callable[[dict, int, random.Random], dict]
+    strip_hidden: Callable[[dict, int], dict]
+
+
+@dataclass(frozen=True)
+class PlayRules:
+    """What terminal play and other front ends need to know beyond the rules.
+
+    * ``undo_phases``: snapshot phases whose actions a person may take back within their own
+      turn (empty: every move is final), and ``undo_rule``, the sentence that says so;
+    * ``secret_phases``: phases whose actions the opponents must not see, not even that they
+      happened (Fill's trap phase);
+    * ``private_notes(observer, fields)``: lines telling a person what only their seat knows
+      and the board does not show, from their observation's decoded fields (Uzor's secret
+      goal).
+    """
+
+    undo_rule: str
+    undo_phases: frozenset[str] = frozenset()
+    secret_phases: frozenset[str] = frozenset()
+    private_notes: Callable[[Any, dict[str, Any]], list[str]] | None = None
+
+
+@dataclass(frozen=True)
+class GameDescription:
+    """Everything the suite knows about one game (see the module docstring).
+
+    * ``name`` — the env name (``"fill_v0"``); ``short_name`` — the game's own name
+      (``"fill"``), used for folders (``checkpoints/fill/``) and run names;
+    * ``engine`` — the rules engine class (:class:`envs.core.game.Game`), ``observer`` — its
+      observer class, the only place hidden information is filtered;
+    * ``render``, ``sampling``, ``play`` — see :class:`Renderers`, :class:`Sampling`,
+      :class:`PlayRules`;
+    * ``bots`` — the module holding the game's bots and search hooks, imported when first
+      asked for (bots and search depend on the training stack's agent interface; envs do not):
+      it must define ``KIT``, a :class:`training.bots.BotKit`;
+    * ``benchmark_options`` — labelled option sets ``scripts/benchmark.py`` times;
+    * ``docs`` — the game's page in ``docs/``;
+    * ``extra_methods`` — engine methods ``env.unwrapped`` exposes too (Loom's ``gain``).
+    """
+
+    name: str
+    short_name: str
+    facts: GameFacts
+    engine: type
+    observer: type
+    render: Renderers
+    sampling: Sampling
+    play: PlayRules
+    bots: str
+    docs: str
+    benchmark_options: Mapping[str, dict] = field(default_factory=lambda: {"default": {}})
+    extra_methods: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.name != f"{self.short_name}_v0":
+            raise ValueError(f"game {self.name!r}: the env name is the short name plus '_v0'")
+        if self.engine.NAME != self.name:
+            raise ValueError(f"game {self.name!r}: its engine says it is {self.engine.NAME!r}")
+        for method in self.extra_methods:
+            if not callable(getattr(self.engine, method, None)):
+                raise ValueError(f"game {self.name!r}: extra method {method!r} is not an engine method")
+        for option in self.runtime_options:
+            if option not in self.engine.OPTIONS:
+                raise ValueError(f"game {self.name!r}: runtime option {option!r} is not an option")
+
+    @property
+    def runtime_options(self) -> tuple[str, ...]:
+        """Options that are run-time objects, not part of a position (Fill's ``clock``):
+        snapshots record them as ``null`` and a restore keeps the env's own."""
+        return self.engine.RUNTIME_OPTIONS
+
+    # ----- option-dependent facts, asked of the engine --------------------------------------
+    def resolve_options(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The options with defaults filled in, checked (an ``OptionError`` names a bad one)."""
+        return self.engine.resolve_options(dict(options or {}))
+
+    def num_players(self, options: Mapping[str, Any] | None = None) -> int:
+        return self.engine.num_players_for(self.resolve_options(options))
+
+    def num_actions(self, options: Mapping[str, Any] | None = None) -> int:
+        return self.engine.num_actions_for(self.resolve_options(options))
+
+    def new_game(self, options: Mapping[str, Any] | None = None, seed: int | None = None):
+        """A fresh engine state at the start of a game (chance nodes included, unresolved)."""
+        return self.engine(self.resolve_options(options), random.Random(seed))
+
+    def make_observer(self, options: Mapping[str, Any] | None = None):
+        return self.observer(self.resolve_options(options))
+
+    def portable_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Resolved options without the run-time ones: what a file (a checkpoint, a snapshot)
+        records of a game's options."""
+        from envs.core.game import json_ready
+
+        return {k: json_ready(v) for k, v in options.items() if k not in self.runtime_options}
+
+    # ----- the parts that live in the training stack -----------------------------------------
+    def bot_kit(self):
+        """The game's :class:`training.bots.BotKit` (imported on first use)."""
+        kit = _KITS.get(self.name)
+        if kit is None:
+            module = importlib.import_module(self.bots)
+            kit = module.KIT  # an AttributeError here means the bot module lacks its KIT
+            from training.bots import BotKit
+
+            if not isinstance(kit, BotKit):
+                raise TypeError(f"{self.bots}.KIT must be a training.bots.BotKit, not {type(kit).__name__}")
+            _KITS[self.name] = kit
+        return kit
+
+
+_KITS: dict[str, Any] = {}
