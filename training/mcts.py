@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 import envs
-from envs.core.game import relative_margins
+from envs.core.game import TERMINAL, relative_margins
 from training.agents import legal_from_mask
 
 DEFAULT_SIMULATIONS = 200
@@ -177,7 +177,7 @@ class MCTSAgent:
         expanded = False
         while not expanded:
             player = state.current_player()
-            if player < 0:
+            if player == TERMINAL:
                 break
             legal = state.legal_actions()
             children = node.children
@@ -203,14 +203,14 @@ class MCTSAgent:
         # for at most `depth` steps; a cut-off playout is scored by the game's evaluation.
         steps = self.depth if self.depth is not None else -1
         if preferred_of is None:
-            while steps and state.current_player() >= 0:
+            while steps and state.current_player() != TERMINAL:
                 state.apply(rng.choice(state.legal_actions()))
                 steps -= 1
         else:
-            while steps and state.current_player() >= 0:
+            while steps and state.current_player() != TERMINAL:
                 state.apply(rng.choice(preferred_of(state)))
                 steps -= 1
-        if state.current_player() >= 0:
+        if state.current_player() != TERMINAL:
             values = self.evaluate(state)
         else:
             values = outcome_values(state) if self.margin else state.returns()

@@ -10,6 +10,7 @@ here: spaces come from the engine's option facts and the observer, masks from th
 from __future__ import annotations
 
 import random
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -18,7 +19,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs.core.description import GameDescription
-from envs.core.game import Game, OptionError, SnapshotError, json_ready
+from envs.core.game import (
+    CHANCE, Game, IllegalActionError, OptionError, SnapshotError, action_index, draw_outcome, json_ready,
+)
 
 RENDER_MODES = ["human", "ansi", "rgb_array"]
 
@@ -95,7 +98,10 @@ class SuiteEnv(AECEnv):
         self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
         self.observer = game.observer(self.options)
         self._planes = observation_format == "planes"
-        observation_space = self.observer.planes_space() if self._planes else self.observer.space()
+        try:
+            observation_space = self.observer.planes_space() if self._planes else self.observer.space()
+        except NotImplementedError:
+            raise OptionError(f"{game.name} has no 'planes' observation format yet; use 'flat'") from None
         self._num_actions = game.engine.num_actions_for(self.options)
         self._action_spaces = {a: spaces.Discrete(self._num_actions) for a in self.possible_agents}
         self._observation_spaces = {
@@ -108,8 +114,11 @@ class SuiteEnv(AECEnv):
             for a in self.possible_agents
         }
         self._seed_rng = random.Random()  # replaced by reset(seed=...)
+        self._chance_rng = random.Random()  # resolves the game's chance nodes; from the seed
         self.game: Game | None = None
         self._scores_seen: list | None = None
+        self._legal: frozenset[int] | None = None  # legal actions of the position now (cached)
+        self.ended_by_illegal_action = False  # set by env()'s wrapper: the offender got −1
 
     # ----- spaces ---------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -122,9 +131,17 @@ class SuiteEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._seed_rng = random.Random(seed)
-        game_rng = random.Random(self._seed_rng.getrandbits(64))
-        self.game = self.description.engine(self.options, game_rng)
+        self._chance_rng = random.Random(self._seed_rng.getrandbits(64))
+        self.game = self.description.engine(self.options, self._chance_rng)
+        self._resolve_chance()
         self._begin_bookkeeping()
+
+    def _resolve_chance(self) -> None:
+        """Play the game's chance nodes (dice, shuffles, draws) from the seeded generator, so
+        that PettingZoo users only ever see a player to act or the end."""
+        game, rng = self.game, self._chance_rng
+        while game.current_player() == CHANCE:
+            game.apply(draw_outcome(game.chance_outcomes(), rng))
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
@@ -136,12 +153,16 @@ class SuiteEnv(AECEnv):
         return {"observation": self.observer.planes(vector) if self._planes else vector, "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        if not self.agents:
+            raise IllegalActionError("the game is over and every agent has left it: call reset() to play again")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         game = self.game
         game.apply(action)  # raises IllegalActionError (a ValueError) with the reason
+        self._legal = None
+        self._resolve_chance()
         self._cumulative_rewards[agent] = 0
         if game.is_terminal():
             returns = game.returns()
@@ -167,6 +188,8 @@ class SuiteEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._scores_seen = None
+        self._legal = None
+        self.ended_by_illegal_action = False
         self._skip_agent_selection = None
         if game.is_terminal():
             returns = game.returns()
@@ -179,13 +202,34 @@ class SuiteEnv(AECEnv):
         self._refresh_scores()
 
     def _refresh_scores(self) -> None:
+        """``infos[agent]["scores"]``: every seat's points, a float32 array in seat order (infos
+        hold numbers and arrays only, so libraries that stack infos into tensors take them)."""
         scores = self.game.scores()
         if scores == self._scores_seen:
             return
         self._scores_seen = list(scores)
-        by_name = {a: scores[i] for i, a in enumerate(self.possible_agents)}
         for agent in self.agents:
-            self.infos[agent]["scores"] = dict(by_name)
+            self.infos[agent]["scores"] = np.asarray(scores, np.float32)
+
+    def legal_now(self) -> frozenset[int]:
+        """The legal actions of the position now, as a set (cached until the position changes)."""
+        if self._legal is None:
+            self._legal = frozenset(self.game.legal_actions())
+        return self._legal
+
+    def end_by_illegal_action(self, illegal_reward: float) -> None:
+        """PettingZoo's classic convention: the agent to act made an illegal move, so it gets
+        ``illegal_reward`` and everybody else 0, and the game ends for all (terminated and
+        truncated, as PettingZoo's ``TerminateIllegalWrapper`` does)."""
+        offender = self.agent_selection
+        self._cumulative_rewards[offender] = 0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[offender] = float(illegal_reward)
+        self._accumulate_rewards()
+        self._deads_step_first()
+        self.ended_by_illegal_action = True
 
     # ----- rendering --------------------------------------------------------------------------------
     def render(self):
@@ -249,25 +293,42 @@ class SuiteEnv(AECEnv):
         return self.metadata["name"]
 
 
-class IllegalActionWrapper(wrappers.TerminateIllegalWrapper):
-    """PettingZoo's classic convention (offender −1, game over) plus the reason in ``infos``.
+class IllegalActionWrapper(wrappers.BaseWrapper):
+    """PettingZoo's classic convention for an illegal action: the offender gets −1, everybody
+    else 0, and the game is over; a warning gives the engine's ``why_illegal`` sentence.
 
-    ``infos[agent]["illegal_action"]`` holds the engine's ``why_illegal`` sentence for every
-    agent once an illegal action ended the game.
+    Legality is read from the raw env's position at the moment of the step (not from an
+    observation cached earlier), and the "ended by an illegal move" flag lives in the raw env,
+    so ``env.unwrapped.restore`` and ``reset`` leave nothing stale behind.
     """
 
+    def __init__(self, env: AECEnv, illegal_reward: float):
+        super().__init__(env)
+        self._raw = env.unwrapped
+        self._illegal_reward = illegal_reward
+
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        mask = self._prev_obs["action_mask"] if isinstance(self._prev_obs, dict) else None
-        was_live = not (self.terminations.get(agent) or self.truncations.get(agent))
-        if mask is None and was_live and not self._terminated:
-            mask = self.observe(agent)["action_mask"]
-        illegal = was_live and not self._terminated and action is not None and not mask[action]
-        reason = self.env.unwrapped.why_illegal(action) if illegal else None
-        super().step(action)
-        if illegal:
-            for name in self.agents:
-                self.env.unwrapped.infos[name]["illegal_action"] = reason or "not legal now"
+        raw = self._raw
+        agent = raw.agent_selection
+        done = raw.terminations.get(agent) or raw.truncations.get(agent)
+        if done:
+            if raw.ended_by_illegal_action:
+                raw._was_dead_step(action)
+            else:
+                self.env.step(action)
+            return
+        index = action_index(action, raw._num_actions)
+        if index in raw.legal_now():
+            self.env.step(index)
+            return
+        reason = raw.game.why_illegal(index) or "that action is not legal now"
+        warnings.warn(f"Illegal move made by {agent}, game terminating with current player losing: {reason}",
+                      IllegalMoveWarning, stacklevel=3)
+        raw.end_by_illegal_action(self._illegal_reward)
+
+
+class IllegalMoveWarning(UserWarning):
+    """The warning ``env()`` gives when an illegal action ends the game (the reason in its text)."""
 
 
 # PettingZoo's wrappers forward every attribute read through a chain of ``__getattr__`` calls;
@@ -308,13 +369,17 @@ _TerminateIllegal = _with_direct_reads(IllegalActionWrapper)
 
 
 class _AssertOutOfBounds(_with_direct_reads(wrappers.AssertOutOfBoundsWrapper)):
-    """Same assertion; a plain in-range int skips gymnasium's ``Discrete.contains`` checks."""
+    """PettingZoo's assertion for an int out of range; an action that is no integer at all (a
+    bool, a float, an array) is refused first with a ``ValueError`` that says so. A plain
+    in-range int skips gymnasium's ``Discrete.contains`` checks."""
 
     def step(self, action: Any) -> None:
         if type(action) is int and 0 <= action < self._raw._num_actions:
             self.env.step(action)
-        else:
-            super().step(action)
+            return
+        if action is not None:
+            action = action_index(action, self._raw._num_actions)
+        super().step(action)
 
 
 _OrderEnforcing = _with_direct_reads(wrappers.OrderEnforcingWrapper, guard_reset=True)

@@ -9,9 +9,14 @@ engine into a PettingZoo environment; bots and search code use engines directly.
 from __future__ import annotations
 
 import json
+import operator
 from typing import Any, ClassVar
 
-TERMINAL = -1  # current_player() of a finished game
+import numpy as np
+
+# current_player() ids that are not seats: OpenSpiel's own (kChancePlayerId, kTerminalPlayerId).
+CHANCE = -1  # at a chance node: the rules throw dice, shuffle, deal or draw
+TERMINAL = -4  # the game is over
 
 
 class IllegalActionError(ValueError):
@@ -50,6 +55,42 @@ def relative_margins(scores: list[float]) -> list[float]:
         best_other = max(s for i, s in enumerate(scores) if i != player)
         out.append((mine - best_other) / (abs(mine) + abs(best_other) + 1))
     return out
+
+
+def action_index(action: Any, num_actions: int) -> int:
+    """An action as a plain int: ints, numpy integer scalars and 0-d integer arrays pass (the
+    range is the engine's to check); a bool, a float, a longer array or anything else is
+    refused with an :class:`IllegalActionError` (a ``ValueError``) that names it."""
+    wanted = f"an action is an integer 0…{num_actions - 1}"
+    if isinstance(action, (bool, np.bool_)):
+        raise IllegalActionError(f"{wanted}, not the boolean {action!r}")
+    if isinstance(action, np.ndarray):
+        if action.shape != () or action.dtype.kind not in "iu":
+            raise IllegalActionError(f"{wanted}, not an array of shape {action.shape} and dtype {action.dtype}")
+        return int(action)
+    try:
+        return operator.index(action)
+    except TypeError:
+        raise IllegalActionError(f"{wanted}, not {short_repr(action)}") from None
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters: error messages never repeat a huge input."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 1]}…"
+
+
+def draw_outcome(outcomes: list[tuple[int, float]], rng) -> int:
+    """One outcome of a chance node, drawn with its probability from ``rng`` (a
+    ``random.Random``): the same generator state gives the same outcome on every machine."""
+    if len(outcomes) == 1:
+        return outcomes[0][0]
+    point = rng.random() * sum(p for _, p in outcomes)
+    for outcome, probability in outcomes:
+        point -= probability
+        if point < 0:
+            return outcome
+    return outcomes[-1][0]
 
 
 class Game:
@@ -119,6 +160,27 @@ class Game:
 
     def is_terminal(self) -> bool:
         return self.current_player() == TERMINAL
+
+    # ----- chance, as OpenSpiel models it ---------------------------------------------------
+    # At a chance node current_player() is CHANCE, legal_actions() lists the outcome ids and
+    # apply(outcome) makes that outcome happen. Future chance is never part of the state.
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """At a chance node: every outcome with its probability given what is known (they sum
+        to 1); with a scripted chance option, the scripted outcome alone, probability 1."""
+        raise ValueError(f"{self.NAME} is not at a chance node (player {self.current_player()} is to act)")
+
+    @classmethod
+    def max_chance_outcomes_for(cls, options: dict[str, Any]) -> int:
+        """The number of distinct chance outcome ids (0 for a game without chance)."""
+        return 0
+
+    @classmethod
+    def max_game_length_for(cls, options: dict[str, Any]) -> int:
+        """An upper bound on the player actions in one game (chance outcomes not counted)."""
+        raise NotImplementedError
 
     def scores(self) -> list[float]:
         raise NotImplementedError
@@ -217,13 +279,7 @@ class Game:
     # ----- shared helpers -----------------------------------------------------------------------
     def _check_action(self, action: Any) -> int:
         """Actions arrive as ints or numpy integers; anything else is refused by name."""
-        try:
-            index = action.__index__()
-        except AttributeError:
-            raise IllegalActionError(
-                f"an action is an integer 0…{self.num_actions - 1}, not {action!r}"
-            ) from None
-        return index
+        return action_index(action, self.num_actions)
 
     def _raise_illegal(self, action: int):
         reason = self.why_illegal(action) or "that action is not legal now"

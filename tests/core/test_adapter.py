@@ -68,7 +68,8 @@ def test_rewards_scores_and_masks_through_a_game(game):
                 assert mask.sum() > 0, "the acting agent must have a legal action"
             else:
                 assert mask.sum() == 0, "idle agents' masks are all zeros"
-            assert env.infos[agent]["scores"] == dict(zip(env.possible_agents, env.game.scores()))
+            scores = env.infos[agent]["scores"]
+            assert scores.dtype == np.float32 and scores.tolist() == [float(s) for s in env.game.scores()]
             assert env.rewards[agent] == 0
         env.step(rng.choice(env.game.legal_actions()))
         steps += 1
@@ -111,10 +112,12 @@ def test_illegal_action_raw_raises_with_reason_and_wrapped_ends_the_game(game):
     for action in history:
         env.step(action)
     offender = env.agent_selection
-    env.step(illegal)
+    with pytest.warns(UserWarning, match="Illegal move") as warned:
+        env.step(illegal)
     assert all(env.terminations.values())
     assert env.rewards[offender] == -1
-    assert env.unwrapped.infos[offender]["illegal_action"] == raw.why_illegal(illegal)
+    assert raw.why_illegal(illegal) in str(warned[0].message), "the warning gives the engine's reason"
+    assert set(env.unwrapped.infos[offender]) == {"scores"}, "infos hold numbers and arrays only"
 
 
 @pytest.mark.parametrize("game", GAMES)

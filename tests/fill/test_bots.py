@@ -26,7 +26,7 @@ def play(options, seed, specs):
         action = agents[name].act(obs)
         assert obs["action_mask"][action] == 1, "bots only play legal actions"
         env.step(action)
-    assert "illegal_action" not in env.unwrapped.infos.get("player_0", {})
+    assert not env.unwrapped.ended_by_illegal_action
     return results, phases
 
 

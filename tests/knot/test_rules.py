@@ -13,7 +13,7 @@ import random
 import pytest
 
 from envs.core import OptionError, SnapshotError
-from envs.core.game import IllegalActionError
+from envs.core.game import TERMINAL, IllegalActionError
 from envs.knot.rules import KnotGame
 from tests.knot.helpers import act, port, position, why
 
@@ -329,7 +329,7 @@ def test_the_game_ends_when_nobody_can_place_and_a_bonus_tie_goes_to_the_first_c
     act(g, "end")
     assert g.current_player() == 1
     act(g, "flip/w@b6", "end")  # the same length, closed later
-    assert g.is_terminal() and g.current_player() == -1
+    assert g.is_terminal() and g.current_player() == TERMINAL
     assert g.scores() == [2 + 5, 2]
     assert g.returns() == [1, -1]
     assert g.legal_actions() == []

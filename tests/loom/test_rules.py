@@ -264,7 +264,7 @@ def test_random_games_through_the_env_keep_masks_honest():
             mask = env.observe(actor)["action_mask"]
             assert mask.sum() > 0 and env.observe(idle)["action_mask"].sum() == 0
             assert sorted(np.flatnonzero(mask).tolist()) == sorted(env.game.legal_actions())
-            assert env.infos[actor]["scores"] == {"player_0": env.game.points[0], "player_1": env.game.points[1]}
+            assert env.infos[actor]["scores"].tolist() == [env.game.points[0], env.game.points[1]]
             env.step(rng.choice(np.flatnonzero(mask).tolist()))
             steps += 1
         assert steps == 32

@@ -34,9 +34,9 @@ def test_mcts_plays_full_games_through_the_wrapped_env(game):
     agent = load_agent("mcts:12:depth=8", game, seed=0, **options)
     for name in env.agent_iter():
         observation, _, terminated, truncated, info = env.last()
-        assert "illegal_action" not in info
         env.step(None if terminated or truncated else agent.act(observation))
     assert env.unwrapped.game.is_terminal()  # ended by the rules, not by an illegal action
+    assert not env.unwrapped.ended_by_illegal_action
 
 
 def test_the_spec_string_sets_the_search_and_bad_ones_say_why():

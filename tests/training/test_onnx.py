@@ -223,7 +223,7 @@ for path, game, options in json.loads(sys.argv[1]):
         observation, reward, terminated, truncated, info = env.last()
         env.step(None if terminated or truncated else agent.act(observation))
         moves += not (terminated or truncated)
-    results.append({"game": game, "moves": moves, "over": env.game.is_terminal(), "scores": info["scores"]})
+    results.append({"game": game, "moves": moves, "over": env.game.is_terminal(), "scores": info["scores"].tolist()})
 print(json.dumps({"results": results, "torch": "torch" in sys.modules, "onnx": "onnx" in sys.modules}))
 """
 
