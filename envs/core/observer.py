@@ -160,12 +160,16 @@ class Observer:
         raise NotImplementedError
 
     # ----- board-shaped observations ----------------------------------------------------------
+    # A game with planes implements planes_shape, planes, policy_layout and symmetries.
     def planes_shape(self) -> tuple[int, int, int]:
         """``(H, W, C)`` of :meth:`planes`."""
         raise NotImplementedError(f"{type(self).__name__} has no planes layout")
 
     def planes(self, observation) -> np.ndarray:
-        """The ``(H, W, C)`` float32 planes of a flat observation (the vector or the env's dict)."""
+        """The float32 planes of flat observations, every entry in ``[0, 1]``: one vector (or
+        the env's dict) gives ``(H, W, C)``, a batch ``(N, size)`` gives ``(N, H, W, C)``.
+        Per-cell facts are channels; global facts (scores, hands, round, phase) are constant
+        planes after them (``docs/observations.md`` lists every channel)."""
         raise NotImplementedError(f"{type(self).__name__} has no planes layout")
 
     def planes_space(self) -> spaces.Box:
