@@ -105,13 +105,19 @@ class PlayRules:
       happened (Fill's trap phase);
     * ``private_notes(observer, fields)``: lines telling a person what only their seat knows
       and the board does not show, from their observation's decoded fields (Uzor's secret
-      goal).
+      goal);
+    * ``rules_summary``: the rules and the move notation in a few lines, for ``help``;
+    * ``narrate(before, action, after, viewer)``: one sentence saying what a move did (a caught
+      line, a closed ribbon, a capture), as seat ``viewer`` may know it (``None``: nothing
+      worth saying beyond the move itself). ``before`` and ``after`` are engine states.
     """
 
     undo_rule: str
     undo_phases: frozenset[str] = frozenset()
     secret_phases: frozenset[str] = frozenset()
     private_notes: Callable[[Any, dict[str, Any]], list[str]] | None = None
+    rules_summary: str = ""
+    narrate: Callable[[Any, int, Any, int], str | None] | None = None
 
 
 @dataclass(frozen=True)
