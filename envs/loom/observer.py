@@ -76,6 +76,8 @@ class LoomObserver(Observer):
         self.THEIR_RINGS = take(THREADS * CELLS, "THEIR_RINGS")
         self.THEIR_ROOM = take(THREADS * CELLS, "THEIR_ROOM")
         self.size = self.layout.size
+        self._gather = self._planes_gather()
+        self._round_numbers = np.arange(ROUNDS, dtype=np.float32)
         self.scale = float(144 + 8 * options["bounty"])
         self.gain_scale = float(12 + 2 * options["bounty"])
         # Where each cell's one-hot block starts: my 16 cells, then the opponent's.
@@ -153,37 +155,45 @@ class LoomObserver(Observer):
                              f"(one vector or a batch (N, {self.size})), not shape {vector.shape}")
         batch = vector.reshape(-1, self.size)
         n = len(batch)
-        out = np.zeros((n, CELLS, PLANES), np.float32)
+        # Channels that repeat flat entries come in one gather; the rest are computed below.
+        out = batch[:, self._gather]
         mine = batch[:, self.MINE:self.MINE + CELLS * DYE_SLOTS].reshape(n, CELLS, DYE_SLOTS)
         throw = batch[:, self.THROW:self.THROW + THREADS * DYES].reshape(n, THREADS, DYES)
         available = batch[:, self.AVAILABLE:self.AVAILABLE + THREADS]
-        out[:, :, P_MINE:P_MINE + DYE_SLOTS] = mine
-        out[:, :, P_THEIRS:P_THEIRS + DYE_SLOTS] = batch[:, self.THEIRS:self.THEIRS + CELLS * DYE_SLOTS].reshape(
-            n, CELLS, DYE_SLOTS)
-        for channel, start in ((P_MY_RINGS, self.MY_RINGS), (P_THEIR_RINGS, self.THEIR_RINGS),
-                               (P_THEIR_ROOM, self.THEIR_ROOM)):
-            out[:, :, channel:channel + THREADS] = batch[:, start:start + THREADS * CELLS].reshape(
-                n, THREADS, CELLS).transpose(0, 2, 1)
         room = _room(mine, throw)  # (n, cells, threads)
         out[:, :, P_MY_ROOM:P_MY_ROOM + THREADS] = room
         # The seat acts when it drafts and no thread is taken, or is the rival and one is left;
         # a drafter facing two equal dyes weaves thread 0 (the engine offers no duplicate action).
-        drafter = batch[:, self.DRAFTER] > 0.5
-        left = available.sum(axis=1)
-        to_act = np.where(drafter, left > 1.5, (left > 0.5) & (left < 1.5))
-        equal = (throw[:, 0] * throw[:, 1]).sum(axis=1) > 0.5
-        threads = available.copy()
-        threads[:, 1] *= ~(equal & (left > 1.5))
-        out[:, :, P_LEGAL:P_LEGAL + THREADS] = room * (threads * to_act[:, None])[:, None, :]
+        left = available[:, 0] + available[:, 1]
+        to_act = np.where(batch[:, self.DRAFTER] > 0.5, left > 1.5, (left > 0.5) & (left < 1.5))
+        threads = available * to_act[:, None]
+        threads[:, 1] *= ((throw[:, 0] * throw[:, 1]).sum(axis=1) < 0.5) | (left < 1.5)
+        out[:, :, P_LEGAL:P_LEGAL + THREADS] = room * threads[:, None, :]
+        out[:, :, P_TO_ACT] = to_act[:, None]
         rounds = batch[:, self.ROUND:self.ROUND + ROUNDS]
-        constants = np.concatenate([
-            throw.reshape(n, THREADS * DYES), available, to_act[:, None], drafter[:, None],
-            ((rounds @ np.arange(ROUNDS, dtype=np.float32)) + ROUNDS * (1.0 - rounds.sum(axis=1)))[:, None] / ROUNDS,
-            batch[:, [self.MY_SCORE, self.THEIR_SCORE, self.BOUNTY]],
-        ], axis=1).astype(np.float32)
-        out[:, :, P_THROW:] = constants[:, None, :]
+        out[:, :, P_ROUND] = ((rounds @ self._round_numbers + ROUNDS * (1.0 - rounds.sum(axis=1))) / ROUNDS)[:, None]
         planes = out.reshape(n, SIDE, SIDE, PLANES)
         return planes[0] if vector.ndim == 1 else planes
+
+    def _planes_gather(self) -> np.ndarray:
+        """``(cells, channels)`` flat indices of the channels that copy the vector (the others
+        are filled by ``planes`` and gather entry 0 meanwhile)."""
+        gather = np.zeros((CELLS, PLANES), np.int64)
+        cells = np.arange(CELLS)
+        for dye in range(DYE_SLOTS):
+            gather[:, P_MINE + dye] = self.MINE + cells * DYE_SLOTS + dye
+            gather[:, P_THEIRS + dye] = self.THEIRS + cells * DYE_SLOTS + dye
+        for t in range(THREADS):
+            gather[:, P_MY_RINGS + t] = self.MY_RINGS + t * CELLS + cells
+            gather[:, P_THEIR_RINGS + t] = self.THEIR_RINGS + t * CELLS + cells
+            gather[:, P_THEIR_ROOM + t] = self.THEIR_ROOM + t * CELLS + cells
+            gather[:, P_AVAILABLE + t] = self.AVAILABLE + t
+        for entry in range(THREADS * DYES):
+            gather[:, P_THROW + entry] = self.THROW + entry
+        for channel, entry in ((P_DRAFTER, self.DRAFTER), (P_MY_SCORE, self.MY_SCORE),
+                               (P_THEIR_SCORE, self.THEIR_SCORE), (P_BOUNTY, self.BOUNTY)):
+            gather[:, channel] = entry
+        return gather
 
     def policy_layout(self) -> PolicyLayout:
         """Every action is a cell: ``t*16 + cell`` is channel ``t`` (the thread) of a per-cell head
@@ -212,10 +222,9 @@ def _room(cloth: np.ndarray, throw: np.ndarray) -> np.ndarray:
     """The touching law on a batch: ``cloth`` ``(n, cells, 7)`` one-hot, ``throw`` ``(n, 2, 6)``
     one-hot dyes; returns ``(n, cells, 2)``: 1 where thread t's dye may go (an empty cell with
     no orthogonal twin, or any empty cell when the cloth has none such; zeros with no throw)."""
-    holds = np.einsum("ncd,ntd->ntc", cloth[:, :, 1:], throw)  # (n, threads, cells)
-    touching = holds @ _ADJACENT > 0.5
-    empty = np.broadcast_to(cloth[:, None, :, 0], touching.shape)
-    clean = empty * ~touching
+    holds = throw @ cloth[:, :, 1:].transpose(0, 2, 1)  # (n, threads, cells): the cell holds that dye
+    empty = cloth[:, None, :, 0]
+    clean = empty * (holds @ _ADJACENT < 0.5)
     room = np.where(clean.sum(axis=2, keepdims=True) > 0.5, clean, empty)
-    room = room * (throw.sum(axis=2, keepdims=True) > 0.5)
-    return room.transpose(0, 2, 1).astype(np.float32)
+    room *= throw.sum(axis=2, keepdims=True)  # no throw after the last round: nothing to weave
+    return room.transpose(0, 2, 1)
