@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 import envs
-from envs.core.game import TERMINAL, relative_margins
+from envs.core.game import CHANCE, TERMINAL, draw_outcome, relative_margins
 from training.agents import legal_from_mask
 
 DEFAULT_SIMULATIONS = 200
@@ -38,10 +38,11 @@ ROLLOUTS = ("heuristic", "random")
 
 
 class Node:
-    __slots__ = ("children", "visits", "total", "available")
+    __slots__ = ("children", "outcomes", "visits", "total", "available")
 
     def __init__(self) -> None:
         self.children: dict[int, Node] = {}
+        self.outcomes: dict[int, Node] | None = None  # after a chance node: one subtree per outcome
         self.visits = 0
         self.total = 0.0  # summed return of the player who moved into this node
         self.available = 0  # simulations in which the move into this node was legal
@@ -179,6 +180,19 @@ class MCTSAgent:
             player = state.current_player()
             if player == TERMINAL:
                 break
+            if player == CHANCE:
+                # The dice fall as they fall: draw an outcome by its probability and go on in
+                # that outcome's own subtree (the same action under other dice is another move).
+                outcome = draw_outcome(state.chance_outcomes(), rng)
+                state.apply(outcome)
+                if node.outcomes is None:
+                    node.outcomes = {}
+                child = node.outcomes.get(outcome)
+                if child is None:
+                    child = node.outcomes[outcome] = Node()
+                path.append((child, None))
+                node = child
+                continue
             legal = state.legal_actions()
             children = node.children
             if chance_of is not None:
@@ -202,21 +216,23 @@ class MCTSAgent:
         # Play out among the game's preferred actions (or uniformly at random), to the end or
         # for at most `depth` steps; a cut-off playout is scored by the game's evaluation.
         steps = self.depth if self.depth is not None else -1
-        if preferred_of is None:
-            while steps and state.current_player() != TERMINAL:
-                state.apply(rng.choice(state.legal_actions()))
-                steps -= 1
-        else:
-            while steps and state.current_player() != TERMINAL:
-                state.apply(rng.choice(preferred_of(state)))
-                steps -= 1
-        if state.current_player() != TERMINAL:
+        while True:
+            player = state.current_player()
+            if player == CHANCE:
+                state.apply(draw_outcome(state.chance_outcomes(), rng))
+                continue
+            if not steps or player == TERMINAL:
+                break
+            state.apply(rng.choice(preferred_of(state) if preferred_of is not None else state.legal_actions()))
+            steps -= 1
+        if player != TERMINAL:
             values = self.evaluate(state)
         else:
             values = outcome_values(state) if self.margin else state.returns()
         for child, player in path:
             child.visits += 1
-            child.total += values[player]
+            if player is not None:  # None: a chance outcome, whose value no choice reads
+                child.total += values[player]
 
 
 def outcome_values(state) -> list[float]:
