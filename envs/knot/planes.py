@@ -111,6 +111,29 @@ class KnotPlanes:
         market = [o.MARKET + 5 * slot + 1 + k for slot in (0, 1) for k in range(4)]
         self._globals = np.array(list(range(o.HAND, o.HAND + 4)) + market + list(range(o.PILE, o.size)), np.int64)
         assert len(self._globals) == self.C - self.cell_channels
+        # The flat vector's board planes (STRANDS, CLOSED, BLOCKED, ENDS, GROWABLE: S entries
+        # each, from offset 0) and which of them add up to each per-square channel.
+        F = self._board_planes = o.GROWABLE // o.n + 8
+        cell_map = np.zeros((F, self.cell_channels - 1), np.float32)
+        closed, blocked, ends, growable = (x // o.n for x in (o.CLOSED, o.BLOCKED, o.ENDS, o.GROWABLE))
+        corner_owner, own_closed, own_blocked = (channels[k][0] for k in ("CORNER_OWNER", "CLOSED", "BLOCKED"))
+        for j in range(P):
+            for slot in range(SLOTS):
+                cell_map[j * SLOTS + slot, slot] = 1  # STRAND: any owner
+                for c in range(4):
+                    cell_map[j * SLOTS + slot, corner_owner + 4 * j + c] = CORNERS_OF[slot, c]
+        for slot in range(SLOTS):
+            for c in range(4):
+                cell_map[closed + slot, own_closed + c] = CORNERS_OF[slot, c]
+        for side in range(4):
+            cell_map[blocked + side, own_blocked + side] = 1
+        for j in range(P):
+            target = channels["MY_ENDS" if j == 0 else "OTHER_ENDS"][0]
+            for port in range(8):
+                cell_map[ends + 8 * j + port, target + port] = 1
+        for port in range(8):
+            cell_map[growable + port, channels["GROWABLE"][0] + port] = 1
+        self._cell_map = cell_map
 
     def shape(self) -> tuple[int, int, int]:
         return (self.size, self.size, self.C)
@@ -128,35 +151,21 @@ class KnotPlanes:
                 f"not shape {vec.shape}"
             )
         N = vec.shape[0]
-        out = np.zeros((N, self.C, S), np.float32)
-        strands = vec[:, o.STRANDS:o.STRANDS + P * SLOTS * S].reshape(N, P, SLOTS, S)
-        out[:, 0:SLOTS] = strands.sum(axis=1)
-        a, b = self.channels["CORNER_OWNER"]
-        out[:, a:b] = np.einsum("njsq,sc->njcq", strands, CORNERS_OF).reshape(N, 4 * P, S)
-        closed = vec[:, o.CLOSED:o.CLOSED + SLOTS * S].reshape(N, SLOTS, S)
-        a, b = self.channels["CLOSED"]
-        out[:, a:b] = np.einsum("nsq,sc->ncq", closed, CORNERS_OF)
-        a, b = self.channels["BLOCKED"]
-        out[:, a:b] = vec[:, o.BLOCKED:o.BLOCKED + 4 * S].reshape(N, 4, S)
-        ends = vec[:, o.ENDS:o.ENDS + P * 8 * S].reshape(N, P, 8, S)
-        a, b = self.channels["MY_ENDS"]
-        out[:, a:b] = ends[:, 0]
-        a, b = self.channels["OTHER_ENDS"]
-        out[:, a:b] = ends[:, 1:].sum(axis=1)
-        a, b = self.channels["GROWABLE"]
-        out[:, a:b] = vec[:, o.GROWABLE:o.GROWABLE + 8 * S].reshape(N, 8, S)
+        out = np.empty((N, S, self.C), np.float32)
+        # Every per-square channel but the zone is a sum of flat board planes: one product.
+        board = vec[:, :self._board_planes * S].reshape(N, self._board_planes, S)
+        np.matmul(board.transpose(0, 2, 1), self._cell_map, out=out[:, :, :self.cell_channels - 1])
         # The start zone: my squares, grown by one square orthogonally.
-        mine = (strands[:, 0].sum(axis=1) > 0).reshape(N, H, H)
+        mine = (vec[:, :SLOTS * S].reshape(N, SLOTS, S).sum(axis=1) > 0).reshape(N, H, H)
         zone = mine.copy()
         zone[:, 1:, :] |= mine[:, :-1, :]
         zone[:, :-1, :] |= mine[:, 1:, :]
         zone[:, :, 1:] |= mine[:, :, :-1]
         zone[:, :, :-1] |= mine[:, :, 1:]
-        never = vec[:, o.PLACED_ANY] < 0.5
-        zone[never] = True
-        out[:, self.channels["ZONE"][0]] = zone.reshape(N, S)
-        out[:, self.cell_channels:] = vec[:, self._globals][:, :, None]
-        planes = np.ascontiguousarray(np.moveaxis(out.reshape(N, self.C, H, H), 1, -1))
+        zone[vec[:, o.PLACED_ANY] < 0.5] = True
+        out[:, :, self.cell_channels - 1] = zone.reshape(N, S)
+        out[:, :, self.cell_channels:] = vec[:, None, self._globals]
+        planes = out.reshape(N, H, H, self.C)
         return planes[0] if single else planes
 
     # ----- policy ---------------------------------------------------------------------------------
