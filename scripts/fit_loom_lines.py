@@ -25,8 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from envs.loom.rules import CELLS, LINES, ROUNDS, LoomGame, line_dyes  # noqa: E402
-from training.bots.loom import LINE_VALUES_PATH, LineValues, line_signature, weave_values  # noqa: E402
+from envs.loom.cloth import CELLS, LINES, line_dyes  # noqa: E402
+from envs.loom.rules import ROUNDS, LoomGame  # noqa: E402
+from training.bots.loom import weave_values  # noqa: E402
+from training.bots.loom_values import LINE_VALUES_PATH, LineValues, line_signature  # noqa: E402
 
 
 def greedy_game(rng: random.Random, bounty: int) -> tuple[LoomGame, list]:

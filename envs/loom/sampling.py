@@ -20,7 +20,7 @@ import random
 from typing import Any, Callable
 
 from envs.core.game import SnapshotError
-from envs.core.observer import as_vector
+from envs.core.sampling import check_reproduces, read_observation
 from envs.loom.observer import LoomObserver
 from envs.loom.rules import ROUNDS, LoomGame
 
@@ -31,12 +31,8 @@ def draw_throw(rng: random.Random) -> tuple[int, int]:
 
 
 def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], LoomGame]:
-    resolved = LoomGame.resolve_options(dict(options))
-    observer = LoomObserver(resolved)
-    vector = as_vector(observation)
-    if vector.shape != (observer.size,):
-        raise ValueError(f"a Loom observation has {observer.size} entries, not {vector.shape}")
-    fields = observer.decode(vector)
+    view = read_observation(LoomGame, LoomObserver, observation, options)
+    resolved, fields = view.options, view.fields
     if fields["bounty"] != resolved["bounty"]:
         raise ValueError(f"the observation is of bounty {fields['bounty']}, the options say {resolved['bounty']}")
     rnd, throw = fields["round"], fields["throw"]
@@ -59,6 +55,7 @@ def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], L
         base = LoomGame.from_state_dict(resolved, state)
     except ValueError as error:
         raise ValueError(f"the observation is not a Loom position: {error}") from None
+    check_reproduces(view, base, seat)
     if scripted is not None:
         return lambda rng: base.clone()
     past = [throw] * (rnd + 1)

@@ -1,4 +1,4 @@
-"""Loom rules, one scenario per rule of ``shared/rules/loom.md``."""
+"""Loom rules, one scenario per rule of docs/loom.md."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Loom search hooks (training/bots/loom.py): the fitted line values are exact on full lines and
-reproducible from their script, weave prices equal a brute force through the engine, the cut-off
-evaluation agrees with the expected margin, and MCTS finds the best last-round draft."""
+"""Loom search hooks (training/bots/loom.py, loom_values.py): the fitted line values are exact
+on full lines and reproducible from their script, weave prices equal a brute force through the
+engine, the cut-off evaluation agrees with the expected margin, and MCTS finds the best
+last-round draft."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import training.bots.loom as loom_bots
+import training.bots.loom_values as loom_values
 from envs.loom.observer import LoomObserver
 from envs.loom.rules import CELLS, LINE_CODES, ROUNDS, SIDE, LoomGame, line_dyes, line_score
 from training.bots.loom import (evaluate_state, expected_points, line_values, line_weave_values,
@@ -154,7 +155,7 @@ def test_the_line_table_is_reproducible_and_a_corrupt_one_says_so(tmp_path, monk
 
     broken = tmp_path / "broken.json"
     broken.write_text('{"table": {}}')
-    monkeypatch.setattr(loom_bots, "LINE_VALUES_PATH", broken)
+    monkeypatch.setattr(loom_values, "LINE_VALUES_PATH", broken)
     line_values.cache_clear()
     try:
         with pytest.raises(RuntimeError, match="missing or corrupt.*fit_loom_lines"):
