@@ -1,8 +1,9 @@
 """Loom rules engine: two 4×4 cloths, two dyed threads a round (``docs/loom.md``).
 
 The cloth arithmetic (scoring, the touching law, line codes) lives in :mod:`envs.loom.cloth`
-and is re-exported here; this module holds the options, the turn machine, the refusals and
-notation, and snapshots.
+and is re-exported here, the dice (chance outcomes, which cloth got which thread) in
+:mod:`envs.loom.throws`; this module holds the options, the turn machine with its chance nodes,
+the refusals and notation, and snapshots.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ import re
 from typing import Any
 
 from envs.core.game import (
+    CHANCE,
     TERMINAL,
     Game,
     IllegalActionError,
-    OptionError,
     int_field,
     int_list,
     require,
+    short_repr,
 )
 from envs.core.notation import cell_name, parse_cell
 from envs.core.options import check_int, check_int_pairs
@@ -25,6 +27,7 @@ from envs.loom.cloth import (  # noqa: F401  (re-exported: the engine's arithmet
     CELLS, COL_OF, DYES, EMPTY, LINE_CODES, LINE_WEIGHTS, LINES, NEIGHBOURS, ROW_OF, SIDE, allowed_cells,
     cloth_gain, cloth_score, line_dyes, line_gain_table, line_score, touches,
 )
+from envs.loom.throws import OUTCOMES, PROBABILITIES, THROW_ID, THROWS, parse_throw, throw_name
 
 ROUNDS = 16
 MAX_BOUNTY = 100
@@ -39,8 +42,13 @@ def _check_throws(options: dict[str, Any]) -> list[tuple[int, int]] | None:
 
 
 class LoomGame(Game):
-    """State: both cloths, the round, the throws (future ones hidden from observations), and
-    which thread the drafter took this round (-1 while the drafter is still to choose)."""
+    """State: both cloths (with each line's code and each cell's neighbouring dyes, kept for
+    speed), both scores, the round, the throws so far (``throws[k]`` is round ``k``'s sorted
+    pair; none for the rounds to come) and which thread the drafter took this round (-1 while
+    the drafter is still to choose).
+
+    Each round opens with a chance node (``current_player() == CHANCE``): the shuttle throws,
+    one of 21 outcomes (:mod:`envs.loom.throws`), or the scripted ``throws`` option's pair."""
 
     NAME = "loom_v0"
     OPTIONS = {"bounty": 8, "throws": None}
@@ -55,16 +63,21 @@ class LoomGame(Game):
     def num_actions_for(cls, options: dict[str, Any]) -> int:
         return 2 * CELLS
 
+    @classmethod
+    def max_chance_outcomes_for(cls, options: dict[str, Any]) -> int:
+        return OUTCOMES
+
+    @classmethod
+    def max_game_length_for(cls, options: dict[str, Any]) -> int:
+        return 2 * ROUNDS  # every round: the drafter's weave and the rival's
+
     def __init__(self, options: dict[str, Any], rng=None):
+        """A new game at its first chance node (``rng`` is not used: chance is resolved by
+        whoever plays the chance nodes)."""
         self.options = options
         self.bounty = options["bounty"]
         self.gains = line_gain_table(self.bounty)
-        if options["throws"] is not None:
-            self.throws = list(options["throws"])
-        else:
-            if rng is None:
-                raise ValueError("LoomGame needs an rng (random.Random) when throws are not scripted")
-            self.throws = [tuple(sorted((rng.randint(1, 6), rng.randint(1, 6)))) for _ in range(ROUNDS)]
+        self.throws: tuple[tuple[int, int], ...] = ()  # a tuple, replaced (never mutated) per throw
         self._empty_cloths()
         self.points = [0, 0]
         self.round = 0
@@ -77,7 +90,19 @@ class LoomGame(Game):
     def current_player(self) -> int:
         if self.round >= ROUNDS:
             return TERMINAL
+        if len(self.throws) == self.round:
+            return CHANCE
         return self.round % 2 if self.taken < 0 else 1 - self.round % 2
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The throw's 21 outcomes (1/36 a double, 2/36 any other pair), or the scripted pair
+        alone with probability 1."""
+        if self.current_player() != CHANCE:
+            return super().chance_outcomes()
+        scripted = self.options["throws"]
+        if scripted is not None:
+            return [(THROW_ID[scripted[self.round]], 1.0)]
+        return list(PROBABILITIES)
 
     def _threads_for_actor(self) -> tuple[int, ...]:
         """Thread indices the player to act may use."""
@@ -89,6 +114,8 @@ class LoomGame(Game):
     def legal_actions(self) -> list[int]:
         if self.round >= ROUNDS:
             return []
+        if len(self.throws) == self.round:
+            return [outcome for outcome, _ in self.chance_outcomes()]
         player = self.current_player()
         cloth, near = self.cloths[player], self.near[player]
         throw = self.throws[self.round]
@@ -101,7 +128,7 @@ class LoomGame(Game):
         return actions
 
     def _legal(self, action: int) -> bool:
-        if not 0 <= action < 2 * CELLS or self.round >= ROUNDS:
+        if not 0 <= action < 2 * CELLS or self.round >= ROUNDS or len(self.throws) == self.round:
             return False
         t, cell = divmod(action, CELLS)
         if t not in self._threads_for_actor():
@@ -117,14 +144,18 @@ class LoomGame(Game):
         return not any(not cloth[c] and not near[c] & bit for c in range(CELLS))
 
     def why_illegal(self, action: Any) -> str | None:
+        """``None`` for a legal action, else the sentence a player reads (at a chance node,
+        about throws: the actions there are the outcomes)."""
         try:
             action = self._check_action(action)
         except IllegalActionError as error:
             return str(error)
-        if not 0 <= action < 2 * CELLS:
-            return f"action {action} is outside 0…{2 * CELLS - 1}"
         if self.round >= ROUNDS:
             return "the game is over: both cloths are full"
+        if len(self.throws) == self.round:
+            return self._why_not_a_throw(action)
+        if not 0 <= action < 2 * CELLS:
+            return f"action {action} is outside 0…{2 * CELLS - 1}"
         if self._legal(action):
             return None
         t, cell = divmod(action, CELLS)
@@ -145,8 +176,24 @@ class LoomGame(Game):
             f"while your cloth still has a cell where it touches none"
         )
 
+    def _why_not_a_throw(self, outcome: int) -> str | None:
+        if not 0 <= outcome < OUTCOMES:
+            return (f"round {self.round} opens with a throw: the actions now are the {OUTCOMES} throws "
+                    f"0…{OUTCOMES - 1} (0 = throw 1 1, …, {OUTCOMES - 1} = throw 6 6), not {outcome}")
+        scripted = self.options["throws"]
+        if scripted is not None and THROW_ID[scripted[self.round]] != outcome:
+            low, high = scripted[self.round]
+            return f"the throws are scripted: round {self.round} throws {low} {high}, not {throw_name(outcome)[6:]}"
+        return None
+
     def apply(self, action: Any) -> None:
         action = action if type(action) is int else self._check_action(action)
+        if len(self.throws) == self.round and self.round < ROUNDS:
+            reason = self._why_not_a_throw(action)
+            if reason is not None:
+                raise IllegalActionError(reason)
+            self.throws += (THROWS[action],)
+            return
         if not self._legal(action):
             self._raise_illegal(action)
         t, cell = divmod(action, CELLS)
@@ -194,19 +241,32 @@ class LoomGame(Game):
 
     # ----- notation -------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
-        if not 0 <= action < 2 * CELLS:
-            raise ValueError(f"action {action} is outside 0…{2 * CELLS - 1}")
+        """A weave as ``dye@cell`` (``5@b3``); at a chance node, a throw as ``throw 2 5``."""
         if self.round >= ROUNDS:
             raise ValueError("the game is over: there is no throw to name a dye from")
+        if len(self.throws) == self.round:
+            if not 0 <= action < OUTCOMES:
+                raise ValueError(f"at a chance node the actions are the throws 0…{OUTCOMES - 1}, not {action}")
+            return throw_name(action)
+        if not 0 <= action < 2 * CELLS:
+            raise ValueError(f"action {action} is outside 0…{2 * CELLS - 1}")
         t, cell = divmod(action, CELLS)
         return f"{self.throws[self.round][t]}@{cell_name(*divmod(cell, SIDE))}"
 
     def string_to_action(self, text: str) -> int:
+        """The action named by ``5@b3`` (a weave of the thread showing dye 5 into b3), or at a
+        chance node by ``throw 2 5``."""
+        if self.round >= ROUNDS:
+            raise ValueError("the game is over")
+        if len(self.throws) == self.round:
+            outcome = parse_throw(text) if isinstance(text, str) else None
+            if outcome is None:
+                raise ValueError(f"{short_repr(text)} is not a throw: round {self.round} opens with a throw, "
+                                 f"written e.g. 'throw 2 5'")
+            return outcome
         match = re.fullmatch(r"\s*([1-6])\s*@\s*(\S+)\s*", text)
         if not match:
             raise ValueError(f"{text!r} is not a weave: write the dye and the cell, e.g. '5@b3'")
-        if self.round >= ROUNDS:
-            raise ValueError("the game is over")
         dye = int(match.group(1))
         row, col = parse_cell(match.group(2), SIDE, SIDE)
         throw = self.throws[self.round]
@@ -222,7 +282,7 @@ class LoomGame(Game):
         other.options = self.options
         other.bounty = self.bounty
         other.gains = self.gains
-        other.throws = self.throws  # never mutated after creation: safe to share
+        other.throws = self.throws  # a tuple, replaced and never mutated: safe to share
         other.cloths = [self.cloths[0][:], self.cloths[1][:]]
         other.codes = [self.codes[0][:], self.codes[1][:]]
         other.near = [self.near[0][:], self.near[1][:]]
@@ -232,6 +292,8 @@ class LoomGame(Game):
         return other
 
     def state_dict(self) -> dict[str, Any]:
+        """The position: the throws so far (none for the rounds to come), both cloths and
+        scores, the round and the drafter's thread (``docs/loom.md``, Snapshots)."""
         return {
             "throws": [list(t) for t in self.throws],
             "cloths": [list(c) for c in self.cloths],
@@ -242,20 +304,11 @@ class LoomGame(Game):
 
     @classmethod
     def from_state_dict(cls, options: dict[str, Any], state: dict[str, Any]) -> "LoomGame":
-        try:
-            throws = _check_throws({"throws": state.get("throws")})
-        except OptionError as error:
-            raise ValueError(str(error).replace("option 'throws'", "snapshot field 'throws'")) from None
-        require(throws is not None, "snapshot field 'throws' is missing")
-        require(
-            options["throws"] is None or list(options["throws"]) == throws,
-            "snapshot throws differ from its scripted 'throws' option",
-        )
-        cloths = state.get("cloths")
-        require(isinstance(cloths, list) and len(cloths) == 2, "snapshot field 'cloths' must hold two cloths")
-        cloths = [int_list({"cloth": c}, "cloth", CELLS, 0, 6) for c in cloths]
         rnd = int_field(state, "round", 0, ROUNDS)
         taken = int_field(state, "taken", -1, 1)
+        cloths = state.get("cloths")
+        require(isinstance(cloths, list) and len(cloths) == 2, "snapshot field 'cloths' must hold two cloths")
+        cloths = [int_list({"cloths": c}, "cloths", CELLS, 0, 6) for c in cloths]
         points = int_list(state, "scores", 2, 0, 10_000)
         require(not (rnd == ROUNDS and taken != -1), "snapshot of a finished game has a taken thread")
         # Round k's drafter has woven k+1 threads once taken >= 0, the rival k or k+1.
@@ -268,12 +321,9 @@ class LoomGame(Game):
                 f"snapshot cloth of player_{player} holds {woven} threads; round {rnd} "
                 f"with taken={taken} means {expected}",
             )
-        game = object.__new__(cls)  # every field is set below, from the validated snapshot
-        game.options = options
-        game.bounty = options["bounty"]
-        game.gains = line_gain_table(game.bounty)
+        throws = _read_throws(state, options, rnd, taken)
+        game = cls(options)
         game.throws = throws
-        game._empty_cloths()
         for player in (0, 1):
             for cell, dye in enumerate(cloths[player]):
                 if dye:
@@ -284,3 +334,37 @@ class LoomGame(Game):
         require(points == recount, f"snapshot scores {points} differ from the cloths' recount {recount}")
         game.points = points
         return game
+
+
+def _read_throws(state: dict[str, Any], options: dict[str, Any], rnd: int, taken: int) -> tuple[tuple[int, int], ...]:
+    """The snapshot's throws so far: ``round`` of them at a chance node (the round's throw still
+    to come, so nothing taken), one more once the round's throw lies on the table."""
+    throws = state.get("throws")
+    require(isinstance(throws, list), f"snapshot field 'throws' must be a list of the throws so far, not {short_repr(throws)}")
+    thrown = len(throws) == rnd + 1 and rnd < ROUNDS
+    require(
+        len(throws) == rnd or thrown,
+        f"snapshot field 'throws' holds {len(throws)} throws; in round {rnd} it holds the throws so far: "
+        f"{rnd} (before the round's throw) or {rnd + 1}" if rnd < ROUNDS else
+        f"snapshot field 'throws' holds {len(throws)} throws; a finished game has {ROUNDS}",
+    )
+    out = []
+    for index, pair in enumerate(throws):
+        require(
+            isinstance(pair, list) and len(pair) == 2
+            and all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in pair),
+            f"snapshot field 'throws': round {index} is {short_repr(pair)}; a throw is a pair of dyes 1…6",
+        )
+        require(pair[0] <= pair[1], f"snapshot field 'throws': round {index} is {pair}; a throw lists the lower dye first")
+        out.append((pair[0], pair[1]))
+    scripted = options["throws"]
+    if scripted is not None:
+        for index, pair in enumerate(out):
+            require(pair == scripted[index],
+                    f"snapshot field 'throws': round {index} is {list(pair)}, the scripted 'throws' option says "
+                    f"{list(scripted[index])}")
+    require(taken < 0 or thrown, f"snapshot field 'taken' is {taken} before round {rnd}'s throw: nothing is taken yet")
+    if thrown and taken == 1:
+        low, high = out[rnd]
+        require(low != high, f"snapshot field 'taken' is 1 with both threads showing dye {low}: the drafter takes thread 0")
+    return tuple(out)

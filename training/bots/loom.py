@@ -115,7 +115,9 @@ def line_weave_values(state: LoomGame) -> tuple[list[int], list[float]]:
 
 def preferred_actions(state: LoomGame) -> list[int]:
     """The weaves within ``PREFERENCE_MARGIN`` expected points of the best (``line_weave_values``):
-    MCTS plays out among them and tries them first."""
+    MCTS plays out among them and tries them first. (At a chance node: every throw.)"""
+    if state.is_chance_node():
+        return state.legal_actions()
     legal, prices = line_weave_values(state)
     best = max(prices)
     return [a for a, v in zip(legal, prices) if v >= best - PREFERENCE_MARGIN]
@@ -133,7 +135,8 @@ def root_preferred_actions(state: LoomGame) -> list[int]:
 
 def expected_points(state: LoomGame) -> list[float]:
     """Each cloth's expected final score by the fitted line values; a rival still to weave
-    the leftover thread is credited with its best weave of it (``weave_deltas``)."""
+    the leftover thread is credited with its best weave of it (``weave_deltas``). At a chance
+    node (no throw on the table) the cloths alone."""
     values, _ = line_values(state.bounty)
     filled = [sum(1 for d in cloth if d) for cloth in state.cloths]
     expected = [values.cloth(filled[p], state.codes[p]) for p in (0, 1)]
@@ -156,14 +159,10 @@ def evaluate_state(state: LoomGame) -> list[float]:
     return [value, -value]
 
 
-def chance_key(state: LoomGame) -> tuple[int, int] | None:
-    """The throw on the table: MCTS keeps one subtree per throw it has sampled."""
-    return state.throws[state.round] if state.round < len(state.throws) else None
-
 KIT = BotKit(
     heuristic=HeuristicLoomBot,
     search=SearchHooks(preferred=preferred_actions, root_preferred=root_preferred_actions,
-                       evaluate=evaluate_state, chance_key=chance_key),
+                       evaluate=evaluate_state),
     ladders=(
         LadderSpec({}, mcts=":depth=2:margin=1", trained="checkpoints/loom/loom__maskppo__0.zip",
                    note="default options; play-outs cut after 2 moves and scored by the fitted line values"),
