@@ -9,6 +9,7 @@ the refusals and notation, and snapshots.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from envs.core.game import (
@@ -16,6 +17,7 @@ from envs.core.game import (
     TERMINAL,
     Game,
     IllegalActionError,
+    SnapshotError,
     int_field,
     int_list,
     require,
@@ -27,7 +29,7 @@ from envs.loom.cloth import (  # noqa: F401  (re-exported: the engine's arithmet
     CELLS, COL_OF, DYES, EMPTY, LINE_CODES, LINE_WEIGHTS, LINES, NEIGHBOURS, ROW_OF, SIDE, allowed_cells,
     cloth_gain, cloth_score, line_dyes, line_gain_table, line_score, touches,
 )
-from envs.loom.throws import OUTCOMES, PROBABILITIES, THROW_ID, THROWS, parse_throw, throw_name
+from envs.loom.throws import OUTCOMES, PROBABILITIES, THROW_ID, THROWS, parse_throw, threads_fit, throw_name
 
 ROUNDS = 16
 MAX_BOUNTY = 100
@@ -308,7 +310,7 @@ class LoomGame(Game):
         taken = int_field(state, "taken", -1, 1)
         cloths = state.get("cloths")
         require(isinstance(cloths, list) and len(cloths) == 2, "snapshot field 'cloths' must hold two cloths")
-        cloths = [int_list({"cloths": c}, "cloths", CELLS, 0, 6) for c in cloths]
+        cloths = [_dye_list(c) for c in cloths]
         points = int_list(state, "scores", 2, 0, 10_000)
         require(not (rnd == ROUNDS and taken != -1), "snapshot of a finished game has a taken thread")
         # Round k's drafter has woven k+1 threads once taken >= 0, the rival k or k+1.
@@ -316,12 +318,11 @@ class LoomGame(Game):
         for player in (0, 1):
             woven = sum(1 for d in cloths[player] if d)
             expected = rnd + (1 if taken >= 0 and player == drafter else 0)
-            require(
-                woven == expected,
-                f"snapshot cloth of player_{player} holds {woven} threads; round {rnd} "
-                f"with taken={taken} means {expected}",
-            )
+            if woven != expected:
+                raise SnapshotError(f"snapshot field 'cloths': player_{player}'s cloth holds {woven} threads; "
+                                    f"round {rnd} with taken={taken} means {expected}")
         throws = _read_throws(state, options, rnd, taken)
+        _check_threads(cloths, throws, rnd, taken)
         game = cls(options)
         game.throws = throws
         for player in (0, 1):
@@ -331,7 +332,8 @@ class LoomGame(Game):
         game.round = rnd
         game.taken = taken
         recount = [cloth_score(c, game.bounty) for c in cloths]
-        require(points == recount, f"snapshot scores {points} differ from the cloths' recount {recount}")
+        require(points == recount,
+                f"snapshot field 'scores' is {points}; the cloths score {recount} (bounty {game.bounty})")
         game.points = points
         return game
 
@@ -350,21 +352,66 @@ def _read_throws(state: dict[str, Any], options: dict[str, Any], rnd: int, taken
     )
     out = []
     for index, pair in enumerate(throws):
-        require(
-            isinstance(pair, list) and len(pair) == 2
-            and all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in pair),
-            f"snapshot field 'throws': round {index} is {short_repr(pair)}; a throw is a pair of dyes 1…6",
-        )
-        require(pair[0] <= pair[1], f"snapshot field 'throws': round {index} is {pair}; a throw lists the lower dye first")
+        if not (type(pair) is list and len(pair) == 2 and type(pair[0]) is int and type(pair[1]) is int
+                and 1 <= pair[0] <= 6 and 1 <= pair[1] <= 6):
+            raise SnapshotError(f"snapshot field 'throws': round {index} is {short_repr(pair)}; "
+                                f"a throw is a pair of dyes 1…6")
+        if pair[0] > pair[1]:
+            raise SnapshotError(f"snapshot field 'throws': round {index} is {pair}; a throw lists the lower dye first")
         out.append((pair[0], pair[1]))
     scripted = options["throws"]
     if scripted is not None:
         for index, pair in enumerate(out):
-            require(pair == scripted[index],
-                    f"snapshot field 'throws': round {index} is {list(pair)}, the scripted 'throws' option says "
-                    f"{list(scripted[index])}")
-    require(taken < 0 or thrown, f"snapshot field 'taken' is {taken} before round {rnd}'s throw: nothing is taken yet")
+            if pair != scripted[index]:
+                raise SnapshotError(f"snapshot field 'throws': round {index} is {list(pair)}, the scripted "
+                                    f"'throws' option says {list(scripted[index])}")
+    if taken >= 0 and not thrown:
+        raise SnapshotError(f"snapshot field 'taken' is {taken}, but 'throws' holds no throw for round {rnd}: "
+                            f"nothing is taken before the round's throw")
     if thrown and taken == 1:
         low, high = out[rnd]
         require(low != high, f"snapshot field 'taken' is 1 with both threads showing dye {low}: the drafter takes thread 0")
     return tuple(out)
+
+
+def _dye_list(cloth: Any) -> list[int]:
+    """One cloth of a snapshot: 16 dyes 0…6 (checked quickly; ``int_list`` words a refusal)."""
+    if type(cloth) is list and len(cloth) == CELLS and all(type(d) is int and 0 <= d <= 6 for d in cloth):
+        return list(cloth)
+    return int_list({"cloths": cloth}, "cloths", CELLS, 0, 6)
+
+
+def _check_threads(cloths: list[list[int]], throws: tuple[tuple[int, int], ...], rnd: int, taken: int) -> None:
+    """The cloths must hold exactly the threads the throws so far gave them: each finished
+    round one thread to each cloth, and this round's drafter the thread ``taken``."""
+    dyes = [[d for d in cloth if d] for cloth in cloths]
+    given = Counter(d for pair in throws[:rnd] for d in pair)
+    drafted = None
+    if taken >= 0:
+        drafted = throws[rnd][taken]
+        given[drafted] += 1
+    held = Counter(dyes[0]) + Counter(dyes[1])
+    if held != given:
+        extra, missing = held - given, given - held
+        parts = [f"{_count(n)} {d} too many" for d, n in sorted(extra.items())]
+        parts += [f"{_count(n)} {d} too few" for d, n in sorted(missing.items())]
+        took = (f"; round {rnd}'s drafter took thread {taken}, dye {drafted}" if drafted is not None else "")
+        fields = "'cloths', 'throws' and 'taken'" if drafted is not None else "'cloths' and 'throws'"
+        raise SnapshotError(
+            f"snapshot fields {fields} disagree: the cloths hold {', '.join(parts)} for the threads "
+            f"the throws so far gave them (each round one thread to each cloth{took})"
+        )
+    if drafted is not None:
+        mine = dyes[rnd % 2]
+        require(drafted in mine, f"snapshot fields 'cloths' and 'taken' disagree: round {rnd}'s drafter, "
+                                 f"player_{rnd % 2}, took dye {drafted} but their cloth holds none")
+        mine.remove(drafted)
+    require(
+        threads_fit(throws[:rnd], dyes),
+        "snapshot fields 'cloths' and 'throws' disagree: no way to give each finished round's two threads "
+        "one to each cloth leaves each cloth the dyes it holds",
+    )
+
+
+def _count(n: int) -> str:
+    return "one" if n == 1 else str(n)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import numpy as np
+
 THROWS: tuple[tuple[int, int], ...] = tuple((low, high) for low in range(1, 7) for high in range(low, 7))
 THROW_ID: dict[tuple[int, int], int] = {pair: index for index, pair in enumerate(THROWS)}
 OUTCOMES = len(THROWS)  # 21
@@ -40,6 +42,40 @@ def parse_throw(text: str) -> int | None:
         return None
     low, high = sorted((int(match.group(1)), int(match.group(2))))
     return THROW_ID[(low, high)]
+
+
+def threads_fit(throws, cloths_dyes) -> bool:
+    """Whether the ``throws`` (one sorted pair per round) can have given the two cloths exactly
+    ``cloths_dyes`` (one dye list per cloth), each round one thread to each cloth.
+
+    A double gives its dye to both cloths. The other rounds are the edges of a graph on the six
+    dyes; giving cloth 0 the thread ``a`` of round ``{a, b}`` orients that edge towards ``a``, so
+    cloth 0 must get in-degree ``need(d)`` = its count of ``d`` less the doubles of ``d``. By
+    Hakimi's theorem such an orientation exists exactly when the needs sum to the edges and no
+    set ``S`` of dyes has more edges inside it than its needs (64 sets to try). Cloth 1 then
+    gets the rest, which is its dyes when the two cloths hold what the throws gave.
+    """
+    counts = [Counter(dyes) for dyes in cloths_dyes]
+    if counts[0] + counts[1] != Counter(d for pair in throws for d in pair):
+        return False
+    need = np.array([counts[0][d] for d in range(1, 7)])
+    edges = np.zeros(len(_PAIRS), np.int64)
+    for low, high in throws:
+        if low == high:
+            need[low - 1] -= 1
+        else:
+            edges[_PAIR_INDEX[(low - 1, high - 1)]] += 1
+    if need.min() < 0 or need.sum() != edges.sum():
+        return False
+    return bool(np.all(_INSIDE @ edges <= _MEMBERS @ need))
+
+
+# Hakimi's check on all 63 non-empty sets of dyes at once: which pairs of dyes lie inside each
+# set, and which dyes it holds.
+_PAIRS = [(a, b) for a in range(6) for b in range(a + 1, 6)]
+_PAIR_INDEX = {pair: index for index, pair in enumerate(_PAIRS)}
+_INSIDE = np.array([[int(subset >> a & 1 and subset >> b & 1) for a, b in _PAIRS] for subset in range(1, 64)])
+_MEMBERS = np.array([[subset >> d & 1 for d in range(6)] for subset in range(1, 64)])
 
 
 def assign_threads(throws, cloths_dyes, complete: bool = True) -> list[int] | None:
