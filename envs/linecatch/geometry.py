@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from envs.core.notation import cell_name, column_name
+
 NO_MARK = -1  # the mark of a square no caught line crosses
 
 
@@ -35,6 +37,16 @@ class Geometry:
         ]
         self.line_mask = [sum(1 << cell for cell in line) for line in lines]
         self.total_points = sum(self.line_length)
+
+    def line_name(self, line: int) -> str:
+        """``row 3``, ``column c`` or ``diagonal a1-c3`` (its end squares, top first)."""
+        cells = self.lines[line]
+        if line < self.rows:
+            return f"row {line + 1}"
+        if line < self.rows + self.cols:
+            return f"column {column_name(line - self.rows)}"
+        first, last = (cell_name(*divmod(cell, self.cols)) for cell in (cells[0], cells[-1]))
+        return f"diagonal {first}-{last}"
 
     def catch_points(self, black_mask: int, cell: int) -> int:
         """Points blackening ``cell`` catches when the squares of ``black_mask`` are black."""
