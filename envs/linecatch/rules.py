@@ -59,7 +59,10 @@ class LinecatchGame(Game):
         self.marks = marks
         self.points = points
         self.to_move = to_move
-        self.remaining = [sum(1 for cell in line if not black[cell]) for line in self.geo.lines]
+        if any(black):
+            self.remaining = [sum(1 for cell in line if not black[cell]) for line in self.geo.lines]
+        else:  # a new game: every line all white (the common case, kept cheap)
+            self.remaining = list(self.geo.line_length)
         self.whites = len(black) - sum(black)
 
     # ----- state interface ----------------------------------------------------------------------
