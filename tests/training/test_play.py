@@ -69,18 +69,43 @@ class Terminal:
         return text[len(echo):]
 
     def legal_moves(self) -> list[str]:
+        """The moves ``help`` lists (a plain list, or grouped by first part), in its order."""
         text = self.type("help")
-        match = re.search(r"legal moves \((\d+)\): (.*)", text, re.DOTALL)
-        assert match, text
-        listed = " ".join(match.group(2).replace(PROMPT, "").split())
-        moves = [move.strip() for move in listed.split(",")]
-        assert len(moves) == int(match.group(1))
-        return moves
+        self.last_help = text
+        return parse_legal_moves(text)
 
     def close(self) -> int:
         code = self.process.wait(timeout=TIMEOUT_S)
         os.close(self.master)
         return code
+
+
+def parse_legal_moves(text: str) -> list[str]:
+    """Read the legal moves back from ``help``'s text: ``legal moves (N): a, b, …`` (wrapped),
+    or ``legal moves (N), grouped: …`` followed by entries ``  first part… end end …`` and
+    ``  move, move, …`` (continuation lines indented further)."""
+    text = text.replace(PROMPT, "")
+    match = re.search(r"legal moves \((\d+)\)(, grouped: [^\n]*\n|: )(.*)", text, re.DOTALL)
+    assert match, text
+    count, grouped, body = int(match.group(1)), match.group(2).startswith(","), match.group(3)
+    if not grouped:
+        moves = [move.strip() for move in " ".join(body.split()).split(",")]
+    else:
+        entries: list[str] = []
+        for line in body.replace("\r", "").split("\n"):
+            if line.startswith("      ") and entries:
+                entries[-1] += " " + line.strip()
+            elif line.startswith("  ") and line.strip():
+                entries.append(line[2:])
+        moves = []
+        for entry in entries:
+            if "… " in entry:
+                prefix, ends = entry.split("… ", 1)
+                moves += [prefix + end for end in ends.split()]
+            else:
+                moves += [move.strip() for move in " ".join(entry.split()).split(",")]
+    assert len(moves) == count, (count, moves)
+    return moves
 
 
 def play_to_the_end(terminal: Terminal, rng: random.Random, on_prompt) -> str:
@@ -120,7 +145,7 @@ def test_knot_refused_move_undo_within_the_turn_and_final_scores():
     assert refused.strip().startswith("illegal: " + reference.why_illegal(reference.string_to_action("draw pile")))
 
     before = terminal.legal_moves()
-    assert before == [reference.action_to_string(a) for a in reference.legal_actions()]
+    assert sorted(before) == sorted(reference.action_to_string(a) for a in reference.legal_actions())
     placement = next(m for m in before if "@" in m)
     after = terminal.type(placement)
     assert "to draw" in after  # the first turn places one strand, then draws
@@ -229,4 +254,66 @@ def test_a_full_game_of_every_game_in_the_terminal(game, option):
     terminal.read_until(PROMPT)
     text = play_to_the_end(terminal, random.Random(5), lambda moves: moves)
     check_final_scores(text, seat=1)
+    assert terminal.close() == 0
+
+
+def test_help_explains_the_commands_and_the_rules_and_groups_a_long_list():
+    """Knot's first turn has hundreds of legal moves: ``help`` groups them by first part into a
+    screenful of lines that still name every move, after the commands and the rules."""
+    terminal = Terminal("--game", "knot", "--opponent", "random", "--seed", "2")
+    terminal.read_until(PROMPT)
+    moves = terminal.legal_moves()
+    text = terminal.last_help
+    assert text.startswith("commands: a move in the game's notation; help (this); undo (")
+    assert "quit" in text.splitlines()[0]
+    summary = envs.describe("knot").play.rules_summary
+    if summary:
+        assert summary.splitlines()[0] in text
+    reference = envs.load("knot").raw_env()
+    reference.reset(seed=2)
+    expected = [reference.action_to_string(a) for a in reference.legal_actions()]
+    assert len(expected) > 100 and sorted(moves) == sorted(expected)
+    listing = text[text.index("legal moves ("):].replace(PROMPT, "").splitlines()
+    assert "grouped" in listing[0] and len(listing) < len(expected) / 5
+    assert all(len(line) <= 104 for line in listing)
+    os.write(terminal.master, b"quit\n")
+    terminal.read_until("before its end")
+    assert terminal.close() == 0
+
+
+@pytest.mark.parametrize("game", [g for g in envs.GAMES if envs.describe(g).play.rules_summary])
+def test_help_shows_the_rules_summary(game):
+    terminal = Terminal("--game", game, "--opponent", "random")
+    terminal.read_until(PROMPT)
+    terminal.legal_moves()
+    for line in envs.describe(game).play.rules_summary.splitlines():
+        assert line in terminal.last_help
+    os.write(terminal.master, b"quit\n")
+    terminal.read_until("before its end")
+    assert terminal.close() == 0
+
+
+def test_moves_are_narrated_where_the_game_says_what_they_did():
+    """Linecatch 3×3: a caught line is told (the game's narrate), after the move in notation."""
+    terminal = Terminal("--game", "linecatch", "--option", "rows=3", "--option", "cols=3", "--opponent", "heuristic",
+                        "--seed", "1")
+    terminal.read_until(PROMPT)
+    end = play_to_the_end(terminal, random.Random(3), lambda moves: moves)
+    told = re.findall(r"^  (player_\d( \(you\))? blackened [a-c][1-3].*)\r?$", terminal.transcript, re.MULTILINE)
+    assert any("caught" in sentence for sentence, _ in told), terminal.transcript[-3000:]
+    check_final_scores(end, seat=0)
+    assert terminal.close() == 0
+
+
+def test_the_dice_are_narrated_in_loom():
+    """Loom: the draft, the leftover weave and the next round's throw are each told."""
+    terminal = Terminal("--game", "loom", "--opponent", "heuristic", "--seed", "4")
+    terminal.read_until(PROMPT)
+    moves = terminal.legal_moves()
+    after = terminal.type(moves[0])
+    assert re.search(r"^  player_0 drafts \d into [a-d][1-4], leaving \d to player_1: \+\d+", after, re.MULTILINE), after
+    assert re.search(r"^player_1 \(heuristic\) plays \d@[a-d][1-4]\r?\n  player_1 weaves the leftover", after, re.MULTILINE), after
+    assert re.search(r"^  the shuttle throws \d and \d", after, re.MULTILINE), after
+    os.write(terminal.master, b"quit\n")
+    terminal.read_until("before its end")
     assert terminal.close() == 0
