@@ -97,13 +97,19 @@ def evaluate(agent: str, game: str, options: dict, games: int, seed: int, run: P
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, add_help=False)
+    parser = argparse.ArgumentParser(prog="python -m training.main", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, add_help=False)
     parser.add_argument("--tournament", action="store_true", help="only the bot tournament over every game")
     parser.add_argument("--games", type=int, default=200, help="games per pair in the round robin")
-    parser.add_argument("-h", "--help", action="store_true")
+    parser.add_argument("-h", "--help", action="store_true", help="show this help and the trainer's flags")
     args, rest = parser.parse_known_args(argv)
     if args.help:
-        print(__doc__)
+        parser.print_help()
+        print(f"\nAny flag of python -m {TRAINER} too (the default run's are {shlex.join(DEFAULT_RUN)}):\n")
+        try:
+            importlib.import_module(TRAINER).parse_config(["--help"])
+        except SystemExit:
+            pass
         return
     if args.tournament:
         tournament(args.games, 0)
@@ -118,7 +124,20 @@ def main(argv: list[str] | None = None) -> None:
     game, options, run = envs.canonical_name(config.game), dict(config.options), Path(summary["run"])
     evaluate(summary["checkpoint"], game, options, args.games, config.seed + 1, run)
     minutes, seconds = divmod(round(time.perf_counter() - started), 60)
-    print(f"run folder: {run} (options {json.dumps(options)}); the main job took {minutes} min {seconds} s")
+    print(f"run folder: {run} (options {json.dumps(options)})")
+    print(f"the main job took {minutes} min {seconds} s{cpu_time()}")
+
+
+def cpu_time() -> str:
+    """`` (N s of CPU time, …)``: this process's and its finished children's (the env
+    processes), where the system tells (POSIX); empty elsewhere."""
+    try:
+        import resource
+    except ImportError:
+        return ""
+    used = sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for field in ("ru_utime", "ru_stime"))
+    return f" ({used:.0f} s of CPU time, its env processes included)"
 
 
 if __name__ == "__main__":

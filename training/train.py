@@ -316,6 +316,8 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
     print(f"run folder: {run_dir}", flush=True)
 
     pool: list = list(config.opponents)
+    print(f"starting {config.n_envs} self-play env(s){' in their own processes' if config.n_envs > 1 else ''} "
+          f"and the network", flush=True)
     env_fns = [make_env_fn(config, rank, pool) for rank in range(config.n_envs)]
     vec_env = SubprocVecEnv(env_fns) if config.n_envs > 1 else DummyVecEnv(env_fns)
     model = MaskablePPO(
