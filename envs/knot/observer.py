@@ -47,25 +47,25 @@ class KnotObserver(Observer):
         self.total = sum(resolved["deck"]) if resolved["pile"] is None else len(resolved["pile"])
         self.score_scale = float(4 * self.board_size * (self.board_size - 1) + BONUS)
         self.turn_scale = float(P * (self.total + 2))
-        off = 0
-        self.STRANDS = off; off += P * SLOTS * S
-        self.CLOSED = off; off += SLOTS * S
-        self.BLOCKED = off; off += 4 * S
-        self.ENDS = off; off += P * 8 * S
-        self.GROWABLE = off; off += 8 * S
-        self.HAND = off; off += 4
-        self.MARKET = off; off += 10
-        self.PILE = off; off += 1
-        self.SCORES = off; off += P
-        self.HAND_SIZES = off; off += P
-        self.KNOWN = off; off += (P - 1) * 4
-        self.TURN = off; off += 1
-        self.LIMIT = off; off += 1
-        self.PLACED = off; off += 1
-        self.PHASE = off; off += 3
-        self.ACTOR = off; off += P
-        self.PLACED_ANY = off; off += P
-        self.size = off
+        take = self.layout.take  # named blocks: errors and decode name them
+        self.STRANDS = take(P * SLOTS * S, "strands")
+        self.CLOSED = take(SLOTS * S, "closed")
+        self.BLOCKED = take(4 * S, "blocked")
+        self.ENDS = take(P * 8 * S, "ends")
+        self.GROWABLE = take(8 * S, "growable")
+        self.HAND = take(4, "hand")
+        self.MARKET = take(10, "market")
+        self.PILE = take(1, "pile")
+        self.SCORES = take(P, "scores")
+        self.HAND_SIZES = take(P, "hand_sizes")
+        self.KNOWN = take((P - 1) * 4, "known")
+        self.TURN = take(1, "turn")
+        self.LIMIT = take(1, "limit")
+        self.PLACED = take(1, "placed")
+        self.PHASE = take(3, "phase")
+        self.ACTOR = take(P, "actor")
+        self.PLACED_ANY = take(P, "placed_any")
+        self.size = self.layout.size
         self._block_shift = np.arange(4, 8)[:, None]
         self._token = None
         self._planes = None

@@ -49,10 +49,8 @@ import copy
 import random
 from typing import Any, Callable
 
-import numpy as np
-
 from envs.core.game import SnapshotError, int_field, int_list
-from envs.core.observer import as_vector
+from envs.core.sampling import check_reproduces, read_observation
 from envs.knot.geometry import KINDS, SLOT_PORTS
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import DRAW, HAND_SIZE, OVER, PHASE_NAMES, PLACE, KnotGame
@@ -232,22 +230,14 @@ def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], K
     """Decode one seat's observation once; each call returns a fresh full state consistent with
     it (hidden hands and pile drawn with the rng given; see the module docstring)."""
     resolved = KnotGame.resolve_options(dict(options))
-    observer = KnotObserver(resolved)
-    vector = np.asarray(as_vector(observation), dtype=np.float32)
-    if vector.shape != (observer.size,):
-        raise ValueError(
-            f"a Knot observation for these options ({resolved['players']} players, "
-            f"{resolved['size']}×{resolved['size']}) has {observer.size} entries, not shape {vector.shape}"
-        )
-    if not np.all((vector >= 0) & (vector <= 1)):
-        raise ValueError("a Knot observation's entries lie in [0, 1]; this one has others (or NaN)")
-    mask = observation.get("action_mask") if isinstance(observation, dict) else None
-    if mask is not None and not np.any(mask):
-        raise ValueError("the observation's action mask is empty: this seat does not act now")
-    fields = observer.decode(vector)
+    P = resolved["players"]
+    try:
+        view = read_observation(KnotGame, KnotObserver, observation, resolved)
+    except ValueError as error:  # say which options the observation was checked against
+        raise ValueError(f"{error} [checked against {P} players on {resolved['size']}×{resolved['size']}]") from None
+    fields = view.fields
     if fields["phase"] == "over" or fields["actor"] != 0:
         raise ValueError("the observation's seat does not act now (the game is over or another seat acts)")
-    P = resolved["players"]
     turn = fields["turn"]
     seat = turn % P
 
@@ -260,15 +250,7 @@ def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], K
     except SnapshotError as error:
         raise ValueError(f"the observation cannot come from a Knot game with these options: {error}") from None
     base = deal.base
-    seen = observer.observe(base, seat)
-    if seen.tobytes() != vector.tobytes():
-        index = int(np.flatnonzero(seen != vector)[0])
-        raise ValueError(
-            f"the observation cannot come from a Knot game with these options: its "
-            f"{_block_name(observer, index)} block (entry {index}) disagrees with the position it describes"
-        )
-    if mask is not None and np.flatnonzero(mask).tolist() != base.legal_actions():
-        raise ValueError("the observation's action mask is not the legal actions of the position it describes")
+    check_reproduces(view, base, seat)
 
     own_hand = [k for k in range(4) for _ in range(base.hands[seat][k])]
     if turn < P:  # the seat's first turn: it holds the 5 dealt strands plus what it drew now
@@ -351,12 +333,6 @@ def _state_from_fields(options, fields, seat, absolute):
         "growable": growable,
     }
     return state, hidden
-
-
-def _block_name(observer: KnotObserver, index: int) -> str:
-    names = ("STRANDS", "CLOSED", "BLOCKED", "ENDS", "GROWABLE", "HAND", "MARKET", "PILE", "SCORES",
-             "HAND_SIZES", "KNOWN", "TURN", "LIMIT", "PLACED", "PHASE", "ACTOR", "PLACED_ANY")
-    return max((getattr(observer, name), name) for name in names if getattr(observer, name) <= index)[1].lower()
 
 
 # ----- from a partial snapshot --------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Knot rules, one scenario per rule of ``shared/rules/knot.md`` (6×6 board unless stated).
+"""Knot rules, one scenario per rule of ``docs/knot.md`` (6×6 board unless stated).
 
 Squares are named as in the notation (``c3`` = column c, row 3 from the top). Useful links:
 ``c3`` E-north (port 2) meets ``d3`` W-south (port 6); ``c3`` W-north (7) meets ``b3``
@@ -456,6 +456,29 @@ def test_clone_is_independent():
             break
         h.apply(rng.choice(h.legal_actions()))
     assert json.dumps(g.snapshot()) == before
+
+
+def test_clone_copies_every_declared_field_and_the_table_names_every_field():
+    from envs.knot.snapshot import STATE_FIELDS
+
+    declared = dict(STATE_FIELDS)
+    g = KnotGame(KnotGame.resolve_options({"players": 3}), random.Random(6))
+    rng = random.Random(6)
+    for _ in range(50):
+        g.apply(rng.choice(g.legal_actions()))
+    games = [g, KnotGame.from_snapshot(g.snapshot()), KnotGame.lay_out(g.options, [(14, 0, 0, 1)], hand=[1, 0, 0, 0])]
+    for game in games:
+        assert set(vars(game)) == set(declared)  # a field the table misses would be shared by clones
+        twin = game.clone()
+        assert set(vars(twin)) == set(declared)
+        for name, how in STATE_FIELDS:
+            mine, theirs = getattr(game, name), getattr(twin, name)
+            if how == "same":
+                assert theirs is mine
+            else:
+                assert theirs == mine and theirs is not mine
+                if how in ("lists", "optional lists", "sets"):
+                    assert all(a is not b for a, b in zip(mine, theirs) if a is not None)
 
 
 def _snap():
