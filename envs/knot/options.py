@@ -14,8 +14,12 @@ from envs.knot.geometry import KIND_NAMES
 
 HAND_SIZE = 5  # a hand is drawn back up to this many strands
 DECK_PER_PLAYER = (12, 9, 9, 6)  # the default deck per player: Cut, Run, Hook, Flip
-PLACE, DRAW, OVER = 0, 1, 2  # phases of a turn (and the end)
-PHASE_NAMES = ("place", "draw", "over")
+PLACE, DRAW, OVER, DEAL = 0, 1, 2, 3  # phases of a turn, the end, and the opening deal
+PHASE_NAMES = ("place", "draw", "over", "deal")
+# A strand waiting for its chance outcome: where the strand drawn from the pile goes (a market
+# slot's refill, the hand of a blind draw, or the opening deal's next place).
+MARKET_0, MARKET_1, BLIND, DEALING = 0, 1, 2, 3
+PENDING_NAMES = ("market 0", "market 1", "blind")  # in snapshots; the deal is a phase there
 BONUS = 5  # points for the longest closed ribbon, at the end
 MAX_DECK = 10_000  # most strands of one kind a deck may hold
 
@@ -86,3 +90,24 @@ def num_actions_for(options: dict[str, Any]) -> int:
     """``16*size*size`` placements, then END and the three draws."""
     size = options.get("size") or default_size(options.get("players", 2))
     return 16 * size * size + 4
+
+
+def deck_totals(options: dict[str, Any]) -> list[int]:
+    """Strands per kind in the whole game (resolved options): the deck, or the scripted pile's."""
+    if options["pile"] is not None:
+        return [options["pile"].count(k) for k in range(4)]
+    return list(options["deck"])
+
+
+def max_game_length_for(options: dict[str, Any]) -> int:
+    """A true upper bound on the player actions of one game (chance outcomes not counted).
+
+    With ``T`` strands and ``P`` players: at most ``T`` placements and ``T − 5P`` draws (every
+    strand reaches a hand once; 5P are dealt), ``D = 2T − 5P`` in all. A turn with neither is
+    an END alone and leaves the state as it found it, so within ``P − 1`` such turns the player
+    who can place (somebody can, or the game would have ended) has the turn and must place:
+    turns number at most ``D + (D + 1)(P − 1)``, one END each at most."""
+    strands, players = sum(deck_totals(options)), options["players"]
+    productive = strands + strands - HAND_SIZE * players
+    turns = productive + (productive + 1) * (players - 1)
+    return productive + turns

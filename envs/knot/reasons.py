@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from envs.core.game import IllegalActionError
+from envs.core.game import CHANCE, IllegalActionError, short_repr
 from envs.core.notation import cell_name, parse_cell
 from envs.knot.geometry import CORNER_NAMES, KIND_NAMES, KINDS, SIDE_NAMES, SLOT_BLOCKS, SLOT_CORNERS, SLOT_PORT_SIDES, SLOT_PORTS
-from envs.knot.options import DRAW, OVER, PLACE
+from envs.knot.options import DEAL, DRAW, OVER, PLACE
 
 
 class ReasonsMixin:
@@ -99,6 +99,8 @@ class ReasonsMixin:
             return f"action {action} is outside 0…{base + 3}"
         if self.phase == OVER:
             return "the game is over: nobody can place a strand"
+        if self.current_player() == CHANCE:
+            return self._chance_problem(action)
         if action < base:
             if self.phase != PLACE:
                 return "you have drawn or ended placing: placing is over for this turn"
@@ -113,13 +115,32 @@ class ReasonsMixin:
         if self.phase != DRAW:
             return "draw only after placing: place a strand or END placing first"
         if action == base + 3:
-            return None if self.drawn < len(self.deal) else "the pile is empty"
+            return None if sum(self.pile) else "the pile is empty"
         slot = action - base - 1
         return None if self.market[slot] >= 0 else f"market slot {slot} is empty"
 
+    def _chance_problem(self, action: int) -> str | None:
+        outcomes = [kind for kind, _ in self.chance_outcomes()]
+        if action in outcomes:
+            return None
+        what = "dealing" if self.phase == DEAL else "drawing from the pile"
+        if self.options["pile"] is not None:
+            return (f"{what} (a chance node): the scripted pile gives a {KINDS[outcomes[0]]} now "
+                    f"(outcome {outcomes[0]})")
+        left = ", ".join(f"{k} {KINDS[k]}" for k in outcomes)
+        if 0 <= action < 4:
+            return f"{what} (a chance node): no {KINDS[action]} is left in the pile; the outcomes are {left}"
+        return f"{what} (a chance node): the outcomes are the kinds still in the pile: {left}"
+
     # ----- notation ---------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
+        """A move in the notation (``cut/ne@c4``, ``end``, ``draw 0``, ``draw pile``); at a
+        chance node, the kind the pile gives (``cut``, ``run``, ``hook``, ``flip``)."""
         action = self._check_action(action)
+        if self.current_player() == CHANCE:
+            if not 0 <= action < 4:
+                raise ValueError(f"at a chance node the outcomes are the kinds 0…3 (Cut, Run, Hook, Flip), not {action}")
+            return KIND_NAMES[action]
         n = self.n
         base = 16 * n
         if not 0 <= action <= base + 3:
@@ -136,9 +157,18 @@ class ReasonsMixin:
     _PLACE_RE = re.compile(r"^\s*([a-z]+)\s*/\s*([a-z]+)\s*@\s*([a-z]+[0-9]+)\s*$")
 
     def string_to_action(self, text: str) -> int:
+        """The action a move's notation names (a ``ValueError`` says what is wrong with the
+        text); at a chance node, a kind's name gives that outcome."""
         if not isinstance(text, str):
-            raise ValueError(f"{text!r} is not a move: write e.g. 'cut/ne@c4', 'end', 'draw 0' or 'draw pile'")
+            raise ValueError(f"{short_repr(text)} is not a move: write e.g. 'cut/ne@c4', 'end', 'draw 0' or 'draw pile'")
         low = " ".join(text.strip().lower().split())
+        if self.current_player() == CHANCE:
+            if low in KIND_NAMES:
+                return KIND_NAMES.index(low)
+            raise ValueError(
+                f"{short_repr(text)} is not a chance outcome: at a chance node the pile gives a strand, "
+                "written cut, run, hook or flip"
+            )
         base = 16 * self.n
         if low == "end":
             return base
@@ -147,16 +177,16 @@ class ReasonsMixin:
         match = self._PLACE_RE.match(low)
         if not match:
             raise ValueError(
-                f"{text!r} is not a move: write e.g. 'cut/ne@c4', 'run/n@c4', 'hook/ne@c4', "
+                f"{short_repr(text)} is not a move: write e.g. 'cut/ne@c4', 'run/n@c4', 'hook/ne@c4', "
                 f"'flip/w@c4', 'end', 'draw 0', 'draw 1' or 'draw pile'"
             )
         kind_name, way, cell = match.groups()
         if kind_name not in KIND_NAMES:
-            raise ValueError(f"{kind_name!r} is not a strand: the strands are cut, run, hook, flip")
+            raise ValueError(f"{short_repr(kind_name)} is not a strand: the strands are cut, run, hook, flip")
         k = KIND_NAMES.index(kind_name)
         names = CORNER_NAMES if k in (0, 2) else SIDE_NAMES
         if way not in names:
             what = "a corner" if k in (0, 2) else "a side"
-            raise ValueError(f"a {kind_name} is turned by {what}: one of {', '.join(names)}, not {way!r}")
+            raise ValueError(f"a {kind_name} is turned by {what}: one of {', '.join(names)}, not {short_repr(way)}")
         row, col = parse_cell(cell, self.size, self.size)
         return (4 * k + names.index(way)) * self.n + row * self.size + col

@@ -24,19 +24,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.core.game import TERMINAL, Game
+from envs.core.game import CHANCE, TERMINAL, Game
 from envs.knot import options as knot_options
 from envs.knot.board import BoardMixin
 from envs.knot.geometry import geometry
 from envs.knot.options import (  # noqa: F401 - re-exported: the engine's constants live here for users
+    BLIND,
     BONUS,
+    DEAL,
+    DEALING,
     DECK_PER_PLAYER,
     DRAW,
     HAND_SIZE,
     MAX_DECK,
     OVER,
+    PENDING_NAMES,
     PHASE_NAMES,
     PLACE,
+    deck_totals,
     default_size,
     place_limit,
 )
@@ -49,6 +54,8 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
 
     NAME = "knot_v0"
     OPTIONS = {"players": 2, "size": None, "deck": None, "pile": None}
+    # 2: the pile as counts per kind (its order is chance's) and the pending draw
+    SNAPSHOT_VERSION = 2
 
     # ----- options ------------------------------------------------------------------------------
     @classmethod
@@ -63,27 +70,24 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
     def num_actions_for(cls, options: dict[str, Any]) -> int:
         return knot_options.num_actions_for(options)
 
+    @classmethod
+    def max_chance_outcomes_for(cls, options: dict[str, Any]) -> int:
+        """A chance outcome is the kind of the strand drawn: 0 Cut, 1 Run, 2 Hook, 3 Flip."""
+        return 4
+
+    @classmethod
+    def max_game_length_for(cls, options: dict[str, Any]) -> int:
+        return knot_options.max_game_length_for(options)
+
     # ----- setup ----------------------------------------------------------------------------------
     def __init__(self, options: dict[str, Any], rng=None):
+        """A new game at its first chance node: the deal. Every strand is in the pile; chance
+        deals ``player_0`` 5, ``player_1`` 5, ..., then market slot 0 and slot 1, one strand
+        a node (``rng`` is not used: chance is resolved by whoever plays the chance nodes)."""
         self._init_empty(options)
-        if options["pile"] is not None:
-            deal = list(options["pile"])
-        else:
-            if rng is None:
-                raise ValueError("KnotGame needs an rng (random.Random) when the pile is not scripted")
-            deal = [k for k in range(4) for _ in range(options["deck"][k])]
-            rng.shuffle(deal)
-        self.deal = tuple(deal)
-        self.drawn = 0
-        for p in range(self.n_players):
-            for _ in range(HAND_SIZE):
-                self.hands[p][self.deal[self.drawn]] += 1
-                self.drawn += 1
-        for slot in (0, 1):
-            if self.drawn < len(self.deal):
-                self.market[slot] = self.deal[self.drawn]
-                self.drawn += 1
-        self._start_turn()
+        self.pile = deck_totals(options)
+        self.phase = DEAL
+        self.pending = DEALING
 
     @classmethod
     def _empty(cls, options: dict[str, Any]) -> "KnotGame":
@@ -99,8 +103,7 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
         g = self.geo = geometry(size)
         n = self.n = g.n
         self.total = sum(options["deck"]) if options["pile"] is None else len(options["pile"])
-        self.deal: tuple[int, ...] = ()
-        self.drawn = 0
+        self.pile = [0, 0, 0, 0]  # strands per kind still in the pile (its order is chance's)
         self.hands = [[0, 0, 0, 0] for _ in range(n_players)]
         self.known = [[0, 0, 0, 0] for _ in range(n_players)]
         self.market = [-1, -1]
@@ -110,24 +113,63 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
         self.player = 0
         self.phase = PLACE
         self.placed = 0
+        self.pending = -1  # a strand waiting for chance: MARKET_0, MARKET_1 (refill), BLIND, DEALING
         self.growable: set[int] = set()  # the acting player's ends that may grow this turn
         self._legal: list[int] | None = None  # caches, cleared at every change
         self._places: list[int] | None = None
 
     # ----- the state interface --------------------------------------------------------------------
     def current_player(self) -> int:
+        if self.pending >= 0:
+            return CHANCE
         return TERMINAL if self.phase == OVER else self.player
 
     def limit(self) -> int:
         return place_limit(self.turn)
 
     def pile_size(self) -> int:
-        return len(self.deal) - self.drawn
+        return sum(self.pile)
 
     def _can_draw(self) -> bool:
         return sum(self.hands[self.player]) < HAND_SIZE and (
-            self.market[0] >= 0 or self.market[1] >= 0 or self.drawn < len(self.deal)
+            self.market[0] >= 0 or self.market[1] >= 0 or sum(self.pile) > 0
         )
+
+    # ----- chance: the deal and every draw from the pile --------------------------------------------
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The kinds the pile may give now, each with its share of the pile (count / strands
+        left); with a scripted ``pile``, its next strand alone, probability 1."""
+        if self.current_player() != CHANCE:
+            return super().chance_outcomes()
+        scripted = self.options["pile"]
+        if scripted is not None:
+            return [(scripted[self.total - sum(self.pile)], 1.0)]
+        left = sum(self.pile)
+        return [(k, count / left) for k, count in enumerate(self.pile) if count]
+
+    def _chance(self, kind: int) -> None:
+        """The pile gives a strand of ``kind`` (a legal outcome): dealt, refilling a market
+        slot or drawn blind, as the node says."""
+        self.pile[kind] -= 1
+        self._legal = self._places = None
+        if self.pending == DEALING:
+            dealt = sum(map(sum, self.hands))
+            if dealt < HAND_SIZE * self.n_players:
+                self.hands[dealt // HAND_SIZE][kind] += 1
+            else:
+                self.market[0 if self.market[0] < 0 else 1] = kind
+            hands_full = dealt + 1 >= HAND_SIZE * self.n_players
+            if hands_full and (self.market[1] >= 0 or not sum(self.pile)):
+                self.pending = -1
+                self._start_turn()
+            return
+        if self.pending == BLIND:
+            self.hands[self.player][kind] += 1
+        else:
+            self.market[self.pending] = kind
+        self.pending = -1
+        if not self._can_draw():
+            self._next_turn()
 
     def _placement_actions(self) -> list[int]:
         if self._places is None:
@@ -135,10 +177,13 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
         return self._places
 
     def legal_actions(self) -> list[int]:
+        """The legal actions of the player to act, ascending; at a chance node, the outcomes."""
         if self._legal is not None:
             return self._legal[:]
         base = 16 * self.n
-        if self.phase == PLACE:
+        if self.current_player() == CHANCE:
+            acts = sorted(kind for kind, _ in self.chance_outcomes())
+        elif self.phase == PLACE:
             acts = sorted(self._placement_actions())
             if self.placed or not acts:
                 acts.append(base)
@@ -148,7 +193,7 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
                 acts.append(base + 1)
             if self.market[1] >= 0:
                 acts.append(base + 2)
-            if self.drawn < len(self.deal):
+            if sum(self.pile):
                 acts.append(base + 3)
         else:
             acts = []
@@ -157,7 +202,19 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
 
     # ----- applying actions ------------------------------------------------------------------------
     def apply(self, action: Any) -> None:
+        """Play ``action`` (at a chance node: the outcome, a kind); an illegal one raises
+        :class:`~envs.core.game.IllegalActionError` saying why, and changes nothing."""
         action = action if type(action) is int else self._check_action(action)
+        if self.pending >= 0:  # a chance node: the outcome is a kind the pile still holds
+            scripted = self.options["pile"]
+            if scripted is None:
+                ok = 0 <= action < 4 and self.pile[action] > 0
+            else:
+                ok = action == scripted[self.total - sum(self.pile)]
+            if not ok:
+                self._raise_illegal(action)
+            self._chance(action)
+            return
         base = 16 * self.n
         if self.phase == PLACE and 0 <= action < base:
             slot, sq = divmod(action, self.n)
@@ -197,20 +254,19 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
             self._next_turn()
 
     def _draw(self, which: int) -> None:
+        """Take market slot ``which`` (0, 1: the pile refills it, a chance node) or draw blind
+        (2: the chance node says what)."""
         player = self.player
-        if which == 2:
-            k = self.deal[self.drawn]
-            self.drawn += 1
-        else:
-            k = self.market[which]
-            self.known[player][k] += 1
-            if self.drawn < len(self.deal):
-                self.market[which] = self.deal[self.drawn]
-                self.drawn += 1
-            else:
-                self.market[which] = -1
+        if which == BLIND:
+            self.pending = BLIND
+            return
+        k = self.market[which]
+        self.known[player][k] += 1
         self.hands[player][k] += 1
-        if not self._can_draw():
+        self.market[which] = -1
+        if sum(self.pile):
+            self.pending = which
+        elif not self._can_draw():
             self._next_turn()
 
     def _next_turn(self) -> None:

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.core.game import int_field, int_list, require
+from envs.core.game import int_field, int_list, require, short_repr
 from envs.knot.geometry import FIT, KIND_NAMES
-from envs.knot.options import DRAW, HAND_SIZE, PHASE_NAMES, PLACE, place_limit
+from envs.knot.options import BLIND, DEAL, DEALING, DRAW, HAND_SIZE, MAX_DECK, PENDING_NAMES, PHASE_NAMES, PLACE, place_limit
 
 # How clone copies each attribute: "same" shares it (immutable, or replaced rather than changed
 # in place: options, geometry, caches, the board token), "list" copies a flat list, "lists" a
 # list of lists, "optional lists" a list of lists or None, "set" a set, "sets" a list of sets.
 STATE_FIELDS: tuple[tuple[str, str], ...] = (
     ("options", "same"), ("n_players", "same"), ("size", "same"), ("geo", "same"), ("n", "same"),
-    ("total", "same"), ("deal", "same"), ("drawn", "same"),
+    ("total", "same"), ("pile", "list"), ("pending", "same"),
     ("hands", "lists"), ("known", "lists"), ("market", "list"),
     ("geo_w", "list"), ("lu", "list"), ("port_strand", "list"),
     ("st_sq", "list"), ("st_slot", "list"), ("st_rib", "list"),
@@ -66,7 +66,7 @@ class SnapshotMixin:
             for s, (sq, slot) in enumerate(zip(self.st_sq, self.st_slot))
         ]
         return {
-            "pile": list(self.deal[self.drawn:]),
+            "pile": self.pile[:],
             "hands": [h[:] for h in self.hands],
             "market": self.market[:],
             "known": [h[:] for h in self.known],
@@ -79,6 +79,7 @@ class SnapshotMixin:
             "placed": self.placed,
             "placed_any": self.placed_any[:],
             "growable": sorted(self.growable),
+            "pending": PENDING_NAMES[self.pending] if 0 <= self.pending < len(PENDING_NAMES) else None,
         }
 
     @classmethod
@@ -119,9 +120,7 @@ class SnapshotMixin:
     def from_state_dict(cls, options: dict[str, Any], state: dict[str, Any]) -> "KnotGame":
         game = cls._empty(options)
         n, n_players = game.n, game.n_players
-        pile = state.get("pile")
-        require(isinstance(pile, list), "snapshot field 'pile' must be a list of kinds 0…3")
-        pile = int_list(state, "pile", len(pile), 0, 3)
+        pile = int_list(state, "pile", 4, 0, 4 * MAX_DECK)  # strands per kind left in the pile
         hands_raw = state.get("hands")
         require(isinstance(hands_raw, list) and len(hands_raw) == n_players,
                 f"snapshot field 'hands' must hold {n_players} hands")
@@ -151,9 +150,7 @@ class SnapshotMixin:
         banked = int_list(state, "scores", n_players, 0, 10**6)
         require(placed <= len(strands), "snapshot placed more strands this turn than the board holds")
         # Conservation of strands.
-        counts = [0, 0, 0, 0]
-        for k in pile:
-            counts[k] += 1
+        counts = list(pile)
         for h in hands:
             for k in range(4):
                 counts[k] += h[k]
@@ -183,8 +180,10 @@ class SnapshotMixin:
                     f"snapshot strands per kind {counts} differ from the deck {options['deck']}")
         else:
             scripted = options["pile"]
-            require(len(pile) <= len(scripted) and list(scripted[len(scripted) - len(pile):]) == pile,
-                    "snapshot pile is not what is left of the scripted 'pile' option")
+            tail = scripted[len(scripted) - sum(pile):]
+            require(pile == [tail.count(k) for k in range(4)],
+                    f"snapshot pile {pile} is not what is left of the scripted 'pile' option "
+                    f"(its last {sum(pile)} strands hold {[tail.count(k) for k in range(4)]})")
             totals = [scripted.count(k) for k in range(4)]
             require(counts == totals, f"snapshot strands per kind {counts} differ from the scripted pile's {totals}")
         game._build_ribbons(owners)
@@ -208,8 +207,7 @@ class SnapshotMixin:
         require(banked == recount, f"snapshot scores {banked} differ from the closed ribbons' recount {recount}")
         for p in range(n_players):
             require(placed_any[p] or p not in owners, f"snapshot: player_{p} owns strands but never placed one")
-        game.deal = tuple(pile)
-        game.drawn = 0
+        game.pile = pile
         game.hands = hands
         game.known = known
         game.market = market
@@ -227,6 +225,44 @@ class SnapshotMixin:
         game.growable = set(growable)
         if phase == PLACE:
             require(placed < place_limit(turn), "snapshot placing phase has no placement left this turn")
-        if phase == DRAW:
+        require("pending" in state, "snapshot field 'pending' is missing (null when no draw waits for the pile)")
+        pending = state["pending"]
+        require(pending is None or pending in PENDING_NAMES,
+                f"snapshot field 'pending' is {short_repr(pending)}; it must be null or one of {PENDING_NAMES}")
+        game.pending = -1 if pending is None else PENDING_NAMES.index(pending)
+        if game.pending >= 0:
+            require(phase == DRAW, "snapshot field 'pending' names a draw outside the draw phase")
+            require(sum(pile) > 0, "snapshot field 'pending' waits for a strand from an empty pile")
+            hand = sum(hands[player])
+            if game.pending == BLIND:
+                require(hand < HAND_SIZE, f"snapshot field 'pending' draws blind into a full hand of player_{player}")
+            else:
+                require(market[game.pending] < 0,
+                        f"snapshot field 'pending' refills market slot {game.pending}, which holds a strand")
+        elif phase == DRAW:
             require(game._can_draw(), "snapshot is in the draw phase but nothing can be drawn")
+        if phase == DEAL:
+            _check_deal(game, strands)
+            game.pending = DEALING
         return game
+
+
+def _check_deal(game, strands) -> None:
+    """A snapshot in the opening deal: nothing but dealt strands, dealt in order (5 to each
+    player in turn, then market slot 0, then slot 1) and the deal not yet finished."""
+    require(not strands and game.turn == 0 and game.player == 0 and not game.placed and not any(game.placed_any)
+            and not any(map(any, game.known)) and not any(game.banked) and not game.growable,
+            "snapshot in the 'deal' phase must be the game's start: no strand placed, turn 0, player_0, "
+            "nothing known, no score")
+    dealt = sum(map(sum, game.hands))
+    for p, hand in enumerate(game.hands):
+        want = min(HAND_SIZE, max(0, dealt - HAND_SIZE * p))
+        require(sum(hand) == want,
+                f"snapshot in the 'deal' phase: player_{p} holds {sum(hand)} strands, but the deal gives "
+                f"{want} of {dealt} dealt (5 to each player in turn)")
+    market = game.market
+    hands_full = dealt == HAND_SIZE * game.n_players
+    require((market[0] < 0 or hands_full) and (market[1] < 0 or market[0] >= 0),
+            "snapshot in the 'deal' phase: the market is dealt after the hands, slot 0 before slot 1")
+    require(sum(game.pile) > 0 and not (hands_full and market[1] >= 0),
+            "snapshot in the 'deal' phase: the deal is over (hands and market dealt, or the pile empty)")

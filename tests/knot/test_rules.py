@@ -15,7 +15,7 @@ import pytest
 from envs.core import OptionError, SnapshotError
 from envs.core.game import TERMINAL, IllegalActionError
 from envs.knot.rules import KnotGame
-from tests.knot.helpers import act, port, position, why
+from tests.knot.helpers import act, port, position, resolve_chance, why
 
 END = 16 * 36
 
@@ -30,6 +30,7 @@ def finish_turn(g):
             g.apply(END)
     while g.current_player() == player and g.phase == 1:
         g.apply(g.legal_actions()[-1])
+        resolve_chance(g)
 
 
 # ----- rule 2: corners --------------------------------------------------------------------------
@@ -219,7 +220,7 @@ def test_a_closed_ribbon_can_never_be_captured():
 
 def scripted(players=2, size=6, extra=40):
     pile = [0, 2] * (5 * players + extra)
-    return KnotGame(KnotGame.resolve_options({"players": players, "size": size, "pile": pile}))
+    return resolve_chance(KnotGame(KnotGame.resolve_options({"players": players, "size": size, "pile": pile})))
 
 
 def test_placing_limits_are_1_2_2_then_3_and_the_phase_ends_by_itself():
@@ -235,6 +236,7 @@ def test_placing_limits_are_1_2_2_then_3_and_the_phase_ends_by_itself():
         assert g.phase == 1  # placing ended by itself with the L-th strand
         while g.current_player() == player and g.phase == 1:
             g.apply(g.legal_actions()[-1])  # draw blind
+            resolve_chance(g)
         assert sum(g.hands[player]) == 5
     assert limits == [1, 2, 2, 3, 3, 3]
 
@@ -249,6 +251,7 @@ def test_turn_limits_count_turns_over_all_players():
             act(g, "end")
         while g.phase == 1:
             g.apply(g.legal_actions()[-1])
+            resolve_chance(g)
     assert seen == [(0, 1), (1, 2), (2, 2), (0, 3)]
 
 
@@ -398,14 +401,14 @@ def test_defaults_scale_with_players():
 
 def test_scripted_pile_deals_hands_then_market_then_pile():
     pile = [0] * 5 + [1] * 5 + [2, 3] + [0, 1, 2]
-    g = KnotGame(KnotGame.resolve_options({"pile": pile}))
+    g = resolve_chance(KnotGame(KnotGame.resolve_options({"pile": pile})))
     assert g.hands == [[5, 0, 0, 0], [0, 5, 0, 0]]
     assert g.market == [2, 3]
-    assert list(g.deal[g.drawn:]) == [0, 1, 2]
+    assert g.pile == [1, 1, 1, 0] and g.current_player() == 0
 
 
 def test_a_pile_of_exactly_five_per_player_leaves_the_market_empty():
-    g = KnotGame(KnotGame.resolve_options({"pile": [0] * 10}))
+    g = resolve_chance(KnotGame(KnotGame.resolve_options({"pile": [0] * 10})))
     assert g.market == [-1, -1] and g.pile_size() == 0
 
 
@@ -496,7 +499,8 @@ def _snap():
         (lambda s: s["state"]["hands"][0].__setitem__(0, 6), "hand"),
         (lambda s: s["state"]["strands"].append(list(s["state"]["strands"][0])), "does not fit"),
         (lambda s: s["state"].__setitem__("scores", [99, 0]), "scores"),
-        (lambda s: s["state"]["pile"].append(0), "deck"),
+        (lambda s: s["state"]["pile"].__setitem__(0, s["state"]["pile"][0] + 1), "deck"),
+        (lambda s: s["state"]["pile"].append(0), "'pile' must hold 4 entries"),
         (lambda s: s["state"].__setitem__("phase", "dance"), "phase"),
         (lambda s: s["state"].__setitem__("growable", [3]), "growable"),
         (lambda s: s["state"]["strands"][0].__setitem__(3, 7), "strand 0"),

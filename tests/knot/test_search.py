@@ -13,8 +13,9 @@ import random
 
 import pytest
 
+from envs.core.game import CHANCE
 from envs.knot.rules import DRAW, PLACE, KnotGame
-from tests.knot.helpers import position
+from tests.knot.helpers import new_game, position, random_step
 from tests.knot.test_bots import bot, can_capture_from, seat_view
 from tests.knot import reference_heuristic as reference
 from training import load_agent
@@ -38,14 +39,16 @@ OPTION_SETS = [
 
 
 def random_states(options: dict, games: int, seed: int):
-    """The live engine state before every step of seeded random games."""
+    """The live engine state before every player step of seeded random games (chance nodes are
+    the search's to resolve, never the hooks')."""
     resolved = KnotGame.resolve_options(dict(options))
     rng = random.Random(seed)
     for _ in range(games):
-        game = KnotGame(resolved, random.Random(rng.getrandbits(32)))
+        game = new_game(resolved, rng.getrandbits(32))
         while not game.is_terminal():
-            yield game
-            game.apply(rng.choice(game.legal_actions()))
+            if game.current_player() != CHANCE:
+                yield game
+            random_step(game, rng)
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: str(o) or "default")
