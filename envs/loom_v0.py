@@ -45,9 +45,18 @@ actor's own cloth. With equal dyes the drafter uses `t = 0` and the rival `t = 1
 ["scores"]` holds both players' points at every step. `env.unwrapped.gain(player, cell, dye)`
 prices a weave.
 
+### Chance
+
+Each round opens with a chance node in the engine (`env.unwrapped.game`): the throw, one of 21
+outcomes (sorted pairs, 1/36 a double, 2/36 any other pair; `envs.loom.throws`). The env plays
+it from its seeded generator (or the scripted `throws`), so agents never see it.
+
 ### Version History
 
 * v0: Initial release.
+* v0 (chance nodes): each round's throw is a chance node drawn when the round opens, instead of
+  all 16 throws drawn at reset; the trajectory of a given `reset(seed)` changed. Snapshots hold
+  the throws so far only.
 """
 
 from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory

@@ -21,6 +21,8 @@ DYE_COLOURS = {
 def _status(game: LoomGame) -> str:
     if game.round >= ROUNDS:
         return "woven: game over"
+    if game.is_chance_node():
+        return f"round {game.round + 1}/16: the shuttle is about to throw"
     low, high = game.throws[game.round]
     actor = game.current_player()
     role = "drafts" if game.taken < 0 else "weaves the leftover"
@@ -64,7 +66,7 @@ def rgb(game: LoomGame, seats: tuple[int, ...] = (), cell_px: int = 44) -> np.nd
                     draw.rectangle((x0 + cell_px // 3, y0 + 4, x0 + 2 * cell_px // 3, y0 + cell_px - 4), fill=colour)
                 draw.text((x0 + 4, y0 + 2), str(dye), fill=INK, font=small)
     y = top + cloth_px + 10
-    if game.round < ROUNDS:
+    if game.round < ROUNDS and not game.is_chance_node():
         low, high = game.throws[game.round]
         for t, dye in enumerate((low, high)):
             x0 = margin + t * 40
