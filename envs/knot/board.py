@@ -271,7 +271,8 @@ class BoardMixin:
                 self.rib_closed.append(-1)
             r = rib_of_root[root]
             require(self.rib_owner[r] == owners[s],
-                    f"snapshot strand {s} is owned by player_{owners[s]} but its ribbon by player_{self.rib_owner[r]}")
+                    f"snapshot field 'strands': strand {s} is owned by player_{owners[s]}, but a strand of its "
+                    f"ribbon by player_{self.rib_owner[r]} (a ribbon has one owner)")
             self.st_rib.append(r)
             self.rib_strands[r].append(s)
             sq = self.st_sq[s]
@@ -286,12 +287,14 @@ class BoardMixin:
         for r in range(len(self.rib_owner)):
             self.rib_inside[r] //= 2
             ends = self.rib_ends[r]
-            require(len(ends) in (0, 2), "snapshot ribbon with an odd number of open ends")
+            require(len(ends) in (0, 2), "snapshot field 'strands' holds a ribbon with an odd number of open ends")
             if ends:
                 self.ends[self.rib_owner[r]].update(ends)
             else:
                 self.rib_ends[r] = None
-                require(self.rib_inside[r] > 0, "snapshot holds a ribbon closed through edge links only")
+                require(self.rib_inside[r] > 0,
+                        "snapshot field 'strands' holds a ribbon closed through edge links only (a ribbon "
+                        "closes through a crossing inside the board)")
 
     # ----- read-only views for observers, pictures, bots and tests ---------------------------------
     def bonus_owner(self) -> int:

@@ -21,7 +21,7 @@ from typing import Any
 
 from envs.core.game import SnapshotError
 from envs.knot.geometry import KINDS
-from envs.knot.rules import DRAW, OVER, PLACE, KnotGame, deck_totals
+from envs.knot.rules import DRAW, OVER, PHASE_NAMES, PLACE, KnotGame, deck_totals
 
 # Redraws allowed for the "game goes on" condition before giving up; the true hands pass it, so
 # only a deck of thousands with a single fitting strand could come near.
@@ -71,7 +71,14 @@ class HiddenDeal:
         self.pool = [k for k in range(4) for _ in range(pool_counts[k])]
         self.hidden = [(p, list(state["hands"][p]), n) for p, n in sorted(hidden.items())]
         self.hand_places = sum(hidden.values())
-        self.base = KnotGame.from_state_dict(options, self._placeholder(state))
+        placeholder = self._placeholder(state)
+        over = placeholder["phase"] == PHASE_NAMES[OVER]
+        if over:  # the placeholder hands may fit somewhere; the drawn ones will not
+            placeholder["phase"] = PHASE_NAMES[PLACE]
+        self.base = KnotGame.from_state_dict(options, placeholder)
+        if over:
+            self.base.phase = OVER
+            self.base._legal = self.base._places = None
         self._prepare_condition()
 
     def _placeholder(self, state: dict[str, Any]) -> dict[str, Any]:

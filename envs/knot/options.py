@@ -99,15 +99,20 @@ def deck_totals(options: dict[str, Any]) -> list[int]:
     return list(options["deck"])
 
 
-def max_game_length_for(options: dict[str, Any]) -> int:
-    """A true upper bound on the player actions of one game (chance outcomes not counted).
+def max_turns_for(options: dict[str, Any]) -> int:
+    """The most turns a game can last: ``P·T + P − 1`` with ``T`` strands and ``P`` players.
 
-    With ``T`` strands and ``P`` players: at most ``T`` placements and ``T − 5P`` draws (every
-    strand reaches a hand once; 5P are dealt), ``D = 2T − 5P`` in all. A turn with neither is
-    an END alone and leaves the state as it found it, so within ``P − 1`` such turns the player
-    who can place (somebody can, or the game would have ended) has the turn and must place:
-    turns number at most ``D + (D + 1)(P − 1)``, one END each at most."""
+    Any ``P`` turns in a row hold a placement. At the start of a turn in which nobody places,
+    somebody could place (or the game would have ended); no strand is placed until that
+    player's turn, and only the drawing player's hand changes, so that player can still place
+    when their turn comes, within ``P − 1`` turns, and must. Each placing turn uses a strand."""
+    players = options["players"]
+    return players * sum(deck_totals(options)) + players - 1
+
+
+def max_game_length_for(options: dict[str, Any]) -> int:
+    """A true upper bound on the player actions of one game (chance outcomes not counted): at
+    most ``T`` placements, ``T − 5P`` draws (every strand reaches a hand once, 5P by the deal)
+    and one END a turn (:func:`max_turns_for`)."""
     strands, players = sum(deck_totals(options)), options["players"]
-    productive = strands + strands - HAND_SIZE * players
-    turns = productive + (productive + 1) * (players - 1)
-    return productive + turns
+    return strands + (strands - HAND_SIZE * players) + max_turns_for(options)

@@ -26,7 +26,7 @@ def position(
     players: int = 2,
     size: int = 6,
     player: int = 0,
-    turn: int = 5,
+    turn: int | None = None,
     placed: int = 0,
     phase: str = "place",
     growable=None,
@@ -40,10 +40,13 @@ def position(
 
     ``strands``: ``[("run/n@c3", owner), ...]`` in placement order. ``hands``: per player a
     list of counts ``[Cut, Run, Hook, Flip]`` (default: 1 of each for everyone).
-    ``growable``: global ports (default: every open end of the player to act, as at the start
+    ``turn``: default the first turn of ``player``'s with a placing limit of 3 (turns go round
+    from player_0 at turn 0). ``growable``: global ports (default: every open end of the player to act, as at the start
     of a turn). ``closed``: indices of strands whose ribbons closed, in closing order. The
     deck option is set to exactly what the position holds.
     """
+    if turn is None:
+        turn = 3 + (player - 3) % players
     probe = KnotGame.lay_out(KnotGame.resolve_options({"players": players, "size": size}), [])
     rows = []
     for text, owner in strands:

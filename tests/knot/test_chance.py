@@ -16,6 +16,7 @@ import pytest
 from envs import knot_v0
 from envs.core.game import CHANCE, TERMINAL, SnapshotError, draw_outcome
 from envs.knot.observer import KnotObserver
+from envs.knot.options import max_turns_for
 from envs.knot.rules import KnotGame
 from tests.knot.helpers import act, position, random_step, resolve_chance
 
@@ -159,12 +160,14 @@ def test_random_games_reach_only_legal_states_and_chance_snapshots_round_trip(op
 
 
 def test_max_game_length_is_a_bound_of_the_documented_form():
-    assert KnotGame.max_game_length_for(KnotGame.resolve_options({})) == (144 - 10) + (134 + 135)
-    four = KnotGame.resolve_options({"players": 4})
-    d = 2 * 144 - 20
-    assert KnotGame.max_game_length_for(four) == d + d + (d + 1) * 3
-    scripted = KnotGame.resolve_options({"pile": [0] * 12})
-    assert KnotGame.max_game_length_for(scripted) == 14 + 14 + 15
+    # T strands, P players: T placements + (T - 5P) draws + one END in each of P*T + P - 1 turns
+    assert KnotGame.max_game_length_for(KnotGame.resolve_options({})) == 72 + 62 + (144 + 1)
+    assert KnotGame.max_game_length_for(KnotGame.resolve_options({"players": 4})) == 144 + 124 + (576 + 3)
+    assert KnotGame.max_game_length_for(KnotGame.resolve_options({"pile": [0] * 12})) == 12 + 2 + 25
+    # the observation's turn scale, P*(T+2), lies above the most turns a game can last
+    for options in ({}, {"players": 3}, {"players": 4, "deck": [5, 5, 5, 5]}):
+        resolved = KnotGame.resolve_options(options)
+        assert KnotObserver(resolved).turn_scale > max_turns_for(resolved)
 
 
 def _deal_snapshot(steps):
@@ -180,7 +183,7 @@ def _deal_snapshot(steps):
     "mutate, words",
     [
         (lambda s: s["hands"][1].__setitem__(0, s["hands"][1][0] + 1), "player_0 holds 3 strands, but the deal gives 4 of 4 dealt"),
-        (lambda s: s.__setitem__("turn", 3), "'deal' phase must be the game's start"),
+        (lambda s: s.__setitem__("turn", 2), "'deal', which must be the game's start"),
         (lambda s: s["market"].__setitem__(0, 2), "the market is dealt after the hands"),
         (lambda s: s.__setitem__("pending", "blind"), "outside the draw phase"),
     ],

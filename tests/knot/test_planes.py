@@ -187,15 +187,21 @@ def symmetry_failure(options, seed, symmetries, observer) -> str | None:
         mask = np.zeros(game.num_actions, np.int8)
         if not game.is_terminal() and not chance:
             mask[game.legal_actions()] = 1
+        if chance:  # the same strand comes out of the pile: no symmetry moves a kind
+            for sym, image in zip(symmetries, images):
+                if image.current_player() != CHANCE or image.chance_outcomes() != game.chance_outcomes():
+                    return f"{sym.name}, seed {seed}, step {step}: the chance nodes differ"
+            action = rng.choice(game.legal_actions())
+            for state in (game, *images):
+                state.apply(action)
+            step += 1
+            continue
         flats = [observer.observe(state, seat) for state in [game, *images] for seat in range(players)]
         planes = observer.planes(np.stack(flats)).reshape(1 + len(images), players, *observer.planes_shape())
         for i, (sym, image) in enumerate(zip(symmetries, images)):
-            if chance:  # the same strand comes out of the pile: no symmetry moves a kind
-                if image.current_player() != CHANCE or image.chance_outcomes() != game.chance_outcomes():
-                    return f"{sym.name}, seed {seed}, step {step}: the chance nodes differ"
             want_mask = sym.apply_policy(mask)
             got_mask = np.zeros_like(mask)
-            if not image.is_terminal() and not chance:
+            if not image.is_terminal():
                 got_mask[image.legal_actions()] = 1
             if not np.array_equal(got_mask, want_mask):
                 return f"{sym.name}, seed {seed}, step {step}: the masks differ"
@@ -210,7 +216,7 @@ def symmetry_failure(options, seed, symmetries, observer) -> str | None:
         action = rng.choice(game.legal_actions())
         game.apply(action)
         for sym, image in zip(symmetries, images):
-            image.apply(action if chance else int(sym.actions[action]))
+            image.apply(int(sym.actions[action]))
         step += 1
 
 

@@ -13,6 +13,7 @@ import random
 import pytest
 
 from envs.core.game import CHANCE
+from envs.knot.options import max_turns_for
 from envs.knot.rules import BONUS, HAND_SIZE, KnotGame
 from tests.knot.helpers import new_game as dealt
 from tests.knot.helpers import random_step
@@ -77,6 +78,7 @@ def test_random_games_keep_their_records_and_end(players):
                 check_records(game)
         check_records(game)
         assert moves <= KnotGame.max_game_length_for(game.options)
+        assert game.turn <= max_turns_for(game.options)
         # nobody can place at the end, even treating every open end as growable
         assert all(not game.placements(p, game.ends[p]) for p in range(players))
         scores = game.scores()

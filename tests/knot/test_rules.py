@@ -120,7 +120,7 @@ def test_a_player_whose_strands_were_all_captured_can_only_end():
 # ----- rule 5: growing only from ends owned when the turn began -------------------------------------------
 
 def test_an_end_placed_this_turn_grows_from_next_turn():
-    g = position([("run/n@c3", 0)], hands=[[1, 2, 1, 1], [1, 1, 1, 1]], turn=5)
+    g = position([("run/n@c3", 0)], hands=[[1, 2, 1, 1], [1, 1, 1, 1]], turn=4)
     act(g, "run/s@d3")  # grows c3's east end; d3's E-south is a new end
     assert g.placed == 1
     assert why(g, "run/n@e3") == "this end was placed this turn: it grows from next turn"
@@ -134,7 +134,7 @@ def test_an_end_placed_this_turn_grows_from_next_turn():
 
 
 def test_each_end_grows_at_most_once_a_turn():
-    g = position([("run/n@c3", 0)], turn=5)
+    g = position([("run/n@c3", 0)], turn=4)
     act(g, "run/s@d3")
     assert port(g, "c3", 2) not in g.ends[0]
     assert port(g, "d3", 3) in g.ends[0] and port(g, "d3", 3) not in g.growable
@@ -177,7 +177,7 @@ def test_a_strand_joining_two_of_my_ribbons_makes_one():
 
 
 def test_joining_needs_both_ends_growable():
-    g = position([("run/n@c3", 0), ("run/n@e2", 0)], hands=[[1, 2, 1, 1], [1, 1, 1, 1]], turn=5)
+    g = position([("run/n@c3", 0), ("run/n@e2", 0)], hands=[[1, 2, 1, 1], [1, 1, 1, 1]], turn=4)
     act(g, "run/n@e3")  # a new ribbon next to e2, placed this turn
     assert why(g, "run/s@d3") == "this end was placed this turn: it grows from next turn"
 
@@ -197,7 +197,7 @@ def test_closing_scores_its_inside_links_with_edge_joins_counted_once():
 
 
 def test_a_closing_strand_can_always_be_placed_even_through_an_end_placed_this_turn():
-    g = position([("run/n@a1", 0), ("run/s@a1", 0)], turn=5)
+    g = position([("run/n@a1", 0), ("run/s@a1", 0)], turn=4)
     act(g, "cut/nw@b1")  # grows a1's Run/s; its new end turns back at b1's N edge
     assert why(g, "hook/nw@b1") is None  # meets the new end and a1's Run/n end: closes
     act(g, "hook/nw@b1")
