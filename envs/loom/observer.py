@@ -54,9 +54,10 @@ class LoomObserver(Observer):
     (16 + 16), each ÷ ``12 + 2*bounty`` (0 for a filled cell) · ``322`` where the touching law
     lets each thread go in the **opponent's** cloth (16 + 16; mine is in the action mask).
     ``scale = 144 + 8*bounty`` is the most a cloth can score. After the last round the throw,
-    availability, round, rings and touching entries are all zero.
+    availability, round, rings and touching entries are all zero; at a chance node (an engine
+    state the env never shows) the throw, availability, rings and touching entries are.
 
-    The rings are the seed's front end's "cells answer as scored rings": public arithmetic on
+    The rings are the prices a player sees holding a thread over a cell: public arithmetic on
     public cloths, given so a network need not relearn the scoring rule.
     """
 

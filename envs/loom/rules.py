@@ -90,6 +90,8 @@ class LoomGame(Game):
         return self.round % 2
 
     def current_player(self) -> int:
+        """The seat to act (the drafter, then the rival), ``CHANCE`` before a round's throw,
+        ``TERMINAL`` at the end."""
         if self.round >= ROUNDS:
             return TERMINAL
         if len(self.throws) == self.round:
@@ -114,6 +116,8 @@ class LoomGame(Game):
         return (1 - self.taken,)
 
     def legal_actions(self) -> list[int]:
+        """The legal weaves of the player to act, thread 0's first (at a chance node: the throws
+        that may fall; at the end: none)."""
         if self.round >= ROUNDS:
             return []
         if len(self.throws) == self.round:
@@ -189,6 +193,8 @@ class LoomGame(Game):
         return None
 
     def apply(self, action: Any) -> None:
+        """Weave (or, at a chance node, throw); an illegal action raises ``IllegalActionError``
+        with the ``why_illegal`` sentence and changes nothing."""
         action = action if type(action) is int else self._check_action(action)
         if len(self.throws) == self.round and self.round < ROUNDS:
             reason = self._why_not_a_throw(action)
@@ -227,6 +233,7 @@ class LoomGame(Game):
             near[n] |= bit
 
     def scores(self) -> list[int]:
+        """Both players' points now (kept up to date at every weave)."""
         return list(self.points)
 
     def gain(self, player: int, cell: int, dye: int) -> int:
@@ -280,6 +287,7 @@ class LoomGame(Game):
 
     # ----- copies and snapshots ---------------------------------------------------------------------
     def clone(self) -> "LoomGame":
+        """An independent copy (the cloths' lists copied; the throws tuple shared: never mutated)."""
         other = object.__new__(LoomGame)
         other.options = self.options
         other.bounty = self.bounty

@@ -224,3 +224,16 @@ def test_hooks_accept_a_chance_node():
     assert -1 < first < 1 and first == -second
     assert expected_points(game)
     assert preferred_actions(game) == list(range(21))
+
+
+def test_the_env_restores_a_chance_node_snapshot_with_its_own_dice():
+    game = random_play(new_game(), random.Random(4), moves=10)
+    game.apply(game.legal_actions()[0])
+    game.apply(game.legal_actions()[0])
+    assert game.is_chance_node()
+    env = loom_v0.raw_env()
+    env.reset(seed=1)
+    env.restore(game.snapshot())
+    assert not env.game.is_chance_node() and env.game.round == game.round
+    assert env.agent_selection == f"player_{game.round % 2}"
+    assert env.game.cloths == game.cloths
