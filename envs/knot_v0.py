@@ -1,4 +1,5 @@
-"""
+"""Knot: 2–4 players lay strands into ribbons woven as a Celtic knot; close yours to score, grow into another's end to capture it (PettingZoo AEC).
+
 # Knot
 
 | Import             | `from envs import knot_v0`                                     |
@@ -65,7 +66,7 @@ during the game, plus the longest-ribbon bonus at the end).
 """
 
 from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
-from envs.knot import render, sampling
+from envs.knot import render, sampling, terminal
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import KnotGame
 
@@ -80,6 +81,8 @@ GAME = GameDescription(
     play=PlayRules(
         undo_rule="in Knot, placements can be taken back until you draw",
         undo_phases=frozenset({"place"}),
+        rules_summary=terminal.RULES_SUMMARY,
+        narrate=terminal.narrate,
     ),
     bots="training.bots.knot",
     docs="docs/knot.md",

@@ -90,6 +90,8 @@ class ReasonsMixin:
         return None
 
     def why_illegal(self, action: Any) -> str | None:
+        """None for a legal action, else one sentence a player understands saying why not (the
+        text ``apply`` raises); at a chance node, which kinds the pile can give."""
         try:
             action = self._check_action(action)
         except IllegalActionError as error:

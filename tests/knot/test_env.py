@@ -177,7 +177,7 @@ def test_pictures(players):
     text = knot_v0.raw_env(players=players, render_mode="ansi")
     text.reset(seed=players)
     board = text.render()
-    assert board.splitlines()[1].strip().startswith(".") and "scores:" in board
+    assert board.splitlines()[1].strip().startswith(".") and "player_0: 0 banked" in board and "legend:" in board
 
 
 def test_benchmark_options_are_valid():
@@ -204,7 +204,8 @@ def test_the_picture_weaves_the_odd_port_over_at_every_inside_crossing():
             ("hook/ne@c3", even_owner), ("cut/se@c2", even_owner),
         ])
         image = render.rgb(g, cell=64).astype(int)
-        x, y = 24 + 2 * 64 + 32, 24 + 2 * 64  # the midpoint of c3's N side
+        ox, oy = render.board_origin(64)
+        x, y = ox + 2 * 64 + 32, oy + 2 * 64  # the midpoint of c3's N side
         pixel = image[y, x]
         assert np.abs(pixel - pale(SEAT_COLOURS[odd_owner])).sum() < 30, pixel
 
@@ -218,12 +219,14 @@ def test_the_picture_marks_open_ends_and_sets_closed_ribbons_apart():
     a = render.rgb(open_board, cell=64).astype(int)
     b = render.rgb(closed_board, cell=64).astype(int)
     # a1's open ends face b1 through a1's E crossing: white dots ringed in the owner's colour
-    # just past the midpoint (88, 56); none once the ribbon is closed
-    spot = (slice(46, 66), slice(84, 100))
+    # just past the midpoint (64, 32 from the board's corner); none once the ribbon is closed
+    ox, oy = render.board_origin(64)
+    spot = (slice(oy + 22, oy + 42), slice(ox + 60, ox + 76))
     assert (a[spot] == 255).all(axis=-1).any()
     assert not (b[spot] == 255).all(axis=-1).any()
     # a closed ribbon carries a light centre line in its owner's colour; an open one does not
     line = np.array([int(c + (255 - c) * 0.75) for c in SEAT_COLOURS[0]])
     near = lambda img: (np.abs(img.reshape(-1, 3) - line).sum(axis=1) < 12).sum()  # noqa: E731
-    assert near(a[24:88, 24:88]) == 0
-    assert near(b[24:88, 24:88]) > 20
+    square = (slice(oy, oy + 64), slice(ox, ox + 64))
+    assert near(a[square]) == 0
+    assert near(b[square]) > 20
