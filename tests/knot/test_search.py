@@ -168,3 +168,13 @@ def test_evaluate_state_counts_open_ribbons_and_the_bonus():
     assert closed.banked == [2, 0]
     # Two banked points and the longest-ribbon bonus against nothing: a clear lead.
     assert evaluate_state(closed)[0] == pytest.approx((2 + 5) / (2 + 5 + 1))
+
+
+def test_evaluate_state_accepts_chance_nodes():
+    deal = KnotGame(KnotGame.resolve_options({"players": 3}))
+    assert deal.current_player() == CHANCE and evaluate_state(deal) == [0.0, 0.0, 0.0]
+    g = position([("cut/ne@c3", 0)], hands=[[1, 0, 0, 0], [1, 1, 1, 1]], market=(2, 1), pile=[3, 3])
+    g.apply(g.string_to_action("cut/sw@c3"))
+    g.apply(g.string_to_action("end"))
+    g.apply(g.string_to_action("draw pile"))
+    assert g.current_player() == CHANCE and len(evaluate_state(g)) == 2
