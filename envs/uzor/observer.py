@@ -11,11 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.observer import Layout, Observer, as_vector
+from envs.core.observer import Layout, Observer, PolicyLayout, Symmetry, as_vector
+from envs.uzor import planes
 from envs.uzor.patterns import MAP_SIZE, STANDARD_MAP
 from envs.uzor.rules import (
     COPIES,
     EMPTY,
+    HAND,
     IDLE_LIMIT,
     MARKET,
     OVER,
@@ -100,6 +102,7 @@ class UzorObserver(Observer):
         self.SCORES = block(2)
         self.IDLE = block(1)
         self.size = layout.size
+        self._planes = None  # the plane maker, built on first use
         self._table_end = self.TABLE + n * CELL_FEATURES
         self._version = -1
         self._table = None
@@ -212,3 +215,42 @@ class UzorObserver(Observer):
             "fork": [k for k in range(MAP_SIZE) if vec[self.FORK + k] > 0.5],
             "idle": int(round(vec[self.IDLE] * IDLE_LIMIT)),
         }
+
+    # ----- board-shaped observations ----------------------------------------------------------
+    def planes_shape(self) -> tuple[int, int, int]:
+        return (self.board_size, self.board_size, planes.CHANNELS)
+
+    def planes(self, observation) -> np.ndarray:
+        """``(B, B, 64)`` planes of one observation, ``(N, B, B, 64)`` of a batch ``(N, size)``
+        (``envs.uzor.planes``; the channels are listed in ``docs/observations.md``)."""
+        vector = np.asarray(as_vector(observation), np.float32)
+        single = vector.ndim == 1
+        batch = vector[None] if single else vector
+        if batch.ndim != 2 or batch.shape[1] != self.size:
+            raise ValueError(
+                f"Uzor planes take one observation of {self.size} entries or a batch (N, {self.size}) "
+                f"under these options, not shape {vector.shape}"
+            )
+        if self._planes is None:
+            self._planes = planes.PlaneMaker(self)
+        out = self._planes.planes(batch)
+        return out[0] if single else out
+
+    def policy_layout(self) -> PolicyLayout:
+        """PLACE slot ``s`` at cell ``(r, c)`` is the cell head's ``(r, c, s)``: five per-cell
+        logits, one per hand slot; CLOSE, CONTINUE, TAKE, DISCARD and PASS are the 27 global
+        logits, in action order."""
+        n = self.cells
+        places = np.arange(HAND * n)
+        slot, cell = np.divmod(places, n)
+        index = np.concatenate([cell * HAND + slot, HAND * n + np.arange(UzorGame.num_actions_for(self.options) - HAND * n)])
+        return PolicyLayout(cell_channels=HAND, global_actions=len(index) - HAND * n, index=index.astype(np.int64))
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """The identity only. The table and the standard Map look symmetric under the eight
+        rotations and reflections of the square, but the rules are not: when a placement
+        completes several instances of the pattern closed, the one turned to stones is the
+        first in reading order, and no rotation or reflection keeps that order (the tests replay
+        games under each one and find them diverge)."""
+        actions = np.arange(UzorGame.num_actions_for(self.options), dtype=np.int64)
+        return (Symmetry("identity", "identity", actions),)
