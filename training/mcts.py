@@ -244,7 +244,10 @@ def outcome_values(state) -> list[float]:
 
 def parse_mcts_spec(spec: str) -> dict[str, Any]:
     """``"mcts"``, ``"mcts:400"``, ``"mcts:400:c=0.7"``, ``"mcts:400:rollout=random"`` (settings
-    joined by ``:``) → keyword arguments of ``MCTSAgent``."""
+    joined by ``:``) → keyword arguments of ``MCTSAgent``; with ``net=PATH`` (or
+    ``net=trained``) and optionally ``m=K`` (root actions considered) → keyword arguments of
+    the network-guided :class:`training.az_search.GuidedMCTSAgent` (``network_path``,
+    ``simulations``, ``considered``)."""
     name, *parts = spec.split(":")
     if name != "mcts":
         raise ValueError(f"an MCTS agent is written 'mcts', 'mcts:N' or 'mcts:N:c=X:rollout=random', not {spec!r}")
@@ -284,6 +287,27 @@ def parse_mcts_spec(spec: str) -> dict[str, Any]:
             if value not in ROLLOUTS:
                 raise ValueError(f"MCTS rollout in {spec!r} must be one of {', '.join(ROLLOUTS)}, not {value!r}")
             settings["rollout"] = value
+        elif key == "net":
+            if not value:
+                raise ValueError(f"MCTS net in {spec!r} needs a network file or 'trained', e.g. net=trained")
+            settings["network_path"] = value
+        elif key == "m":
+            try:
+                settings["considered"] = int(value)
+            except ValueError:
+                raise ValueError(f"MCTS m (root actions considered) in {spec!r} must be a whole number, not {value!r}") from None
+            if settings["considered"] < 1:
+                raise ValueError(f"MCTS m in {spec!r} must be at least 1")
         else:
-            raise ValueError(f"unknown MCTS setting {key!r} in {spec!r}; the settings are c=, depth=, margin=, w=, bias= and rollout=")
+            raise ValueError(
+                f"unknown MCTS setting {key!r} in {spec!r}; the settings are c=, depth=, margin=, w=, bias=, rollout=, "
+                "and net= (with m=) for network-guided search"
+            )
+    if "network_path" in settings:
+        plain = sorted(set(settings) - {"network_path", "simulations", "considered"})
+        if plain:
+            raise ValueError(f"MCTS setting {plain[0]!r} in {spec!r} is for play-out search; with net= only m= applies")
+        settings.setdefault("simulations", DEFAULT_SIMULATIONS)
+    elif "considered" in settings:
+        raise ValueError(f"MCTS m= in {spec!r} applies to network-guided search only (add net=PATH or net=trained)")
     return settings

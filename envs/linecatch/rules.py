@@ -1,7 +1,13 @@
-"""Linecatch rules engine: blacken squares, catch lines (``../shared/rules/linecatch.md``).
+"""Linecatch rules engine: blacken squares, catch lines (the rules: ``docs/linecatch.md``).
+
+Two players blacken white squares of a grid in turn. Whoever blackens the last white square of
+a line (a row, a column, and in pro mode a diagonal of 3 or more squares) catches it, scores
+its length and moves again while white squares remain. No chance, nothing hidden.
 
 Pure Python, no PettingZoo. The hot path (``legal_actions``/``apply``) works on flat lists and
-a per-geometry table of lines, so a move costs a handful of list operations.
+a per-geometry table of lines, so a move costs a handful of list operations. The position is
+``black``, ``marks``, ``points`` and ``to_move``; ``remaining`` (white squares per line) and
+``whites`` follow from ``black`` and are kept for speed (``_set_position`` derives them).
 """
 
 from __future__ import annotations
@@ -85,17 +91,28 @@ class LinecatchGame(Game):
     def num_actions_for(cls, options: dict[str, Any]) -> int:
         return options["rows"] * options["cols"]
 
+    @classmethod
+    def max_game_length_for(cls, options: dict[str, Any]) -> int:
+        """Every move blackens one square: a game has exactly ``rows*cols`` moves."""
+        return options["rows"] * options["cols"]
+
     def __init__(self, options: dict[str, Any], rng=None):
-        # No chance in Linecatch: rng is accepted for the common constructor and ignored.
+        # No chance in Linecatch: the engine never reaches a chance node, and rng (the common
+        # constructor's argument) is unused.
         self.options = options
         self.geo = geometry(options["rows"], options["cols"], options["pro"])
         size = self.geo.size
-        self.black = [0] * size
-        self.marks = [NO_MARK] * size
-        self.remaining = list(self.geo.line_length)  # white squares left per line
-        self.points = [0, 0]
-        self.to_move = 0
-        self.whites = size
+        self._set_position([0] * size, [NO_MARK] * size, [0, 0], 0)
+
+    def _set_position(self, black: list[int], marks: list[int], points: list[int], to_move: int) -> None:
+        """The one place a position is set (a new game, a snapshot): the lists are taken as
+        they are, ``remaining`` and ``whites`` derived from ``black``."""
+        self.black = black
+        self.marks = marks
+        self.points = points
+        self.to_move = to_move
+        self.remaining = [sum(1 for cell in line if not black[cell]) for line in self.geo.lines]
+        self.whites = len(black) - sum(black)
 
     # ----- state interface ----------------------------------------------------------------------
     def current_player(self) -> int:
@@ -118,14 +135,12 @@ class LinecatchGame(Game):
         return None
 
     def apply(self, action: Any) -> None:
+        """Blacken the square: every line it completes is caught by the mover (its length
+        scored, its squares marked); a move that caught nothing passes the turn."""
         cell = action if type(action) is int else self._check_action(action)
         if not (0 <= cell < self.geo.size) or self.black[cell] or not self.whites:
             self._raise_illegal(cell)
-        self.caught_lines(cell, self.to_move)
-
-    def caught_lines(self, cell: int, player: int) -> int:
-        """Blacken ``cell`` for ``player``; return the points caught (and pass the turn if none)."""
-        geo = self.geo
+        geo, player = self.geo, self.to_move
         self.black[cell] = 1
         self.whites -= 1
         remaining = self.remaining
@@ -141,7 +156,16 @@ class LinecatchGame(Game):
             self.points[player] += gained
         else:
             self.to_move = 1 - player
-        return gained
+
+    def catch_points(self, cell: int) -> int:
+        """The points blackening white square ``cell`` would catch now (a query: nothing
+        changes): the lengths of the lines whose last white square it is."""
+        remaining, lengths = self.remaining, self.geo.line_length
+        return sum(lengths[line] for line in self.geo.cell_lines[cell] if remaining[line] == 1)
+
+    def black_mask(self) -> int:
+        """The black squares as a bit set (bit ``r*cols + c``): the solver's key."""
+        return sum(1 << cell for cell, b in enumerate(self.black) if b)
 
     def scores(self) -> list[int]:
         return list(self.points)
@@ -161,6 +185,8 @@ class LinecatchGame(Game):
 
     # ----- copies and snapshots ---------------------------------------------------------------------
     def clone(self) -> "LinecatchGame":
+        # Written out: the fastest copy (search clones a state per simulation); a test checks
+        # that it copies every attribute and shares no list.
         other = object.__new__(LinecatchGame)
         other.options = self.options
         other.geo = self.geo
@@ -200,10 +226,5 @@ class LinecatchGame(Game):
                     f"snapshot mark of square {game._name(cell)} disagrees with the caught lines "
                     "(a square is marked exactly when a caught line crosses it)"
                 )
-        game.black = black
-        game.marks = marks
-        game.points = points
-        game.to_move = to_move
-        game.whites = size - sum(black)
-        game.remaining = [sum(1 for c in line if not black[c]) for line in geo.lines]
+        game._set_position(black, marks, points, to_move)
         return game

@@ -1,9 +1,13 @@
-"""Full states from one seat's observation, for search bots (Linecatch has nothing hidden).
+"""From one seat's observation to the full state, for bots and search (Linecatch hides nothing).
 
-``sampler(observation, options)`` decodes the vector once into an engine state told from the
-seat to act (it becomes ``player_0``: the rules treat both seats alike) and returns a function
-that hands out a fresh clone per call. ``complete_snapshot`` has nothing to fill in: it
-validates the snapshot and returns it.
+:func:`read_position` is the one route: it reads the observation through the core's
+:func:`~envs.core.sampling.read_observation` (options, shape, range, mask), rebuilds the
+position through the engine's own ``from_state_dict`` (which validates it), told from the seat
+to act — it becomes ``player_0``: the rules treat both seats alike and nothing in the
+observation says which seat it is — and checks with
+:func:`~envs.core.sampling.check_reproduces` that the rebuilt state shows that seat exactly
+the observation and mask it was given. ``sampler`` hands out clones of that state;
+``complete_snapshot`` has nothing to fill in: it validates the snapshot and returns it.
 """
 
 from __future__ import annotations
@@ -14,18 +18,18 @@ from typing import Any, Callable
 
 import numpy as np
 
-from envs.core.observer import as_vector
+from envs.core.game import SnapshotError
+from envs.core.sampling import SeatView, check_reproduces, read_observation
 from envs.linecatch.observer import LinecatchObserver
 from envs.linecatch.rules import NO_MARK, LinecatchGame
 
 
-def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], LinecatchGame]:
-    resolved = LinecatchGame.resolve_options(dict(options))
-    observer = LinecatchObserver(resolved)
-    vector = as_vector(observation)
-    if vector.shape != (observer.size,):
-        raise ValueError(f"a Linecatch {resolved['rows']}×{resolved['cols']} observation has {observer.size} entries, not {vector.shape}")
-    fields = observer.decode(vector)
+def read_position(observation, options: dict[str, Any]) -> tuple[SeatView, LinecatchGame]:
+    """The seat's view (read and checked) and the engine state it shows, the seat to act as
+    ``player_0``; a ``ValueError`` says why an observation cannot be read (other options, a
+    finished game, a vector no position shows)."""
+    view = read_observation(LinecatchGame, LinecatchObserver, observation, options)
+    fields, resolved = view.fields, view.options
     if fields["pro"] != resolved["pro"]:
         raise ValueError(f"the observation is of pro={fields['pro']}, the options say pro={resolved['pro']}")
     black = fields["black"].ravel()
@@ -41,9 +45,16 @@ def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], L
         "to_move": 0,
     }
     try:
-        base = LinecatchGame.from_state_dict(resolved, state)
-    except ValueError as error:
+        game = LinecatchGame.from_state_dict(resolved, state)
+    except SnapshotError as error:
         raise ValueError(f"the observation is not a Linecatch position: {error}") from None
+    check_reproduces(view, game, 0)
+    return view, game
+
+
+def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], LinecatchGame]:
+    """A function ``draw(rng)`` giving a fresh clone of the observed position per call."""
+    _, base = read_position(observation, options)
     return lambda rng: base.clone()
 
 
