@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.uzor.common import COPIES, HAND, MARKET, TYPES
 from envs.uzor.patterns import (
     ANY,
     CRITERIA,
@@ -40,11 +41,7 @@ from envs.uzor.patterns import (
     STANDARD_MAP,
 )
 
-COPIES = 3  # tiles of each type
-TYPES = 25
-HAND = 5  # hand slots
-MARKET = 5  # market slots
-SLOT = 26  # a market slot's one-hot in the flat vector: empty, or type + 1
+SLOT = 1 + TYPES  # a market slot's one-hot in the flat vector: empty, or type + 1
 
 # Channels (docs/observations.md lists them with their encodings).
 STONE_CH = 0
