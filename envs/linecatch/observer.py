@@ -20,24 +20,28 @@ RECTANGLE = ("identity", "rot180", "flip_rows", "flip_cols")
 
 
 @lru_cache(maxsize=64)
-def _tables(geo: Geometry, offsets: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _tables(geo: Geometry, offsets: tuple[int, ...]) -> tuple[np.ndarray, ...]:
     """Per board (built once: bots and samplers make an observer per observation):
 
     * the square × line incidence weighted by line length: one matrix product prices every
       square in whole points (exact in float32, whatever the order of the lines), divided once
       by the scale, so a square's price does not depend on how the lines are numbered;
+    * per count of white squares left on a line, whether it is 1 and whether it is 2 (the
+      lines a square would catch, and those it would leave one short);
     * which flat entries fill the planes' per-square channels, and the constant ones.
     """
     incidence = np.zeros((geo.size, len(geo.lines)), np.float32)
     for cell, lines in enumerate(geo.cell_lines):
         incidence[cell, list(lines)] = 1.0
     priced = incidence * np.asarray(geo.line_length, np.float32)
+    left_one_two = np.zeros((max(geo.line_length) + 1, 2), np.float32)
+    left_one_two[1, 0] = left_one_two[2, 1] = 1.0
     cells = len(_CELL_BLOCKS)
     cell_index = np.stack([np.arange(geo.size) + start for start in offsets[:cells]], axis=-1)
     global_index = np.array(offsets[cells:])
-    for array in (priced, cell_index, global_index):
+    for array in (priced, left_one_two, cell_index, global_index):
         array.setflags(write=False)
-    return priced, cell_index, global_index
+    return priced, left_one_two, cell_index, global_index
 
 
 class LinecatchObserver(Observer):
@@ -75,7 +79,7 @@ class LinecatchObserver(Observer):
         self.size = self.layout.size
         self.scale = float(self.geo.total_points)
         self.square_scale = float(4 * max(self.geo.rows, self.geo.cols))
-        self._priced, self._cell_index, self._global_index = _tables(self.geo, tuple(
+        self._priced, self._left_one_two, self._cell_index, self._global_index = _tables(self.geo, tuple(
             getattr(self, name) for name in _CELL_BLOCKS + _GLOBAL_BLOCKS))
 
     def observe(self, game: LinecatchGame, player: int) -> np.ndarray:
@@ -89,10 +93,12 @@ class LinecatchObserver(Observer):
         obs[self.MY_SCORE] = game.points[player] / self.scale
         obs[self.THEIR_SCORE] = game.points[1 - player] / self.scale
         obs[self.PRO] = float(self.options["pro"])
-        remaining = np.asarray(game.remaining)
-        white = black == 0
-        obs[self.CATCH_NOW:self.CATCH_NOW + n] = (self._priced @ (remaining == 1)) * white / self.square_scale
-        obs[self.HANDS_OVER:self.HANDS_OVER + n] = (self._priced @ (remaining == 2)) * white / self.square_scale
+        # Whole points per square (catch now, hand over): the lengths of its lines with one and
+        # with two white squares left, in one product; divided once by the scale.
+        prices = self._priced.dot(self._left_one_two[game.remaining])
+        prices /= self.square_scale
+        prices *= (black == 0)[:, None]
+        obs[self.CATCH_NOW:self.CATCH_NOW + 2 * n].reshape(2, n)[:] = prices.T  # HANDS_OVER follows CATCH_NOW
         return obs
 
     def decode(self, observation) -> dict[str, Any]:

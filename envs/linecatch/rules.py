@@ -12,67 +12,15 @@ a per-geometry table of lines, so a move costs a handful of list operations. The
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
-from envs.core.game import (
-    TERMINAL,
-    Game,
-    IllegalActionError,
-    SnapshotError,
-    int_field,
-    int_list,
-    require,
-)
+from envs.core.game import TERMINAL, Game, IllegalActionError
 from envs.core.notation import cell_name, parse_cell
 from envs.core.options import check_bool, check_int
+from envs.linecatch.geometry import NO_MARK, Geometry, geometry
+from envs.linecatch.snapshots import read_state
 
-NO_MARK = -1
-
-
-class Geometry:
-    """The lines of one board: cells per line, lines per cell, and bitmasks for the solver."""
-
-    def __init__(self, rows: int, cols: int, pro: bool):
-        self.rows, self.cols, self.pro = rows, cols, pro
-        self.size = rows * cols
-        lines: list[tuple[int, ...]] = []
-        for r in range(rows):
-            lines.append(tuple(r * cols + c for c in range(cols)))
-        for c in range(cols):
-            lines.append(tuple(r * cols + c for r in range(rows)))
-        if pro:
-            # Diagonals of constant r-c (falling) and constant r+c (rising), 3 squares or more.
-            for diff in range(-(cols - 1), rows):
-                cells = tuple(r * cols + (r - diff) for r in range(rows) if 0 <= r - diff < cols)
-                if len(cells) >= 3:
-                    lines.append(cells)
-            for total in range(rows + cols - 1):
-                cells = tuple(r * cols + (total - r) for r in range(rows) if 0 <= total - r < cols)
-                if len(cells) >= 3:
-                    lines.append(cells)
-        self.lines = lines
-        self.line_length = [len(line) for line in lines]
-        self.cell_lines = [
-            tuple(i for i, line in enumerate(lines) if cell in line) for cell in range(self.size)
-        ]
-        self.line_mask = [sum(1 << cell for cell in line) for line in lines]
-        self.total_points = sum(self.line_length)
-
-    def catch_points(self, black_mask: int, cell: int) -> int:
-        """Points blackening ``cell`` catches when the squares of ``black_mask`` are black."""
-        after = black_mask | (1 << cell)
-        return sum(
-            self.line_length[line]
-            for line in self.cell_lines[cell]
-            if after & self.line_mask[line] == self.line_mask[line]
-        )
-
-
-@lru_cache(maxsize=None)
-def geometry(rows: int, cols: int, pro: bool) -> Geometry:
-    return Geometry(rows, cols, pro)
-
+__all__ = ["NO_MARK", "Geometry", "LinecatchGame", "geometry"]
 
 class LinecatchGame(Game):
     """State: which squares are black, who last caught across each square, the scores."""
@@ -111,7 +59,10 @@ class LinecatchGame(Game):
         self.marks = marks
         self.points = points
         self.to_move = to_move
-        self.remaining = [sum(1 for cell in line if not black[cell]) for line in self.geo.lines]
+        if any(black):
+            self.remaining = [sum(1 for cell in line if not black[cell]) for line in self.geo.lines]
+        else:  # a new game: every line all white (the common case, kept cheap)
+            self.remaining = list(self.geo.line_length)
         self.whites = len(black) - sum(black)
 
     # ----- state interface ----------------------------------------------------------------------
@@ -208,23 +159,8 @@ class LinecatchGame(Game):
 
     @classmethod
     def from_state_dict(cls, options: dict[str, Any], state: dict[str, Any]) -> "LinecatchGame":
+        """A game at the snapshot's position, every field checked by name and the position
+        against what a game can leave behind (``envs.linecatch.snapshots``)."""
         game = cls(options)
-        size, geo = game.geo.size, game.geo
-        black = int_list(state, "black", size, 0, 1)
-        marks = int_list(state, "marks", size, NO_MARK, 1)
-        points = int_list(state, "scores", 2, 0, geo.total_points)
-        to_move = int_field(state, "to_move", 0, 1)
-        caught = [all(black[c] for c in line) for line in geo.lines]
-        require(
-            sum(points) == sum(n for n, done in zip(geo.line_length, caught) if done),
-            "snapshot scores do not add up to the lengths of the caught (all-black) lines",
-        )
-        for cell in range(size):
-            on_caught = any(caught[line] for line in geo.cell_lines[cell])
-            if on_caught != (marks[cell] != NO_MARK):
-                raise SnapshotError(
-                    f"snapshot mark of square {game._name(cell)} disagrees with the caught lines "
-                    "(a square is marked exactly when a caught line crosses it)"
-                )
-        game._set_position(black, marks, points, to_move)
+        game._set_position(*read_state(game.geo, state))
         return game
