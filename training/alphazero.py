@@ -788,6 +788,13 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
     try:
         if config.warm_start and not run.warm_started:
             run.warm_start(progress)
+            run.wall_seconds = wall_before + (time.perf_counter() - session_started)
+            results = run.evaluate(config.eval_games)
+            print("  after the warm start: " + "; ".join(f"vs {o} {r['score']:.1%}" for o, r in results.items()), flush=True)
+            for opponent, result in results.items():
+                writer.add_scalar(f"eval/{opponent}", result["score"], 0)
+            run.history.append({"iteration": 0, "games": 0, "positions": 0, "wall_seconds": round(run.wall_seconds, 1),
+                                "warm_start": config.warm_start, "evaluation": results})
             run.save_state()
         while run.iteration < config.iterations and time.perf_counter() < deadline:
             started = time.perf_counter()

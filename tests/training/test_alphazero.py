@@ -34,7 +34,7 @@ SMALL = {  # small option sets where a tiny run plays in seconds
     "linecatch_v0": {"rows": 3, "cols": 4},
     "loom_v0": {},
     "fill_v0": {},
-    "uzor_v0": {"board_size": 7},
+    "uzor_v0": {"board_size": 9},
     "knot_v0": {"size": 4},
 }
 
