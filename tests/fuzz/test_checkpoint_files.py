@@ -1,0 +1,220 @@
+"""Damaged and hostile agent files: every one is refused with the one CheckpointError, naming the
+fault, before it costs memory (zip bombs and huge declared arrays are loaded under a 512 MB cap).
+
+The reproductions of issue 16 first, then property-based mutations of a valid checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+
+import numpy as np
+import pytest
+
+from tests.fuzz import craft
+from tests.fuzz.bounded import load_bounded
+from training import load_agent
+from training.checkpoint import CheckpointError, load_checkpoint_agent, read_checkpoint
+
+GAME, OPTIONS = craft.GAME, craft.OPTIONS
+
+
+def load(path, options=None):
+    return load_agent(str(path), GAME, seed=0, **(OPTIONS if options is None else options))
+
+
+def test_the_crafted_valid_checkpoint_loads_and_plays(tmp_path):
+    agent = load(craft.write_checkpoint(tmp_path / "good.zip"))
+    import envs
+
+    env = envs.load(GAME).raw_env(**OPTIONS)
+    env.reset(seed=0)
+    observation = env.observe("player_0")
+    assert env.why_illegal(agent.act(observation)) is None
+
+
+# ----- zip bombs and huge declared arrays, under the memory cap ----------------------------------------
+
+@pytest.fixture(scope="module")
+def bombs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("bombs")
+    return {
+        "meta.json": craft.bomb_checkpoint(folder / "meta_bomb.zip", "meta.json"),
+        "policy.npz": craft.bomb_checkpoint(folder / "npz_bomb.zip", "policy.npz"),
+        "1 GB array": craft.huge_array_checkpoint(folder / "gigabyte.zip", (16384, 16384), 1 << 30),
+        "4 TB header": craft.huge_array_checkpoint(folder / "terabytes.zip", (1 << 20, 1 << 20), 4096),
+    }
+
+
+@pytest.mark.parametrize(
+    "which, words",
+    [
+        ("meta.json", r"meta\.json.*1073741824 bytes.*at most"),
+        ("policy.npz", r"policy\.npz.*1073741824 bytes.*at most"),
+        ("1 GB array", r"policy\.npz' declares \d+ bytes uncompressed; at most \d+"),
+        ("4 TB header", r"w0.*shape \(1048576, 1048576\).*expected \(8, \d+\)"),
+    ],
+)
+def test_zip_bombs_and_huge_arrays_are_refused_from_their_declared_sizes(bombs, which, words):
+    path = bombs[which]
+    assert path.stat().st_size < 8 << 20  # small files...
+    report = load_bounded(path, GAME, OPTIONS)  # ...loaded under 512 MB of address space
+    assert report["checkpoint_error"], report
+    assert __import__("re").search(words, report["message"]), report
+    assert report["max_rss_kb"] < 300_000, report
+
+
+# ----- damaged members: the one error, naming the fault -------------------------------------------------
+
+def test_an_encrypted_member_is_named(tmp_path):
+    path = craft.patch_member_headers(craft.write_checkpoint(tmp_path / "c.zip"), "policy.npz", flag_bits=0x1)
+    with pytest.raises(CheckpointError, match="member 'policy.npz' is encrypted"):
+        load(path)
+
+
+def test_an_unknown_compression_method_is_named(tmp_path):
+    path = craft.patch_member_headers(craft.write_checkpoint(tmp_path / "c.zip"), "meta.json", method=99)
+    with pytest.raises(CheckpointError, match="member 'meta.json' uses compression method 99"):
+        load(path)
+
+
+def test_a_corrupt_deflate_stream_is_damage(tmp_path):
+    path = craft.write_checkpoint(tmp_path / "c.zip")
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("policy.npz")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra) + 50
+    data[start:start + 64] = bytes(range(64))
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="damaged"):
+        load(path)
+
+
+@pytest.mark.parametrize("depth", [50, 900, 100_000])
+def test_deeply_nested_metadata_is_refused(tmp_path, depth):
+    meta = craft.valid_meta()
+    text = json.dumps(meta)[:-1] + ', "extra": ' + "[" * depth + "]" * depth + "}"
+    path = craft.write_archive(tmp_path / "c.zip", {"meta.json": text.encode(), "policy.npz": craft.npz_bytes(craft.valid_arrays(meta))})
+    with pytest.raises(CheckpointError, match="meta.json.*nested deeper than"):
+        load(path)
+
+
+META_FAULTS = [
+    ({"layers": 0}, r"'layers' must be an integer 1…\d+, not 0"),
+    ({"layers": -1}, r"'layers' must be an integer 1…\d+, not -1"),
+    ({"layers": math.inf}, r"meta.json is not valid JSON: it holds Infinity"),
+    ({"layers": "2"}, r"'layers' must be an integer 1…\d+, not '2'"),
+    ({"layers": True}, r"'layers' must be an integer"),
+    ({"layers": 3}, r"'net_arch' has 1 hidden sizes, but 'layers' is 3"),
+    ({"observation_shape": "abc"}, r"'observation_shape' must be a list of one positive integer"),
+    ({"observation_shape": [0]}, r"'observation_shape' must be a list of one positive integer"),
+    ({"action_n": "9"}, r"'action_n' must be an integer 1…"),
+    ({"action_n": 10**12}, r"'action_n' must be an integer 1…"),
+    ({"options": []}, r"'options' must be an object"),
+    ({"game": 5}, r"'game' must be a string"),
+    ({"activation": 5}, r"'activation' must be one of tanh, relu"),
+    ({"activation": "gelu"}, r"'activation' must be one of tanh, relu"),
+    ({"net_arch": "big"}, r"'net_arch' must be a list of integers 1…"),
+    ({"net_arch": [10**9]}, r"'net_arch' must be a list of integers 1…"),
+    ({"format_version": "1"}, r"format version '1'"),
+]
+
+
+@pytest.mark.parametrize("change, words", META_FAULTS, ids=[json.dumps(c) for c, _ in META_FAULTS])
+def test_metadata_of_the_wrong_type_or_range_is_named(tmp_path, change, words):
+    meta = craft.valid_meta()
+    arrays = craft.valid_arrays(meta)
+    path = craft.write_checkpoint(tmp_path / "c.zip", {**meta, **change}, arrays)
+    with pytest.raises(CheckpointError, match=words):
+        load(path)
+
+
+def test_metadata_that_is_not_an_object_is_named(tmp_path):
+    meta = craft.valid_meta()
+    for text in (b"[1, 2]", b"\xff\xfe", b"{", b'{"format": NaN}'):
+        path = craft.write_archive(tmp_path / "c.zip", {"meta.json": text, "policy.npz": craft.npz_bytes(craft.valid_arrays(meta))})
+        with pytest.raises(CheckpointError, match="meta.json"):
+            load(path)
+
+
+def test_options_the_game_refuses_are_the_checkpoints_fault_not_the_callers(tmp_path):
+    meta = craft.valid_meta()
+    path = craft.write_checkpoint(tmp_path / "c.zip", {**meta, "options": {**meta["options"], "rows": 99}}, craft.valid_arrays(meta))
+    with pytest.raises(CheckpointError, match=r"records options the game refuses: .*'rows'"):
+        load_agent(str(path), GAME)  # no options given: the checkpoint's own are used
+    meta_unknown = {**meta, "options": {**meta["options"], "colour": "red"}}
+    craft.write_checkpoint(path, meta_unknown, craft.valid_arrays(meta))
+    with pytest.raises(CheckpointError, match=r"records options the game refuses: .*'colour'"):
+        load_agent(str(path), GAME)
+    # The caller's own bad option is still the caller's ValueError, not a damaged file.
+    good = craft.write_checkpoint(tmp_path / "good.zip")
+    with pytest.raises(ValueError, match="'rows'") as raised:
+        load_agent(str(good), GAME, rows=99)
+    assert not isinstance(raised.value, CheckpointError)
+
+
+# ----- weights --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.bool_, np.complex64, np.float16, "datetime64[s]", np.uint8])
+def test_weights_that_are_not_float32_or_float64_are_refused(tmp_path, dtype):
+    meta = craft.valid_meta()
+    arrays = {k: (v * 3).astype(dtype) if dtype != "datetime64[s]" else v.astype(np.int64).astype(dtype) for k, v in craft.valid_arrays(meta).items()}
+    path = craft.write_checkpoint(tmp_path / "c.zip", meta, arrays)
+    with pytest.raises(CheckpointError, match=r"'w0' has dtype .*; weights are float32 or float64"):
+        load(path)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, 1e300])
+def test_weights_that_are_not_finite_are_refused(tmp_path, value):
+    meta = craft.valid_meta()
+    arrays = craft.valid_arrays(meta, dtype=np.float64)
+    arrays["b1"][2] = value
+    path = craft.write_checkpoint(tmp_path / "c.zip", meta, arrays)
+    with pytest.raises(CheckpointError, match=r"'b1' holds 1 value that is not a finite float32"):
+        load(path)
+
+
+def test_float64_weights_load_as_float32(tmp_path):
+    meta = craft.valid_meta()
+    path = craft.write_checkpoint(tmp_path / "c.zip", meta, craft.valid_arrays(meta, dtype=np.float64))
+    agent = load(path)
+    assert all(w.dtype == np.float32 and b.dtype == np.float32 for w, b in agent.layers)
+
+
+def test_missing_extra_and_misshapen_arrays_are_named(tmp_path):
+    meta = craft.valid_meta()
+    arrays = craft.valid_arrays(meta)
+    del arrays["b1"]
+    with pytest.raises(CheckpointError, match="policy.npz has no array 'b1'"):
+        load(craft.write_checkpoint(tmp_path / "a.zip", meta, arrays))
+    arrays = craft.valid_arrays(meta)
+    arrays["w1"] = arrays["w1"][:, :-1]
+    with pytest.raises(CheckpointError, match=r"'w1' has shape \(9, 7\), expected \(9, 8\)"):
+        load(craft.write_checkpoint(tmp_path / "b.zip", meta, arrays))
+    arrays = craft.valid_arrays(meta)
+    arrays["w0"] = arrays["w0"].reshape(-1)
+    with pytest.raises(CheckpointError, match=r"'w0' has shape \(\d+,\), expected \(8, \d+\)"):
+        load(craft.write_checkpoint(tmp_path / "c.zip", meta, arrays))
+
+
+def test_fortran_ordered_and_big_endian_arrays_read_the_same(tmp_path):
+    meta = craft.valid_meta()
+    arrays = craft.valid_arrays(meta)
+    odd = {k: (np.asfortranarray(v) if v.ndim == 2 else v).astype(">f4") for k, v in arrays.items()}
+    _, layers = read_checkpoint(craft.write_checkpoint(tmp_path / "c.zip", meta, odd))
+    for i, (w, b) in enumerate(layers):
+        assert np.array_equal(w, arrays[f"w{i}"]) and np.array_equal(b, arrays[f"b{i}"])
+
+
+# ----- an observation that does not fit ---------------------------------------------------------------
+
+def test_an_observation_of_other_options_names_the_options_the_agent_was_trained_for(tmp_path):
+    import envs
+
+    agent = load_checkpoint_agent(craft.write_checkpoint(tmp_path / "c.zip"), GAME)
+    env = envs.load(GAME).raw_env(rows=4, cols=4)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"trained for linecatch_v0 with options \{.*'rows': 3.*\}.*size \d+.*this observation has size \d+"):
+        agent.act(env.observe("player_0"))
