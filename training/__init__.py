@@ -7,8 +7,12 @@
   (``training.bots.<game>``, ``KIT``);
 * ``"mcts:N"`` (``"mcts:N:c=X"``) — Monte Carlo tree search with N simulations per move over
   states sampled from the observation (see ``training.mcts``);
-* a checkpoint path (``checkpoints/loom/loom__maskppo__0.zip``): a trained policy, checked
-  against the game and options (see ``training.checkpoint``).
+* ``"trained"`` — the network shipped for these options (``checkpoints/<game>/``), playing its
+  policy alone; ``"mcts:N:net=trained"`` or ``"mcts:N:net=PATH"`` — search guided by a network
+  (``training.az_search``);
+* an agent file path: a network from ``training.alphazero`` (``training.network_agent``) or a
+  MaskablePPO checkpoint (``checkpoints/loom/loom__maskppo__0.zip``, ``training.checkpoint``),
+  checked against the game and options.
 * an exported ``.onnx`` path: the same policy run by onnxruntime alone, no torch (see
   ``training.onnx_agent`` and docs/onnx.md).
 
@@ -42,20 +46,34 @@ def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) ->
     table = bot_table(name)
     if spec in table:
         return table[spec](game=name, seed=seed, **options)
+    if spec == "trained":
+        from training.network_agent import load_network_agent
+
+        return load_network_agent("trained", name, seed=seed, **options)
     if str(spec).split(":")[0] == "mcts":
         from training.mcts import MCTSAgent, parse_mcts_spec
 
-        return MCTSAgent(name, seed=seed, **parse_mcts_spec(spec), **options)
+        settings = parse_mcts_spec(spec)
+        if "network_path" in settings:
+            from training.az_search import GuidedMCTSAgent
+
+            return GuidedMCTSAgent(name, seed=seed, **settings, **options)
+        return MCTSAgent(name, seed=seed, **settings, **options)
     if str(spec).endswith(".onnx"):
         from training.onnx_agent import load_onnx_agent
 
         return load_onnx_agent(spec, name, seed=seed, **options)
     if str(spec).endswith(".zip") or "/" in str(spec) or "\\" in str(spec):
+        from training.network_agent import is_network_file, load_network_agent
+
+        if is_network_file(spec):
+            return load_network_agent(spec, name, seed=seed, **options)
         from training.checkpoint import load_checkpoint_agent
 
         return load_checkpoint_agent(spec, name, seed=seed, **options)
     raise ValueError(
-        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, mcts:N, or a checkpoint path (.zip or .onnx)"
+        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, trained, mcts:N, mcts:N:net=trained, "
+        "or an agent file (.zip or .onnx)"
     )
 
 

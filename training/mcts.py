@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 import envs
-from envs.core.game import TERMINAL, relative_margins
+from envs.core.game import CHANCE, TERMINAL, draw_outcome, relative_margins
 from training.agents import legal_from_mask
 
 DEFAULT_SIMULATIONS = 200
@@ -38,10 +38,11 @@ ROLLOUTS = ("heuristic", "random")
 
 
 class Node:
-    __slots__ = ("children", "visits", "total", "available")
+    __slots__ = ("children", "outcomes", "visits", "total", "available")
 
     def __init__(self) -> None:
         self.children: dict[int, Node] = {}
+        self.outcomes: dict[int, Node] | None = None  # after a chance node: one subtree per outcome
         self.visits = 0
         self.total = 0.0  # summed return of the player who moved into this node
         self.available = 0  # simulations in which the move into this node was legal
@@ -179,6 +180,19 @@ class MCTSAgent:
             player = state.current_player()
             if player == TERMINAL:
                 break
+            if player == CHANCE:
+                # The dice fall as they fall: draw an outcome by its probability and go on in
+                # that outcome's own subtree (the same action under other dice is another move).
+                outcome = draw_outcome(state.chance_outcomes(), rng)
+                state.apply(outcome)
+                if node.outcomes is None:
+                    node.outcomes = {}
+                child = node.outcomes.get(outcome)
+                if child is None:
+                    child = node.outcomes[outcome] = Node()
+                path.append((child, None))
+                node = child
+                continue
             legal = state.legal_actions()
             children = node.children
             if chance_of is not None:
@@ -202,21 +216,23 @@ class MCTSAgent:
         # Play out among the game's preferred actions (or uniformly at random), to the end or
         # for at most `depth` steps; a cut-off playout is scored by the game's evaluation.
         steps = self.depth if self.depth is not None else -1
-        if preferred_of is None:
-            while steps and state.current_player() != TERMINAL:
-                state.apply(rng.choice(state.legal_actions()))
-                steps -= 1
-        else:
-            while steps and state.current_player() != TERMINAL:
-                state.apply(rng.choice(preferred_of(state)))
-                steps -= 1
-        if state.current_player() != TERMINAL:
+        while True:
+            player = state.current_player()
+            if player == CHANCE:
+                state.apply(draw_outcome(state.chance_outcomes(), rng))
+                continue
+            if not steps or player == TERMINAL:
+                break
+            state.apply(rng.choice(preferred_of(state) if preferred_of is not None else state.legal_actions()))
+            steps -= 1
+        if player != TERMINAL:
             values = self.evaluate(state)
         else:
             values = outcome_values(state) if self.margin else state.returns()
         for child, player in path:
             child.visits += 1
-            child.total += values[player]
+            if player is not None:  # None: a chance outcome, whose value no choice reads
+                child.total += values[player]
 
 
 def outcome_values(state) -> list[float]:
@@ -228,7 +244,10 @@ def outcome_values(state) -> list[float]:
 
 def parse_mcts_spec(spec: str) -> dict[str, Any]:
     """``"mcts"``, ``"mcts:400"``, ``"mcts:400:c=0.7"``, ``"mcts:400:rollout=random"`` (settings
-    joined by ``:``) → keyword arguments of ``MCTSAgent``."""
+    joined by ``:``) → keyword arguments of ``MCTSAgent``; with ``net=PATH`` (or
+    ``net=trained``) and optionally ``m=K`` (root actions considered) → keyword arguments of
+    the network-guided :class:`training.az_search.GuidedMCTSAgent` (``network_path``,
+    ``simulations``, ``considered``)."""
     name, *parts = spec.split(":")
     if name != "mcts":
         raise ValueError(f"an MCTS agent is written 'mcts', 'mcts:N' or 'mcts:N:c=X:rollout=random', not {spec!r}")
@@ -268,6 +287,27 @@ def parse_mcts_spec(spec: str) -> dict[str, Any]:
             if value not in ROLLOUTS:
                 raise ValueError(f"MCTS rollout in {spec!r} must be one of {', '.join(ROLLOUTS)}, not {value!r}")
             settings["rollout"] = value
+        elif key == "net":
+            if not value:
+                raise ValueError(f"MCTS net in {spec!r} needs a network file or 'trained', e.g. net=trained")
+            settings["network_path"] = value
+        elif key == "m":
+            try:
+                settings["considered"] = int(value)
+            except ValueError:
+                raise ValueError(f"MCTS m (root actions considered) in {spec!r} must be a whole number, not {value!r}") from None
+            if settings["considered"] < 1:
+                raise ValueError(f"MCTS m in {spec!r} must be at least 1")
         else:
-            raise ValueError(f"unknown MCTS setting {key!r} in {spec!r}; the settings are c=, depth=, margin=, w=, bias= and rollout=")
+            raise ValueError(
+                f"unknown MCTS setting {key!r} in {spec!r}; the settings are c=, depth=, margin=, w=, bias=, rollout=, "
+                "and net= (with m=) for network-guided search"
+            )
+    if "network_path" in settings:
+        plain = sorted(set(settings) - {"network_path", "simulations", "considered"})
+        if plain:
+            raise ValueError(f"MCTS setting {plain[0]!r} in {spec!r} is for play-out search; with net= only m= applies")
+        settings.setdefault("simulations", DEFAULT_SIMULATIONS)
+    elif "considered" in settings:
+        raise ValueError(f"MCTS m= in {spec!r} applies to network-guided search only (add net=PATH or net=trained)")
     return settings

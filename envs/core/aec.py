@@ -254,18 +254,26 @@ class SuiteEnv(AECEnv):
 
     # ----- the engine API, reached through env.unwrapped ----------------------------------------------
     def why_illegal(self, action: int) -> str | None:
+        """``None`` if ``action`` is legal now, else one sentence a player understands saying why
+        not (the same text ``raw_env.step`` raises and ``env()``'s warning gives)."""
         return self.game.why_illegal(action)
 
     def action_to_string(self, action: int) -> str:
+        """The move's notation in this position (``docs/<game>.md`` documents it per game)."""
         return self.game.action_to_string(action)
 
     def string_to_action(self, text: str) -> int:
+        """The action number of a move written in the game's notation (a ValueError says what
+        is wrong with the text); round-trips with :meth:`action_to_string`."""
         return self.game.string_to_action(text)
 
     def legal_actions(self) -> list[int]:
+        """The legal action numbers of the agent to act now, ascending."""
         return self.game.legal_actions()
 
     def snapshot(self) -> dict[str, Any]:
+        """The complete state (hidden parts included) as a JSON-ready dict: saved games,
+        replays, undo, bug reports. :meth:`restore` continues from it."""
         return self.game.snapshot()
 
     def restore(self, snapshot: Any) -> None:

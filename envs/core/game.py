@@ -231,6 +231,8 @@ class Game:
                 snapshot = json.loads(snapshot)
             except json.JSONDecodeError as error:
                 raise SnapshotError(f"snapshot is not valid JSON: {error}") from None
+            except RecursionError:
+                raise SnapshotError("snapshot JSON is nested too deeply to be a snapshot") from None
         if not isinstance(snapshot, dict):
             raise SnapshotError(f"a snapshot is a dict, not {type(snapshot).__name__}")
         for key in ("game", "version", "options", "state"):
@@ -238,11 +240,11 @@ class Game:
                 raise SnapshotError(f"snapshot has no {key!r} entry")
         if snapshot["game"] != cls.NAME:
             raise SnapshotError(
-                f"snapshot is of game {snapshot['game']!r}, not {cls.NAME!r}"
+                f"snapshot is of game {short_repr(snapshot['game'])}, not {cls.NAME!r}"
             )
         if snapshot["version"] != cls.SNAPSHOT_VERSION:
             raise SnapshotError(
-                f"snapshot version {snapshot['version']!r} is not supported "
+                f"snapshot version {short_repr(snapshot['version'])} is not supported "
                 f"(this engine reads version {cls.SNAPSHOT_VERSION})"
             )
         if not isinstance(snapshot["options"], dict) or not isinstance(snapshot["state"], dict):
@@ -260,13 +262,15 @@ class Game:
     def from_snapshot(cls, snapshot: Any, **runtime: Any):
         """A new game from a snapshot (validated first); ``runtime`` gives the run-time options
         (``RUNTIME_OPTIONS``) the snapshot does not carry, else their defaults are used."""
-        snapshot, options = cls.read_snapshot(snapshot, **runtime)
         try:
+            snapshot, options = cls.read_snapshot(snapshot, **runtime)
             return cls.from_state_dict(options, snapshot["state"])
         except SnapshotError:
             raise
+        except RecursionError:
+            raise SnapshotError("snapshot is nested too deeply to be a snapshot") from None
         except (KeyError, TypeError, ValueError, IndexError) as error:
-            raise SnapshotError(f"snapshot state is malformed: {error!r}") from None
+            raise SnapshotError(f"snapshot state is malformed: {short_repr(error, 200)}") from None
 
     def restore(self, snapshot: Any) -> None:
         """Replace this game's state, in place, by the snapshot's (validated first); run-time
@@ -305,12 +309,12 @@ def require(condition: bool, message: str) -> None:
 def int_list(state: dict, key: str, length: int, low: int, high: int) -> list[int]:
     """A list of ``length`` ints in ``low…high`` (bools refused), else SnapshotError."""
     value = state.get(key)
-    require(isinstance(value, list), f"snapshot field {key!r} must be a list")
+    require(isinstance(value, list), f"snapshot field {key!r} must be a list, not {short_repr(value)}")
     require(len(value) == length, f"snapshot field {key!r} must hold {length} entries, not {len(value)}")
     for item in value:
         require(
             isinstance(item, int) and not isinstance(item, bool) and low <= item <= high,
-            f"snapshot field {key!r} holds {item!r}; entries must be integers {low}…{high}",
+            f"snapshot field {key!r} holds {short_repr(item)}; entries must be integers {low}…{high}",
         )
     return list(value)
 
@@ -319,6 +323,6 @@ def int_field(state: dict, key: str, low: int, high: int) -> int:
     value = state.get(key)
     require(
         isinstance(value, int) and not isinstance(value, bool) and low <= value <= high,
-        f"snapshot field {key!r} is {value!r}; it must be an integer {low}…{high}",
+        f"snapshot field {key!r} is {short_repr(value)}; it must be an integer {low}…{high}",
     )
     return value

@@ -6,36 +6,63 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.observer import Observer, as_vector
+from envs.core.observer import D4, Observer, PolicyLayout, Symmetry, as_vector, transform_grid
 from envs.linecatch.rules import NO_MARK, LinecatchGame, geometry
+
+# The planes' channels (docs/observations.md, "Planes"): per-square facts, then constant planes.
+PLANE_NAMES = ("black", "my_marks", "their_marks", "catch_now", "hands_over", "my_score", "their_score", "pro")
+# Flat blocks copied square by square into the first five channels, in channel order.
+_CELL_BLOCKS = ("BLACK", "MY_MARKS", "THEIR_MARKS", "CATCH_NOW", "HANDS_OVER")
+_GLOBAL_BLOCKS = ("MY_SCORE", "THEIR_SCORE", "PRO")
+# The symmetries of a rectangle keep its shape; a square has all eight of D4.
+RECTANGLE = ("identity", "rot180", "flip_rows", "flip_cols")
 
 
 class LinecatchObserver(Observer):
-    """Layout (``n = rows*cols``, cells in action order):
+    """Layout (``n = rows*cols``, cells in action order; the offsets are attributes):
 
-    ``[0, n)`` black squares · ``[n, 2n)`` squares last caught by me · ``[2n, 3n)`` squares last
-    caught by the opponent · ``3n`` my score / total · ``3n+1`` their score / total ·
-    ``3n+2`` pro mode · ``3n+3`` per square, the points blackening it would catch now ·
-    ``4n+3`` per square, the points it would hand over (lines it would leave one square
-    short). ``total`` is the sum of all line lengths (the most anyone can score); the two
-    last planes are divided by ``4 * max(rows, cols)``, more than any square can touch.
+    ``BLACK`` ``[0, n)`` black squares · ``MY_MARKS`` ``[n, 2n)`` squares last caught by me ·
+    ``THEIR_MARKS`` ``[2n, 3n)`` squares last caught by the opponent · ``MY_SCORE`` ``3n`` my
+    score / total · ``THEIR_SCORE`` ``3n+1`` their score / total · ``PRO`` ``3n+2`` pro mode ·
+    ``CATCH_NOW`` ``[3n+3, 4n+3)`` per square, the points blackening it would catch now ·
+    ``HANDS_OVER`` ``[4n+3, 5n+3)`` per square, the points it would hand over (lines it would
+    leave one square short). ``total`` is the sum of all line lengths (the most anyone can
+    score); the two last blocks are divided by ``4 * max(rows, cols)``, more than any square
+    can touch.
 
-    The last two planes are public arithmetic on the board (what the seed's tip asks a player
-    to see: "a square that almost completes a line gives the point to the other person").
+    The last two blocks are public arithmetic on the board: a square that almost completes a
+    line gives the points to the other player, and the observation says so.
+
+    Planes (``planes``): ``(rows, cols, 8)``, the five per-square blocks as channels 0–4, then
+    my score, their score and pro mode as constant planes 5–7 (``PLANE_NAMES``).
     """
 
     def __init__(self, options: dict[str, Any]):
         super().__init__(options)
         self.geo = geometry(options["rows"], options["cols"], options["pro"])
-        self.n = self.geo.size
-        self.size = 5 * self.n + 3
+        self.n = n = self.geo.size
+        take = self.layout.take
+        self.BLACK = take(n, "BLACK")
+        self.MY_MARKS = take(n, "MY_MARKS")
+        self.THEIR_MARKS = take(n, "THEIR_MARKS")
+        self.MY_SCORE = take(1, "MY_SCORE")
+        self.THEIR_SCORE = take(1, "THEIR_SCORE")
+        self.PRO = take(1, "PRO")
+        self.CATCH_NOW = take(n, "CATCH_NOW")
+        self.HANDS_OVER = take(n, "HANDS_OVER")
+        self.size = self.layout.size
         self.scale = float(self.geo.total_points)
         self.square_scale = float(4 * max(self.geo.rows, self.geo.cols))
-        incidence = np.zeros((self.n, len(self.geo.lines)), np.float32)
+        incidence = np.zeros((n, len(self.geo.lines)), np.float32)
         for cell, lines in enumerate(self.geo.cell_lines):
             incidence[cell, list(lines)] = 1.0
-        # Incidence weighted by line length: one matrix product prices every square.
-        self._priced = incidence * np.asarray(self.geo.line_length, np.float32) / self.square_scale
+        # Incidence weighted by line length: one matrix product prices every square in whole
+        # points (exact in float32, whatever the order of the lines), divided once by the scale,
+        # so a square's price does not depend on how the lines are numbered.
+        self._priced = incidence * np.asarray(self.geo.line_length, np.float32)
+        # Planes: which flat entries fill the per-square channels and the constant ones.
+        self._cell_index = np.stack([np.arange(n) + getattr(self, name) for name in _CELL_BLOCKS], axis=-1)
+        self._global_index = np.array([getattr(self, name) for name in _GLOBAL_BLOCKS])
 
     def observe(self, game: LinecatchGame, player: int) -> np.ndarray:
         n = self.n
@@ -49,8 +76,8 @@ class LinecatchObserver(Observer):
         obs[3 * n + 2] = float(self.options["pro"])
         remaining = np.asarray(game.remaining)
         white = obs[:n] == 0
-        obs[3 * n + 3:4 * n + 3] = (self._priced @ (remaining == 1)) * white
-        obs[4 * n + 3:5 * n + 3] = (self._priced @ (remaining == 2)) * white
+        obs[3 * n + 3:4 * n + 3] = (self._priced @ (remaining == 1)) * white / self.square_scale
+        obs[4 * n + 3:5 * n + 3] = (self._priced @ (remaining == 2)) * white / self.square_scale
         return obs
 
     def decode(self, observation) -> dict[str, Any]:
@@ -66,3 +93,46 @@ class LinecatchObserver(Observer):
             "catch_now": np.rint(vec[3 * n + 3:4 * n + 3] * self.square_scale).astype(int).reshape(shape),
             "hands_over": np.rint(vec[4 * n + 3:5 * n + 3] * self.square_scale).astype(int).reshape(shape),
         }
+
+    # ----- board-shaped observations ------------------------------------------------------------
+    def planes_shape(self) -> tuple[int, int, int]:
+        return (self.geo.rows, self.geo.cols, len(PLANE_NAMES))
+
+    def planes(self, observation) -> np.ndarray:
+        """``(rows, cols, 8)`` from one flat vector (or the env's dict), ``(N, rows, cols, 8)``
+        from a batch ``(N, size)``: channels as ``PLANE_NAMES``; every entry is a flat entry
+        (so in [0, 1]), copied, not recomputed."""
+        vec = np.asarray(as_vector(observation), dtype=np.float32)
+        if vec.ndim not in (1, 2) or vec.shape[-1] != self.size:
+            raise ValueError(
+                f"Linecatch {self.geo.rows}×{self.geo.cols} planes are built from flat observations of "
+                f"{self.size} entries (one vector or a batch (N, {self.size})), not shape {vec.shape}"
+            )
+        rows, cols, channels = self.planes_shape()
+        batch = vec.shape[:-1]
+        out = np.empty(batch + (self.n, channels), np.float32)
+        out[..., :len(_CELL_BLOCKS)] = vec[..., self._cell_index]
+        out[..., len(_CELL_BLOCKS):] = vec[..., None, self._global_index]
+        return out.reshape(batch + (rows, cols, channels))
+
+    def policy_layout(self) -> PolicyLayout:
+        """Every action is a square: one logit per square of a 1-channel per-cell head, action
+        ``r*cols + c`` at ``(r, c)``; no global logits."""
+        return PolicyLayout(cell_channels=1, global_actions=0, index=np.arange(self.n, dtype=np.int64))
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """The rectangle's four (identity, rot180, flip_rows, flip_cols) always; on a square
+        board the eight of D4. Every line (row, column, and in pro mode each diagonal of 3 or
+        more squares in either direction) maps onto a line of the same length, and the rules
+        do not depend on names, so each of them maps a game onto an equally good one; channels
+        stay as they are."""
+        rows, cols = self.geo.rows, self.geo.cols
+        transforms = D4 if rows == cols else RECTANGLE
+        grid = np.arange(self.n).reshape(rows, cols, 1)
+        out = []
+        for name in transforms:
+            moved = transform_grid(grid, name)[..., 0]  # moved[i, j] = the old square now at (i, j)
+            actions = np.empty(self.n, np.int64)
+            actions[moved.ravel()] = np.arange(self.n)
+            out.append(Symmetry(name=name, transform=name, actions=actions))
+        return tuple(out)

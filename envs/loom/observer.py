@@ -1,4 +1,10 @@
-"""What a Loom seat sees: both cloths, the current throw, the round; never future throws."""
+"""What a Loom seat sees: both cloths, the current throw, the round; never future throws.
+
+Two formats (``docs/observations.md``): the flat vector (``observe``, ``decode``) and the
+board-shaped planes (``planes``), a ``(4, 4, 44)`` array computed from the flat vector alone,
+with the policy head's layout (``policy_layout``) and the eight symmetries of the square
+(``symmetries``).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,28 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.observer import Observer, as_vector
-from envs.loom.rules import CELLS, MAX_BOUNTY, ROUNDS, SIDE, LoomGame, line_gain_table
+from envs.core.observer import D4, Observer, PolicyLayout, Symmetry, as_vector, transform_grid
+from envs.loom.rules import CELLS, MAX_BOUNTY, NEIGHBOURS, ROUNDS, SIDE, LoomGame, line_gain_table
 
 DYE_SLOTS = 7  # empty + dyes 1…6
+DYES = 6
+THREADS = 2
+
+# ----- planes: (row, col, channel), per-cell channels first, then constant planes -------------
+P_MINE, P_THEIRS = 0, 7  # my / their cloth, one-hot of 7 (empty, dye 1…6)
+P_MY_RINGS, P_THEIR_RINGS = 14, 16  # per thread: what weaving it there gains (÷ 12 + 2*bounty)
+P_MY_ROOM, P_THEIR_ROOM = 18, 20  # per thread: the touching law lets its dye go there
+P_LEGAL = 22  # per thread: I may weave it there now (the action mask; zeros off my turn)
+P_THROW = 24  # constant: thread 0's dye one-hot (6), then thread 1's (6)
+P_AVAILABLE = 36  # constant: thread 0, thread 1 not yet taken this round
+P_TO_ACT, P_DRAFTER, P_ROUND = 38, 39, 40  # I act now; I draft this round; round ÷ 16 (1 at the end)
+P_MY_SCORE, P_THEIR_SCORE, P_BOUNTY = 41, 42, 43  # as in the flat vector
+PLANES = 44
+
+# Orthogonal adjacency of the cloth's cells, for the touching law on whole batches.
+_ADJACENT = np.zeros((CELLS, CELLS), np.float32)
+for _cell, _around in enumerate(NEIGHBOURS):
+    _ADJACENT[_cell, list(_around)] = 1.0
 
 # The rings by table look-up. The engine keeps each line's contents as one base-7 number
 # (``game.codes``); ``rules.line_gain_table(bounty)[code][dye]`` is what that dye adds to that
@@ -36,13 +60,24 @@ class LoomObserver(Observer):
     public cloths, given so a network need not relearn the scoring rule.
     """
 
-    MINE, THEIRS, THROW, AVAILABLE, ROUND = 0, 112, 224, 236, 238
-    DRAFTER, MY_SCORE, THEIR_SCORE, BOUNTY = 254, 255, 256, 257
-    MY_RINGS, THEIR_RINGS, THEIR_ROOM = 258, 290, 322
-
     def __init__(self, options: dict[str, Any]):
         super().__init__(options)
-        self.size = 354
+        take = self.layout.take
+        self.MINE = take(CELLS * DYE_SLOTS, "MINE")
+        self.THEIRS = take(CELLS * DYE_SLOTS, "THEIRS")
+        self.THROW = take(THREADS * DYES, "THROW")
+        self.AVAILABLE = take(THREADS, "AVAILABLE")
+        self.ROUND = take(ROUNDS, "ROUND")
+        self.DRAFTER = take(1, "DRAFTER")
+        self.MY_SCORE = take(1, "MY_SCORE")
+        self.THEIR_SCORE = take(1, "THEIR_SCORE")
+        self.BOUNTY = take(1, "BOUNTY")
+        self.MY_RINGS = take(THREADS * CELLS, "MY_RINGS")
+        self.THEIR_RINGS = take(THREADS * CELLS, "THEIR_RINGS")
+        self.THEIR_ROOM = take(THREADS * CELLS, "THEIR_ROOM")
+        self.size = self.layout.size
+        self._gather = self._planes_gather()
+        self._round_numbers = np.arange(ROUNDS, dtype=np.float32)
         self.scale = float(144 + 8 * options["bounty"])
         self.gain_scale = float(12 + 2 * options["bounty"])
         # Where each cell's one-hot block starts: my 16 cells, then the opponent's.
@@ -106,3 +141,90 @@ class LoomObserver(Observer):
             "their_room": vec[self.THEIR_ROOM:self.THEIR_ROOM + 32].reshape(2, CELLS) > 0.5,
             "side": SIDE,
         }
+
+    # ----- planes -----------------------------------------------------------------------------------
+    def planes_shape(self) -> tuple[int, int, int]:
+        return (SIDE, SIDE, PLANES)
+
+    def planes(self, observation) -> np.ndarray:
+        """``(4, 4, 44)`` float32 planes of one flat observation (or ``(N, 4, 4, 44)`` of a
+        batch ``(N, 354)``), from the vector alone; channels in ``docs/observations.md``."""
+        vector = np.asarray(as_vector(observation), dtype=np.float32)
+        if vector.shape[-1:] != (self.size,) or vector.ndim not in (1, 2):
+            raise ValueError(f"Loom planes are made from observations of {self.size} entries "
+                             f"(one vector or a batch (N, {self.size})), not shape {vector.shape}")
+        batch = vector.reshape(-1, self.size)
+        n = len(batch)
+        # Channels that repeat flat entries come in one gather; the rest are computed below.
+        out = batch[:, self._gather]
+        mine = batch[:, self.MINE:self.MINE + CELLS * DYE_SLOTS].reshape(n, CELLS, DYE_SLOTS)
+        throw = batch[:, self.THROW:self.THROW + THREADS * DYES].reshape(n, THREADS, DYES)
+        available = batch[:, self.AVAILABLE:self.AVAILABLE + THREADS]
+        room = _room(mine, throw)  # (n, cells, threads)
+        out[:, :, P_MY_ROOM:P_MY_ROOM + THREADS] = room
+        # The seat acts when it drafts and no thread is taken, or is the rival and one is left;
+        # a drafter facing two equal dyes weaves thread 0 (the engine offers no duplicate action).
+        left = available[:, 0] + available[:, 1]
+        to_act = np.where(batch[:, self.DRAFTER] > 0.5, left > 1.5, (left > 0.5) & (left < 1.5))
+        threads = available * to_act[:, None]
+        threads[:, 1] *= ((throw[:, 0] * throw[:, 1]).sum(axis=1) < 0.5) | (left < 1.5)
+        out[:, :, P_LEGAL:P_LEGAL + THREADS] = room * threads[:, None, :]
+        out[:, :, P_TO_ACT] = to_act[:, None]
+        rounds = batch[:, self.ROUND:self.ROUND + ROUNDS]
+        out[:, :, P_ROUND] = ((rounds @ self._round_numbers + ROUNDS * (1.0 - rounds.sum(axis=1))) / ROUNDS)[:, None]
+        planes = out.reshape(n, SIDE, SIDE, PLANES)
+        return planes[0] if vector.ndim == 1 else planes
+
+    def _planes_gather(self) -> np.ndarray:
+        """``(cells, channels)`` flat indices of the channels that copy the vector (the others
+        are filled by ``planes`` and gather entry 0 meanwhile)."""
+        gather = np.zeros((CELLS, PLANES), np.int64)
+        cells = np.arange(CELLS)
+        for dye in range(DYE_SLOTS):
+            gather[:, P_MINE + dye] = self.MINE + cells * DYE_SLOTS + dye
+            gather[:, P_THEIRS + dye] = self.THEIRS + cells * DYE_SLOTS + dye
+        for t in range(THREADS):
+            gather[:, P_MY_RINGS + t] = self.MY_RINGS + t * CELLS + cells
+            gather[:, P_THEIR_RINGS + t] = self.THEIR_RINGS + t * CELLS + cells
+            gather[:, P_THEIR_ROOM + t] = self.THEIR_ROOM + t * CELLS + cells
+            gather[:, P_AVAILABLE + t] = self.AVAILABLE + t
+        for entry in range(THREADS * DYES):
+            gather[:, P_THROW + entry] = self.THROW + entry
+        for channel, entry in ((P_DRAFTER, self.DRAFTER), (P_MY_SCORE, self.MY_SCORE),
+                               (P_THEIR_SCORE, self.THEIR_SCORE), (P_BOUNTY, self.BOUNTY)):
+            gather[:, channel] = entry
+        return gather
+
+    def policy_layout(self) -> PolicyLayout:
+        """Every action is a cell: ``t*16 + cell`` is channel ``t`` (the thread) of a per-cell head
+        with two channels at ``(row, col)`` of the cell; no global logits."""
+        actions = np.arange(THREADS * CELLS)
+        thread, cell = actions // CELLS, actions % CELLS
+        return PolicyLayout(cell_channels=THREADS, global_actions=0, index=(cell * THREADS + thread).astype(np.int64))
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """The eight symmetries of the square, applied to both cloths at once: the touching law
+        is orthogonal adjacency and a cloth scores its rows and columns alike, so a rotated or
+        mirrored cloth is as good as the original (a transposed one swaps its rows and columns,
+        which score the same). Threads and dice are not board-shaped and stay as they are."""
+        grid = np.arange(CELLS).reshape(SIDE, SIDE, 1)
+        out = []
+        for name in D4:
+            moved = transform_grid(grid, name).reshape(CELLS)  # moved[new cell] = old cell
+            new_cell = np.empty(CELLS, np.int64)
+            new_cell[moved] = np.arange(CELLS)
+            actions = np.concatenate([t * CELLS + new_cell for t in range(THREADS)])
+            out.append(Symmetry(name=name, transform=name, actions=actions))
+        return tuple(out)
+
+
+def _room(cloth: np.ndarray, throw: np.ndarray) -> np.ndarray:
+    """The touching law on a batch: ``cloth`` ``(n, cells, 7)`` one-hot, ``throw`` ``(n, 2, 6)``
+    one-hot dyes; returns ``(n, cells, 2)``: 1 where thread t's dye may go (an empty cell with
+    no orthogonal twin, or any empty cell when the cloth has none such; zeros with no throw)."""
+    holds = throw @ cloth[:, :, 1:].transpose(0, 2, 1)  # (n, threads, cells): the cell holds that dye
+    empty = cloth[:, None, :, 0]
+    clean = empty * (holds @ _ADJACENT < 0.5)
+    room = np.where(clean.sum(axis=2, keepdims=True) > 0.5, clean, empty)
+    room *= throw.sum(axis=2, keepdims=True)  # no throw after the last round: nothing to weave
+    return room.transpose(0, 2, 1)

@@ -1,0 +1,828 @@
+"""Search-and-learn training (AlphaZero / Expert Iteration) for any suite game, in one file.
+
+    python -m training.alphazero --game linecatch                       # default options, a seed
+    python -m training.alphazero --game loom --iterations 40 --simulations 32 --warm-start heuristic
+    python -m training.alphazero --resume runs/loom__alphazero__0__20261201-101500
+    python -m training.alphazero --game knot --ray-address auto         # self-play on a Ray cluster
+
+Each iteration:
+
+1. **self-play** — workers (one process per core, or Ray actors with ``--ray-address``) play
+   games with the current network guiding the search (``training.az_search``: Gumbel root
+   selection with sequential halving, the network's value at the leaves, states sampled from
+   the mover's own observation). Many games run at once in each worker and their leaves are
+   scored in one network call. Every decision with more than one legal move is recorded: the
+   mover's flat observation, its mask, the search's improved policy; at the end every record
+   gets the game's outcome and the final score margin, from the mover's side;
+2. **learning** — minibatches from a replay buffer of the latest positions, each batch mapped by
+   one of the game's symmetries (``Observer.symmetries``: planes, policy and mask together);
+   loss = policy cross-entropy + value MSE + ``margin_weight`` × margin MSE;
+3. **evaluation** on a schedule — the network's policy alone against ``random`` and
+   ``heuristic`` (and, with ``--eval-mcts-games``, the network-guided search against
+   ``mcts:100`` of the game's ladder settings), seats alternated; printed and logged to
+   TensorBoard. The best policy so far (its score against the heuristic) is kept.
+
+An optional **warm start** first imitates a teacher (``--warm-start heuristic`` or
+``--warm-start mcts:100``): the teacher plays both seats, its choices (its visit shares where it
+has them) are the policy targets, the outcomes the value targets.
+
+Outputs go to ``runs/<game>__alphazero__<seed>__<time>/``: ``config.json``, TensorBoard logs,
+``state.pt`` (everything ``--resume`` needs: network, optimiser, replay buffer, counters, random
+generators), ``latest.zip`` and ``best.zip`` (agent files that ``load_agent`` plays with numpy
+alone) and ``evaluation.json``. Training a game may take longer than one sitting: the state is
+saved after every iteration, and ``--resume RUN_DIR`` continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import random
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import envs
+from envs.core.game import relative_margins
+
+# ----- configuration ---------------------------------------------------------------------------
+
+
+@dataclass
+class AlphaZeroConfig:
+    game: str = "linecatch"
+    """the game (an env name such as ``loom`` or ``knot_v0``)"""
+    options: dict = field(default_factory=dict)
+    """env options (default: the game's defaults), as JSON on the command line"""
+    seed: int = 0
+    """seeds self-play, the network's initial weights and minibatch order"""
+    iterations: int = 20
+    """self-play + learning rounds"""
+    games_per_iteration: int = 64
+    """self-play games per iteration (split among the workers)"""
+    simulations: int = 32
+    """search simulations per move in self-play"""
+    considered: int = 16
+    """root actions Gumbel sampling considers (halved between)"""
+    concurrent_games: int = 16
+    """games one worker plays at once (their leaves share one network call)"""
+    workers: int = 2
+    """self-play processes (one per core); with --ray-address, Ray actors"""
+    ray_address: str | None = None
+    """run self-play as Ray actors on an existing cluster (``auto``, ``ray://host:port``)"""
+    filters: int = 64
+    """width of the residual tower"""
+    blocks: int = 4
+    """residual blocks in the tower"""
+    learning_rate: float = 1e-3
+    """AdamW learning rate"""
+    weight_decay: float = 1e-4
+    """AdamW weight decay"""
+    batch_size: int = 256
+    """minibatch size"""
+    steps_per_iteration: int = 200
+    """minibatch updates per iteration"""
+    replay_size: int = 100_000
+    """positions kept in the replay buffer (the latest)"""
+    margin_weight: float = 0.5
+    """weight of the score-margin target in the loss (0 for games without points)"""
+    warm_start: str | None = None
+    """imitate this agent first (``heuristic``, ``mcts:100``, any load_agent spec)"""
+    warm_start_games: int = 200
+    """games the teacher plays for the warm start"""
+    warm_start_steps: int = 1000
+    """minibatch updates on the teacher's games"""
+    eval_every: int = 5
+    """evaluate every this many iterations (and after the last)"""
+    eval_games: int = 40
+    """games per opponent in the scheduled evaluations"""
+    final_eval_games: int = 400
+    """games per opponent in the final evaluation"""
+    eval_opponents: tuple = ("random", "heuristic")
+    """opponents of the policy alone"""
+    eval_mcts_games: int = 0
+    """games of mcts:S:net (S = --simulations) against mcts:100 in each evaluation (0: none)"""
+    device: str = "cpu"
+    """torch device of the learner (``cuda`` when a GPU is there)"""
+    torch_threads: int = 2
+    """CPU threads of the learner"""
+    out_dir: str = "runs"
+    """where run folders go"""
+    resume: str | None = None
+    """continue the run in this folder from its state.pt"""
+    max_minutes: float | None = None
+    """stop (saving) after this much wall-clock time"""
+
+
+def parse_config(argv: list[str] | None = None) -> AlphaZeroConfig:
+    parser = argparse.ArgumentParser(prog="python -m training.alphazero", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    defaults = AlphaZeroConfig()
+    docs = _field_docs()
+    for f in dataclasses.fields(AlphaZeroConfig):
+        flag = "--" + f.name.replace("_", "-")
+        default = getattr(defaults, f.name)
+        if f.name == "options":
+            parser.add_argument(flag, type=json.loads, default={}, help=docs[f.name])
+        elif f.name == "eval_opponents":
+            parser.add_argument(flag, nargs="*", default=list(default), help=docs[f.name])
+        elif isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=docs[f.name])
+        else:
+            kind = type(default) if default is not None else (float if f.name == "max_minutes" else str)
+            parser.add_argument(flag, type=kind, default=default, help=docs[f.name])
+    args = parser.parse_args(argv)
+    values = vars(args)
+    values["eval_opponents"] = tuple(values["eval_opponents"])
+    config = AlphaZeroConfig(**values)
+    check_config(config)
+    return config
+
+
+def _field_docs() -> dict[str, str]:
+    """The docstring under each config field (the help text), read from this file."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(AlphaZeroConfig))
+    docs, body = {}, tree.body[0].body
+    for node, after in zip(body, body[1:] + [None]):
+        if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
+            docs[node.target.id] = after.value.value
+    return docs
+
+
+def check_config(config: AlphaZeroConfig) -> None:
+    positive = ("iterations", "games_per_iteration", "simulations", "considered", "concurrent_games", "workers",
+                "filters", "batch_size", "replay_size", "eval_every")
+    for name in positive:
+        value = getattr(config, name)
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be a positive integer, not {value!r}")
+    for name in ("blocks", "steps_per_iteration", "warm_start_games", "warm_start_steps", "eval_games",
+                 "final_eval_games", "eval_mcts_games"):
+        value = getattr(config, name)
+        if not isinstance(value, int) or value < 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be a whole number >= 0, not {value!r}")
+    if not config.learning_rate > 0 or not config.weight_decay >= 0 or not config.margin_weight >= 0:
+        raise ValueError("--learning-rate must be > 0, --weight-decay and --margin-weight >= 0")
+    if config.device not in ("cpu", "cuda") and not config.device.startswith("cuda:"):
+        raise ValueError(f"--device must be cpu, cuda or cuda:N, not {config.device!r}")
+
+
+# ----- the network, as torch trains it --------------------------------------------------------
+
+
+def torch_network(architecture):
+    """The torch twin of :class:`training.network.PolicyValueNet` (with batch normalisation,
+    folded into the convolutions when exported)."""
+    import torch
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self, filters: int):
+            super().__init__()
+            self.conv1 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
+            self.bn1 = nn.BatchNorm2d(filters)
+            self.conv2 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
+            self.bn2 = nn.BatchNorm2d(filters)
+
+        def forward(self, x):
+            y = torch.relu(self.bn1(self.conv1(x)))
+            return torch.relu(x + self.bn2(self.conv2(y)))
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            a = architecture
+            f = a.filters
+            self.stem = nn.Conv2d(a.planes[2], f, 3, padding=1, bias=False)
+            self.stem_bn = nn.BatchNorm2d(f)
+            self.blocks = nn.ModuleList(Block(f) for _ in range(a.blocks))
+            self.cell = nn.Conv2d(f, a.cell_channels, 1) if a.cell_channels else None
+            self.globals = nn.Linear(2 * f, a.global_actions) if a.global_actions else None
+            self.value = nn.Sequential(nn.Linear(2 * f, 64), nn.ReLU(), nn.Linear(64, a.players))
+            self.margin = nn.Sequential(nn.Linear(2 * f, 64), nn.ReLU(), nn.Linear(64, a.players))
+
+        def forward(self, planes):  # (N, H, W, C) -> head logits, values, margins
+            x = planes.permute(0, 3, 1, 2)
+            x = torch.relu(self.stem_bn(self.stem(x)))
+            for block in self.blocks:
+                x = block(x)
+            pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
+            parts = []
+            if self.cell is not None:
+                parts.append(self.cell(x).permute(0, 2, 3, 1).reshape(x.shape[0], -1))
+            if self.globals is not None:
+                parts.append(self.globals(pooled))
+            head = torch.cat(parts, dim=1) if len(parts) > 1 else parts[0]
+            return head, torch.tanh(self.value(pooled)), torch.tanh(self.margin(pooled))
+
+    return Net()
+
+
+def export_weights(model) -> dict[str, np.ndarray]:
+    """The torch network's weights for numpy, batch normalisation folded into each convolution."""
+    import torch
+
+    def fold(conv, bn) -> tuple[np.ndarray, np.ndarray]:
+        scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
+        weight = conv.weight * scale[:, None, None, None]
+        bias = bn.bias - bn.running_mean * scale
+        return weight.detach().cpu().numpy(), bias.detach().cpu().numpy()
+
+    out: dict[str, np.ndarray] = {}
+    with torch.no_grad():
+        out["stem.w"], out["stem.b"] = fold(model.stem, model.stem_bn)
+        for i, block in enumerate(model.blocks):
+            out[f"block{i}.conv1.w"], out[f"block{i}.conv1.b"] = fold(block.conv1, block.bn1)
+            out[f"block{i}.conv2.w"], out[f"block{i}.conv2.b"] = fold(block.conv2, block.bn2)
+        if model.cell is not None:
+            out["policy.cell.w"] = model.cell.weight.detach().cpu().numpy()
+            out["policy.cell.b"] = model.cell.bias.detach().cpu().numpy()
+        if model.globals is not None:
+            out["policy.global.w"] = model.globals.weight.detach().cpu().numpy()
+            out["policy.global.b"] = model.globals.bias.detach().cpu().numpy()
+        for name in ("value", "margin"):
+            seq = getattr(model, name)
+            out[f"{name}.fc1.w"], out[f"{name}.fc1.b"] = seq[0].weight.cpu().numpy(), seq[0].bias.cpu().numpy()
+            out[f"{name}.fc2.w"], out[f"{name}.fc2.b"] = seq[2].weight.cpu().numpy(), seq[2].bias.cpu().numpy()
+    return {k: np.asarray(v, np.float32) for k, v in out.items()}
+
+
+# ----- self-play ------------------------------------------------------------------------------
+
+
+@dataclass
+class GameRecord:
+    """One game's training positions: flat observations of the mover, masks, search policies,
+    movers, and per position the outcome and margin from the mover's side (relative seats)."""
+
+    vectors: np.ndarray
+    masks: np.ndarray
+    policies: np.ndarray
+    values: np.ndarray
+    margins: np.ndarray
+    moves: int  # every decision, forced ones included
+
+
+def finish_record(rows: list, returns, scores, seats: int, moves: int, size: int, actions: int) -> GameRecord:
+    outcome = np.asarray(returns, np.float32)
+    margin = np.asarray(relative_margins(list(scores)), np.float32)
+    if not rows:
+        empty = np.zeros((0, size), np.float16)
+        return GameRecord(empty, np.zeros((0, actions), bool), np.zeros((0, actions), np.float16),
+                          np.zeros((0, seats), np.float32), np.zeros((0, seats), np.float32), moves)
+    vectors = np.stack([r[0] for r in rows]).astype(np.float16)
+    masks = np.stack([r[1] for r in rows]).astype(bool)
+    policies = np.stack([r[2] for r in rows]).astype(np.float16)
+    movers = np.asarray([r[3] for r in rows])
+    order = (movers[:, None] + np.arange(seats)[None, :]) % seats  # relative seat j = (mover + j) % n
+    return GameRecord(vectors, masks, policies, outcome[order], margin[order], moves)
+
+
+def self_play_game(search, game: str, options: dict, seed: int, rng: random.Random):
+    """One game with every decision searched (a generator of leaves, see az_search)."""
+    env = envs.load(game).raw_env(**options)
+    env.reset(seed=seed)
+    rows, moves = [], 0
+    while not env.game.is_terminal():
+        player = env.game.current_player()
+        observation = env.observe(env.possible_agents[player])
+        legal = np.flatnonzero(observation["action_mask"])
+        moves += 1
+        if len(legal) == 1:
+            env.step(int(legal[0]))
+            continue
+        result = yield from search.run(observation, rng)
+        rows.append((observation["observation"], observation["action_mask"], result.policy, player))
+        env.step(result.action)
+    observer = env.observer
+    return finish_record(rows, env.game.returns(), env.game.scores(), len(env.possible_agents), moves,
+                         observer.size, env.action_space(env.possible_agents[0]).n)
+
+
+def play_games(task: dict) -> dict:
+    """A worker's share of an iteration: ``task`` holds the network, the game and the seeds."""
+    from training.az_search import GuidedSearch, NetworkEvaluator, run_batched
+    from training.network import Architecture, PolicyValueNet
+
+    started = time.perf_counter()
+    arch = Architecture(**{**task["architecture"], "planes": tuple(task["architecture"]["planes"])})
+    net = PolicyValueNet(arch, task["weights"], task["index"])
+    search = GuidedSearch(task["game"], task["options"], task["simulations"], considered=task["considered"])
+    evaluator = NetworkEvaluator(net, search.observer, search.seats)
+    network_seconds = 0.0
+    evaluate = evaluator.evaluate
+
+    def timed(vectors, players):
+        nonlocal network_seconds
+        t = time.perf_counter()
+        out = evaluate(vectors, players)
+        network_seconds += time.perf_counter() - t
+        return out
+
+    evaluator.evaluate = timed
+    records: list[GameRecord] = []
+    seeds = list(task["seeds"])
+    while seeds:
+        batch, seeds = seeds[:task["concurrent"]], seeds[task["concurrent"]:]
+        games = [self_play_game(search, task["game"], task["options"], s, random.Random(s * 7919 + 17)) for s in batch]
+        records.extend(run_batched(games, evaluator))
+    return {"records": records, "seconds": time.perf_counter() - started, "network_seconds": network_seconds,
+            "evaluations": evaluator.positions, "calls": evaluator.calls}
+
+
+def teacher_games(task: dict) -> dict:
+    """A worker's share of the warm start: the teacher plays every seat."""
+    from training import load_agent
+
+    started = time.perf_counter()
+    records = []
+    for seed in task["seeds"]:
+        env = envs.load(task["game"]).raw_env(**task["options"])
+        env.reset(seed=seed)
+        teacher = load_agent(task["teacher"], task["game"], seed=seed, **task["options"])
+        rows, moves = [], 0
+        actions = env.action_space(env.possible_agents[0]).n
+        while not env.game.is_terminal():
+            player = env.game.current_player()
+            observation = env.observe(env.possible_agents[player])
+            legal = np.flatnonzero(observation["action_mask"])
+            moves += 1
+            if len(legal) == 1:
+                env.step(int(legal[0]))
+                continue
+            if callable(getattr(teacher, "action_probabilities", None)) and not task["teacher"] == "random":
+                policy = np.asarray(teacher.action_probabilities(observation), np.float64)
+                action = int(legal[int(np.argmax(policy[legal]))])
+            else:
+                action = int(teacher.act(observation))
+                policy = np.zeros(actions)
+                policy[action] = 1.0
+            rows.append((observation["observation"], observation["action_mask"], policy, player))
+            env.step(action)
+        records.append(finish_record(rows, env.game.returns(), env.game.scores(), len(env.possible_agents), moves,
+                                     env.observer.size, actions))
+    return {"records": records, "seconds": time.perf_counter() - started}
+
+
+def _worker_init() -> None:
+    # one core per worker: numpy's BLAS must not start threads of its own
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except ImportError:
+        pass
+
+
+class Workers:
+    """Runs worker functions over tasks: local processes, or Ray actors on a cluster."""
+
+    def __init__(self, count: int, ray_address: str | None):
+        self.count = count
+        self.ray = None
+        self.pool = None
+        if ray_address:
+            import ray
+
+            ray.init(address=ray_address, ignore_reinit_error=True)
+            self.ray = ray
+            self.remote = ray.remote(num_cpus=1)(_call)
+        elif count > 1:
+            import multiprocessing
+
+            self.pool = multiprocessing.get_context("forkserver").Pool(count, initializer=_worker_init)
+
+    def map(self, function, tasks: list[dict]) -> list[dict]:
+        if self.ray is not None:
+            return self.ray.get([self.remote.remote(function, task) for task in tasks])
+        if self.pool is not None:
+            return self.pool.map(function, tasks, chunksize=1)
+        return [function(task) for task in tasks]
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
+
+
+def _call(function, task):
+    _worker_init()
+    return function(task)
+
+
+# ----- the replay buffer ----------------------------------------------------------------------
+
+
+class ReplayBuffer:
+    """The latest ``capacity`` positions, in preallocated arrays (a ring)."""
+
+    def __init__(self, capacity: int, size: int, actions: int, seats: int):
+        self.capacity = capacity
+        self.vectors = np.zeros((capacity, size), np.float16)
+        self.masks = np.zeros((capacity, actions), bool)
+        self.policies = np.zeros((capacity, actions), np.float16)
+        self.values = np.zeros((capacity, seats), np.float32)
+        self.margins = np.zeros((capacity, seats), np.float32)
+        self.count = 0  # positions ever added
+        self.size = 0
+
+    def add(self, record: GameRecord) -> None:
+        n = len(record.vectors)
+        for start in range(0, n, self.capacity):
+            chunk = slice(start, min(n, start + self.capacity))
+            k = chunk.stop - chunk.start
+            where = (self.count + np.arange(k)) % self.capacity
+            self.vectors[where] = record.vectors[chunk]
+            self.masks[where] = record.masks[chunk]
+            self.policies[where] = record.policies[chunk]
+            self.values[where] = record.values[chunk]
+            self.margins[where] = record.margins[chunk]
+            self.count += k
+        self.size = min(self.capacity, self.count)
+
+    def sample(self, rng: np.random.Generator, batch: int) -> dict[str, np.ndarray]:
+        rows = rng.integers(0, self.size, batch)
+        return {"vectors": self.vectors[rows].astype(np.float32), "masks": self.masks[rows],
+                "policies": self.policies[rows].astype(np.float32), "values": self.values[rows],
+                "margins": self.margins[rows]}
+
+    def state(self) -> dict[str, np.ndarray]:
+        keep = np.arange(self.size) if self.count <= self.capacity else (self.count + np.arange(self.capacity)) % self.capacity
+        return {"vectors": self.vectors[keep], "masks": self.masks[keep], "policies": self.policies[keep],
+                "values": self.values[keep], "margins": self.margins[keep], "count": np.asarray(self.count)}
+
+    def load(self, state: dict[str, np.ndarray]) -> None:
+        n = len(state["vectors"])
+        record = GameRecord(state["vectors"], state["masks"], state["policies"], state["values"], state["margins"], 0)
+        self.count, self.size = 0, 0
+        self.add(record)
+        self.count = int(state["count"]) if n else 0
+        self.size = min(self.capacity, n)
+
+
+# ----- learning -------------------------------------------------------------------------------
+
+
+class Learner:
+    """The torch network, its optimiser and the loss."""
+
+    def __init__(self, config: AlphaZeroConfig, architecture, observer):
+        import torch
+
+        torch.manual_seed(config.seed)
+        torch.set_num_threads(config.torch_threads)
+        self.torch = torch
+        self.device = torch.device(config.device)
+        self.model = torch_network(architecture).to(self.device)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.learning_rate,
+                                           weight_decay=config.weight_decay)
+        self.index = torch.as_tensor(observer.policy_layout().index, device=self.device)
+        self.observer = observer
+        self.symmetries = observer.symmetries()
+        self.margin_weight = config.margin_weight
+        self.steps = 0
+
+    def step(self, batch: dict[str, np.ndarray], rng: np.random.Generator) -> dict[str, float]:
+        torch = self.torch
+        planes = self.observer.planes(batch["vectors"])
+        policies, masks = batch["policies"], batch["masks"]
+        symmetry = self.symmetries[int(rng.integers(len(self.symmetries)))]
+        planes = symmetry.apply_planes(planes)
+        policies, masks = symmetry.apply_policy(policies), symmetry.apply_policy(masks)
+        x = torch.as_tensor(planes, device=self.device)
+        target = torch.as_tensor(policies, device=self.device)
+        target = target / target.sum(dim=1, keepdim=True).clamp_min(1e-8)
+        legal = torch.as_tensor(masks, device=self.device)
+        self.model.train()
+        head, values, margins = self.model(x)
+        logits = head[:, self.index].masked_fill(~legal, -1e9)
+        policy_loss = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+        value_loss = ((values - torch.as_tensor(batch["values"], device=self.device)) ** 2).mean()
+        margin_loss = ((margins - torch.as_tensor(batch["margins"], device=self.device)) ** 2).mean()
+        loss = policy_loss + value_loss + self.margin_weight * margin_loss
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        self.steps += 1
+        return {"loss/policy": float(policy_loss), "loss/value": float(value_loss), "loss/margin": float(margin_loss)}
+
+    def weights(self) -> dict[str, np.ndarray]:
+        self.model.eval()
+        return export_weights(self.model)
+
+
+# ----- evaluation -----------------------------------------------------------------------------
+
+
+def evaluate_task(task: dict) -> dict:
+    """Games of one agent file (policy or search) against one opponent, seats alternated."""
+    from training import load_agent
+    from training.evaluate import play_game
+
+    game, options = task["game"], task["options"]
+    players = envs.describe(game).num_players(options)
+    totals = {"wins": 0, "draws": 0, "losses": 0, "outcomes": []}
+    for index in task["indices"]:
+        mine = index % players
+        agent = load_agent(task["agent"], game, seed=task["seed"] + index, **options)
+        other = load_agent(task["opponent"], game, seed=task["seed"] + 100_000 + index, **options)
+        seats = [other] * players
+        seats[mine] = agent
+        returns, _ = play_game(game, seats, task["seed"] + index, options)
+        outcome = returns[mine]
+        totals["wins" if outcome > 0 else "draws" if outcome == 0 else "losses"] += 1
+        totals["outcomes"].append((index, 1.0 if outcome > 0 else 0.5 if outcome == 0 else 0.0))
+    return totals
+
+
+def evaluate_agent(workers: Workers, game: str, options: dict, agent: str, opponent: str, games: int,
+                   seed: int) -> dict[str, Any]:
+    from training.evaluate import wilson_interval
+
+    shares = [list(range(i, games, workers.count)) for i in range(workers.count)]
+    tasks = [{"game": game, "options": options, "agent": agent, "opponent": opponent, "indices": s, "seed": seed}
+             for s in shares if s]
+    parts = workers.map(evaluate_task, tasks)
+    wins = sum(p["wins"] for p in parts)
+    draws = sum(p["draws"] for p in parts)
+    losses = sum(p["losses"] for p in parts)
+    score = (wins + 0.5 * draws) / max(1, games)
+    low, high = wilson_interval(score, games)
+    return {"agent": agent, "opponent": opponent, "games": games, "wins": wins, "draws": draws, "losses": losses,
+            "score": score, "interval95": [low, high]}
+
+
+# ----- the run --------------------------------------------------------------------------------
+
+
+class Run:
+    """One training run: its folder, network, buffer, counters; saved and resumed whole."""
+
+    def __init__(self, config: AlphaZeroConfig, command: str):
+        from training.network import Architecture
+
+        self.config = config
+        self.command = command
+        self.description = envs.describe(config.game)
+        self.game = self.description.name
+        self.options = self.description.portable_options(self.description.resolve_options(config.options))
+        resolved = self.description.resolve_options(self.options)
+        self.observer = self.description.observer(resolved)
+        self.seats = self.description.engine.num_players_for(resolved)
+        self.actions = self.description.engine.num_actions_for(resolved)
+        layout = self.observer.policy_layout()
+        self.index = np.asarray(layout.index, np.int64)
+        self.architecture = Architecture(tuple(self.observer.planes_shape()), config.filters, config.blocks,
+                                         layout.cell_channels, layout.global_actions, self.seats)
+        self.learner = Learner(config, self.architecture, self.observer)
+        self.buffer = ReplayBuffer(config.replay_size, self.observer.size, self.actions, self.seats)
+        self.rng = np.random.default_rng(config.seed)
+        self.iteration = 0
+        self.games_played = 0
+        self.positions = 0
+        self.wall_seconds = 0.0
+        self.self_play_seconds = 0.0
+        self.history: list[dict] = []
+        self.best_score = -1.0
+        self.warm_started = False
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        self.dir = Path(config.out_dir) / f"{self.description.short_name}__alphazero__{config.seed}__{stamp}"
+
+    # ----- saving -----------------------------------------------------------------------------
+    def save_agent(self, name: str, extra: dict | None = None) -> Path:
+        from training.checkpoint import code_version
+        from training.network import save_network
+
+        meta = {
+            "game": self.game, "options": self.options, "num_actions": self.actions,
+            "observation_format": "planes", "algo": "alphazero (Gumbel search + policy/value network)",
+            "iteration": self.iteration, "self_play_games": self.games_played, "positions": self.positions,
+            "wall_seconds": round(self.wall_seconds, 1), "seed": self.config.seed, "command": self.command,
+            "code_version": code_version(), "created": time.strftime("%Y-%m-%d %H:%M:%S"),
+            **(extra or {}),
+        }
+        return save_network(self.dir / name, self.architecture, self.learner.weights(), self.index, meta)
+
+    def save_state(self) -> None:
+        torch = self.learner.torch
+        state = {
+            "config": dataclasses.asdict(self.config), "command": self.command, "dir": str(self.dir),
+            "model": self.learner.model.state_dict(), "optimizer": self.learner.optimizer.state_dict(),
+            "learner_steps": self.learner.steps, "iteration": self.iteration, "games_played": self.games_played,
+            "positions": self.positions, "wall_seconds": self.wall_seconds,
+            "self_play_seconds": self.self_play_seconds, "history": self.history, "best_score": self.best_score,
+            "warm_started": self.warm_started, "rng": self.rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(), "buffer": self.buffer.state(),
+        }
+        temporary = self.dir / "state.pt.part"
+        torch.save(state, temporary)
+        temporary.replace(self.dir / "state.pt")
+
+    @classmethod
+    def resume(cls, folder: str, overrides: dict[str, Any]) -> "Run":
+        import torch
+
+        path = Path(folder) / "state.pt"
+        if not path.is_file():
+            raise ValueError(f"--resume {folder!r}: no state.pt there (is it a training.alphazero run folder?)")
+        state = torch.load(path, weights_only=False)  # our own file, written by save_state
+        saved = dict(state["config"])
+        saved.update(overrides)
+        saved["eval_opponents"] = tuple(saved["eval_opponents"])
+        config = AlphaZeroConfig(**saved)
+        check_config(config)
+        run = cls(config, state["command"])
+        run.dir = Path(state["dir"])
+        run.learner.model.load_state_dict(state["model"])
+        run.learner.optimizer.load_state_dict(state["optimizer"])
+        run.learner.steps = state["learner_steps"]
+        for name in ("iteration", "games_played", "positions", "wall_seconds", "self_play_seconds", "history",
+                     "best_score", "warm_started"):
+            setattr(run, name, state[name])
+        run.rng.bit_generator.state = state["rng"]
+        torch.set_rng_state(state["torch_rng"])
+        run.buffer.load(state["buffer"])
+        return run
+
+    # ----- phases -----------------------------------------------------------------------------
+    def tasks(self, kind: str, games: int, seed_base: int, **extra) -> list[dict]:
+        seeds = [seed_base + i for i in range(games)]
+        count = min(self.workers.count, games)
+        return [{"kind": kind, "game": self.game, "options": self.options, "seeds": seeds[i::count], **extra}
+                for i in range(count)]
+
+    def add_records(self, parts: list[dict]) -> tuple[int, int]:
+        games = positions = 0
+        for part in parts:
+            for record in part["records"]:
+                self.buffer.add(record)
+                games += 1
+                positions += len(record.vectors)
+        return games, positions
+
+    def learn(self, steps: int, progress, label: str) -> dict[str, float]:
+        sums: dict[str, float] = {}
+        for _ in range(steps):
+            losses = self.learner.step(self.buffer.sample(self.rng, self.config.batch_size), self.rng)
+            for k, v in losses.items():
+                sums[k] = sums.get(k, 0.0) + v
+            progress.update(1)
+        progress.set_postfix_str(label)
+        return {k: v / max(1, steps) for k, v in sums.items()}
+
+    def warm_start(self, progress_factory) -> None:
+        config = self.config
+        started = time.perf_counter()
+        print(f"warm start: {config.warm_start_games} games of {config.warm_start} playing every seat", flush=True)
+        tasks = self.tasks("teacher", config.warm_start_games, 10_000_000 + config.seed * 100_000, teacher=config.warm_start)
+        parts = self.workers.map(teacher_games, tasks)
+        games, positions = self.add_records(parts)
+        print(f"  {games} games, {positions} positions in {time.perf_counter() - started:.0f} s; imitating", flush=True)
+        with progress_factory(total=config.warm_start_steps, desc="imitation") as bar:
+            losses = self.learn(config.warm_start_steps, bar, "warm start")
+        self.warm_started = True
+        print("  " + "  ".join(f"{k} {v:.3f}" for k, v in losses.items()), flush=True)
+
+    def evaluate(self, games: int, final: bool = False) -> dict[str, Any]:
+        config = self.config
+        name = "latest.zip"
+        path = str(self.save_agent(name))
+        results = {}
+        for opponent in config.eval_opponents:
+            results[opponent] = evaluate_agent(self.workers, self.game, self.options, path, opponent, games,
+                                               seed=900_000 + 1000 * self.iteration)
+        if config.eval_mcts_games or final:
+            count = config.eval_mcts_games if not final else max(config.eval_mcts_games, 0)
+            if count:
+                ladder = self.description.bot_kit().ladders[0]
+                opponent = f"mcts:100{ladder.mcts}"
+                search = f"mcts:{config.simulations}:net={path}"
+                results[f"search vs {opponent}"] = evaluate_agent(self.workers, self.game, self.options, search,
+                                                                  opponent, count, seed=950_000 + self.iteration)
+        return results
+
+
+def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    if config.resume:
+        overrides = {k: v for k, v in dataclasses.asdict(config).items()
+                     if k in ("iterations", "max_minutes", "workers", "ray_address", "device", "torch_threads",
+                              "eval_games", "final_eval_games", "eval_every", "eval_mcts_games")}
+        run = Run.resume(config.resume, overrides)
+        print(f"resuming {run.dir} at iteration {run.iteration} ({run.games_played} games, {run.positions} positions)",
+              flush=True)
+    else:
+        run = Run(config, command)
+        run.dir.mkdir(parents=True, exist_ok=True)
+        (run.dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
+        print(f"run folder: {run.dir}", flush=True)
+    config = run.config
+    writer = SummaryWriter(str(run.dir / "tensorboard"))
+    run.workers = Workers(config.workers, config.ray_address)
+    deadline = time.perf_counter() + 60 * config.max_minutes if config.max_minutes else math.inf
+    session_started = time.perf_counter()
+    wall_before = run.wall_seconds
+
+    def progress(**kwargs):
+        return tqdm(file=sys.stdout, dynamic_ncols=True, mininterval=2.0, **kwargs)
+
+    print(f"{run.game} {run.options or '(default options)'}: planes {run.architecture.planes}, "
+          f"{run.actions} actions, {len(run.learner.symmetries)} symmetries; network {config.filters}×{config.blocks}",
+          flush=True)
+    try:
+        if config.warm_start and not run.warm_started:
+            run.warm_start(progress)
+            run.save_state()
+        while run.iteration < config.iterations and time.perf_counter() < deadline:
+            started = time.perf_counter()
+            weights = run.learner.weights()
+            tasks = run.tasks("self-play", config.games_per_iteration, config.seed * 1_000_003 + run.games_played,
+                              architecture=dataclasses.asdict(run.architecture), weights=weights, index=run.index,
+                              simulations=config.simulations, considered=config.considered,
+                              concurrent=config.concurrent_games)
+            parts = run.workers.map(play_games, tasks)
+            games, positions = run.add_records(parts)
+            play_seconds = time.perf_counter() - started
+            run.games_played += games
+            run.positions += positions
+            run.self_play_seconds += play_seconds
+            worker_seconds = sum(p["seconds"] for p in parts)
+            network_share = sum(p["network_seconds"] for p in parts) / max(worker_seconds, 1e-9)
+            moves = sum(r.moves for p in parts for r in p["records"])
+            run.iteration += 1
+            with progress(total=config.steps_per_iteration, desc=f"iteration {run.iteration}/{config.iterations} learning",
+                          leave=False) as bar:
+                losses = run.learn(config.steps_per_iteration, bar, f"{len(run.buffer.vectors[:run.buffer.size])} in buffer")
+            run.wall_seconds = wall_before + (time.perf_counter() - session_started)
+            line = {"iteration": run.iteration, "games": run.games_played, "positions": run.positions,
+                    "wall_seconds": round(run.wall_seconds, 1), "self_play_positions_per_second": positions / max(play_seconds, 1e-9),
+                    "network_share_of_self_play": network_share, "moves_per_game": moves / max(1, games), **losses}
+            print(f"iteration {run.iteration}: {games} games ({moves / max(1, games):.0f} moves), {positions} positions "
+                  f"in {play_seconds:.0f} s ({line['self_play_positions_per_second']:.1f}/s, network {network_share:.0%}); "
+                  + " ".join(f"{k.split('/')[1]} {v:.3f}" for k, v in losses.items()), flush=True)
+            for key, value in line.items():
+                if key != "iteration":
+                    writer.add_scalar(key if "/" in key else f"self_play/{key}", value, run.iteration)
+            if run.iteration % config.eval_every == 0 or run.iteration == config.iterations:
+                results = run.evaluate(config.eval_games)
+                for opponent, result in results.items():
+                    writer.add_scalar(f"eval/{opponent}", result["score"], run.iteration)
+                    writer.add_scalar(f"eval_by_positions/{opponent}", result["score"], run.positions)
+                print("  evaluation: " + "; ".join(f"vs {o} {r['score']:.1%} ({r['interval95'][0]:.0%}–{r['interval95'][1]:.0%})"
+                                                   for o, r in results.items()), flush=True)
+                line["evaluation"] = results
+                score = results.get("heuristic", next(iter(results.values())))["score"]
+                if score >= run.best_score:
+                    run.best_score = score
+                    run.save_agent("best.zip", {"selected_by": f"score {score:.3f} against "
+                                                f"{'heuristic' if 'heuristic' in results else next(iter(results))}"})
+            run.history.append(line)
+            run.save_state()
+            run.save_agent("latest.zip")
+    finally:
+        run.workers_closed = True
+    final = {}
+    try:
+        if run.iteration >= config.iterations and config.final_eval_games:
+            best = run.dir / "best.zip"
+            chosen = str(best if best.exists() else run.save_agent("latest.zip"))
+            print(f"final evaluation of {chosen}: {config.final_eval_games} games per opponent", flush=True)
+            for opponent in config.eval_opponents:
+                final[opponent] = evaluate_agent(run.workers, run.game, run.options, chosen, opponent,
+                                                 config.final_eval_games, seed=5_000_000)
+                print(f"  vs {opponent}: {final[opponent]['score']:.1%} "
+                      f"({final[opponent]['interval95'][0]:.1%}–{final[opponent]['interval95'][1]:.1%})", flush=True)
+    finally:
+        run.workers.close()
+        writer.close()
+    summary = {"run": str(run.dir), "game": run.game, "options": run.options, "iterations": run.iteration,
+               "self_play_games": run.games_played, "positions": run.positions, "wall_seconds": run.wall_seconds,
+               "command": run.command, "history": run.history, "final_evaluation": final}
+    (run.dir / "evaluation.json").write_text(json.dumps(summary, indent=1, default=float))
+    return summary
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = sys.argv[1:] if argv is None else argv
+    config = parse_config(args)
+    command = "python -m training.alphazero " + " ".join(shlex.quote(a) for a in args)
+    return train(config, command)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,293 @@
+"""The policy-value network of the search-and-learn agents, run with numpy alone.
+
+A small residual convolutional tower over a game's planes (``Observer.planes``), with
+
+* a **policy head**: a 1×1 convolution gives ``cell_channels`` logits at every cell and a
+  linear layer over the pooled features gives the ``global_actions`` logits; the game's
+  :class:`~envs.core.observer.PolicyLayout` says which of them is which action;
+* a **value head**: the expected return of every seat, told from the observing seat's side
+  (entry ``j`` is relative seat ``j``: 0 = me, then the others in turn order), in [−1, 1];
+* a **margin head**: the same for the final relative score margin
+  (:func:`envs.core.game.relative_margins`), an auxiliary target where the game has points.
+
+Training (``training/alphazero.py``) uses a torch copy of this network with batch
+normalisation; the saved file holds the weights with the normalisation folded into the
+convolutions, as plain float32 arrays, so playing needs numpy only — no torch, no unpickling.
+
+An agent file is a zip holding ``meta.json`` (format, game, options, shapes, architecture, how
+it was trained) and ``weights.npz``; :func:`load_network` reads it through the suite's checked
+archive reader and refuses anything that does not fit its metadata.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+FORMAT = "abstract-games-suite/policy-value-net"
+FORMAT_VERSION = 1
+VALUE_HIDDEN = 64
+
+
+class NetworkFileError(ValueError):
+    """An agent file that cannot be used here; the message says which check failed."""
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """The network's shape: input planes, tower width and depth, heads."""
+
+    planes: tuple[int, int, int]  # (H, W, C)
+    filters: int
+    blocks: int
+    cell_channels: int
+    global_actions: int
+    players: int
+
+    def __post_init__(self) -> None:
+        if len(self.planes) != 3 or min(self.planes) < 1:
+            raise ValueError(f"planes must be (H, W, C) with positive sizes, not {self.planes}")
+        if self.filters < 1 or self.blocks < 0 or self.players < 1:
+            raise ValueError("filters and players must be positive, blocks non-negative")
+        if self.cell_channels < 0 or self.global_actions < 0 or self.cell_channels + self.global_actions == 0:
+            raise ValueError("the policy head needs cell channels or global actions")
+
+    @property
+    def head_size(self) -> int:
+        """Logits before the layout's index picks the actions: cells × channels + globals."""
+        height, width, _ = self.planes
+        return height * width * self.cell_channels + self.global_actions
+
+    def weight_shapes(self) -> dict[str, tuple[int, ...]]:
+        """Every array of a saved network and its shape (convolutions as (out, in, kh, kw))."""
+        height, width, channels = self.planes
+        f = self.filters
+        shapes: dict[str, tuple[int, ...]] = {"stem.w": (f, channels, 3, 3), "stem.b": (f,)}
+        for i in range(self.blocks):
+            for j in (1, 2):
+                shapes[f"block{i}.conv{j}.w"] = (f, f, 3, 3)
+                shapes[f"block{i}.conv{j}.b"] = (f,)
+        if self.cell_channels:
+            shapes["policy.cell.w"] = (self.cell_channels, f, 1, 1)
+            shapes["policy.cell.b"] = (self.cell_channels,)
+        if self.global_actions:
+            shapes["policy.global.w"] = (self.global_actions, 2 * f)
+            shapes["policy.global.b"] = (self.global_actions,)
+        for head in ("value", "margin"):
+            shapes[f"{head}.fc1.w"] = (VALUE_HIDDEN, 2 * f)
+            shapes[f"{head}.fc1.b"] = (VALUE_HIDDEN,)
+            shapes[f"{head}.fc2.w"] = (self.players, VALUE_HIDDEN)
+            shapes[f"{head}.fc2.b"] = (self.players,)
+        return shapes
+
+
+def conv3x3(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """'Same' 3×3 convolution of NHWC ``x`` with a torch-shaped (out, in, 3, 3) weight."""
+    n, h, w, c = x.shape
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    windows = sliding_window_view(padded, (3, 3), axis=(1, 2))  # (N, H, W, C, 3, 3)
+    columns = windows.reshape(n * h * w, c * 9)
+    out = columns @ weight.reshape(weight.shape[0], -1).T
+    out += bias
+    return out.reshape(n, h, w, weight.shape[0])
+
+
+class PolicyValueNet:
+    """The network's forward pass in numpy (float32). ``forward(planes)`` takes ``(N, H, W, C)``
+    and returns ``(head logits (N, head_size), values (N, players), margins (N, players))``;
+    :meth:`action_logits` picks the actions' logits through the layout's index."""
+
+    def __init__(self, architecture: Architecture, weights: dict[str, np.ndarray], index: np.ndarray):
+        self.architecture = architecture
+        self.weights = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in weights.items()}
+        self.index = np.asarray(index, dtype=np.int64)
+        expected = architecture.weight_shapes()
+        for name, shape in expected.items():
+            if name not in self.weights:
+                raise NetworkFileError(f"the network has no array {name!r}")
+            if self.weights[name].shape != shape:
+                raise NetworkFileError(f"array {name!r} has shape {self.weights[name].shape}, the architecture needs {shape}")
+        extra = sorted(set(self.weights) - set(expected))
+        if extra:
+            raise NetworkFileError(f"the network has an array its architecture does not use: {extra[0]!r}")
+        if self.index.ndim != 1 or (self.index.size and (self.index.min() < 0 or self.index.max() >= architecture.head_size)):
+            raise NetworkFileError("the policy layout's index does not fit the network's policy head")
+
+    def forward(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        arch, w = self.architecture, self.weights
+        x = np.asarray(planes, dtype=np.float32)
+        if x.ndim == 3:
+            x = x[None]
+        if x.shape[1:] != arch.planes:
+            raise ValueError(f"the network reads planes of shape {arch.planes}, not {x.shape[1:]}")
+        x = np.maximum(conv3x3(x, w["stem.w"], w["stem.b"]), 0.0)
+        for i in range(arch.blocks):
+            y = np.maximum(conv3x3(x, w[f"block{i}.conv1.w"], w[f"block{i}.conv1.b"]), 0.0)
+            y = conv3x3(y, w[f"block{i}.conv2.w"], w[f"block{i}.conv2.b"])
+            x = np.maximum(x + y, 0.0)
+        n = x.shape[0]
+        pooled = np.concatenate([x.mean(axis=(1, 2)), x.max(axis=(1, 2))], axis=1)  # (N, 2F)
+        parts = []
+        if arch.cell_channels:
+            cell = x.reshape(-1, arch.filters) @ w["policy.cell.w"].reshape(arch.cell_channels, -1).T
+            cell += w["policy.cell.b"]
+            parts.append(cell.reshape(n, -1))
+        if arch.global_actions:
+            parts.append(pooled @ w["policy.global.w"].T + w["policy.global.b"])
+        head = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+        heads = []
+        for name in ("value", "margin"):
+            hidden = np.maximum(pooled @ w[f"{name}.fc1.w"].T + w[f"{name}.fc1.b"], 0.0)
+            heads.append(np.tanh(hidden @ w[f"{name}.fc2.w"].T + w[f"{name}.fc2.b"]))
+        return head, heads[0], heads[1]
+
+    def action_logits(self, head: np.ndarray) -> np.ndarray:
+        return head[..., self.index]
+
+    def evaluate(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Action logits ``(N, actions)`` and values ``(N, players)`` of a batch of planes."""
+        head, values, _ = self.forward(planes)
+        return self.action_logits(head), values
+
+
+# ----- agent files ---------------------------------------------------------------------------------
+
+def save_network(path: str | Path, architecture: Architecture, weights: dict[str, np.ndarray],
+                 index: np.ndarray, meta: dict[str, Any]) -> Path:
+    """Write an agent file: ``meta.json`` (the given metadata plus format and architecture)
+    and ``weights.npz`` (float32 arrays and the policy index)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    PolicyValueNet(architecture, weights, index)  # refuse to write what could not be read
+    record = dict(meta, format=FORMAT, format_version=FORMAT_VERSION, architecture=asdict(architecture))
+    buffer = io.BytesIO()
+    arrays = {name: np.asarray(value, np.float32) for name, value in weights.items()}
+    arrays["policy.index"] = np.asarray(index, np.int64)
+    np.savez_compressed(buffer, **arrays)
+    temporary = path.with_suffix(path.suffix + ".part")
+    with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("meta.json", json.dumps(record, indent=1, sort_keys=True))
+        archive.writestr("weights.npz", buffer.getvalue())
+    temporary.replace(path)  # a run killed while saving never leaves half a file behind
+    return path
+
+
+def architecture_from_meta(meta: dict[str, Any]) -> Architecture:
+    raw = meta.get("architecture")
+    if not isinstance(raw, dict):
+        raise NetworkFileError("meta.json has no 'architecture' object")
+    fields = ("planes", "filters", "blocks", "cell_channels", "global_actions", "players")
+    missing = [f for f in fields if f not in raw]
+    if missing:
+        raise NetworkFileError(f"meta.json's architecture lacks {missing[0]!r}")
+    planes = raw["planes"]
+    if not (isinstance(planes, list) and len(planes) == 3 and all(_small_int(v, 1, 4096) for v in planes)):
+        raise NetworkFileError(f"meta.json's architecture 'planes' must be three sizes 1…4096, not {planes!r:.80}")
+    limits = {"filters": (1, 1024), "blocks": (0, 64), "cell_channels": (0, 4096),
+              "global_actions": (0, 1 << 20), "players": (1, 16)}
+    for name, (low, high) in limits.items():
+        if not _small_int(raw[name], low, high):
+            raise NetworkFileError(f"meta.json's architecture {name!r} must be an integer {low}…{high}, not {raw[name]!r:.80}")
+    try:
+        return Architecture(tuple(planes), raw["filters"], raw["blocks"], raw["cell_channels"],
+                            raw["global_actions"], raw["players"])
+    except ValueError as error:
+        raise NetworkFileError(f"meta.json's architecture is inconsistent: {error}") from None
+
+
+def _small_int(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+MAX_META_BYTES = 1 << 20
+ALLOWED_COMPRESSION = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+
+
+def _members(archive: zipfile.ZipFile, expected: dict[str, int], where: str) -> None:
+    """Exactly the expected members, each plain (stored or deflated, not encrypted) and no
+    bigger, inflated, than its limit — checked from the directory before anything is read."""
+    infos = archive.infolist()
+    names = [info.filename for info in infos]
+    if sorted(names) != sorted(expected):
+        raise NetworkFileError(f"{where} must hold exactly {', '.join(sorted(expected))}, not {', '.join(names[:8]) or 'nothing'}")
+    for info in infos:
+        if info.flag_bits & 0x1:
+            raise NetworkFileError(f"{where}: member {info.filename!r} is encrypted")
+        if info.compress_type not in ALLOWED_COMPRESSION:
+            raise NetworkFileError(f"{where}: member {info.filename!r} uses compression {info.compress_type}, not stored or deflate")
+        if info.file_size > expected[info.filename]:
+            raise NetworkFileError(
+                f"{where}: member {info.filename!r} inflates to {info.file_size} bytes, more than the {expected[info.filename]} "
+                "its metadata allows"
+            )
+
+
+def read_network_file(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The metadata and arrays of an agent file, every size checked before it is read."""
+    where = f"agent file {str(path)!r}"
+    try:
+        archive = zipfile.ZipFile(path)
+    except FileNotFoundError:
+        raise NetworkFileError(f"{where} does not exist") from None
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        raise NetworkFileError(f"{where} is not a readable zip file: {error}") from None
+    with archive:
+        names = {info.filename: info for info in archive.infolist()}
+        if "meta.json" not in names:
+            raise NetworkFileError(f"{where} has no meta.json")
+        if names["meta.json"].file_size > MAX_META_BYTES:
+            raise NetworkFileError(f"{where}: meta.json inflates to {names['meta.json'].file_size} bytes (at most {MAX_META_BYTES})")
+        _members(archive, {"meta.json": MAX_META_BYTES, "weights.npz": 1 << 62}, where)
+        try:
+            meta = json.loads(archive.read("meta.json").decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+            raise NetworkFileError(f"{where}: meta.json is not JSON: {str(error)[:120]}") from None
+        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
+            raise NetworkFileError(f"{where}: meta.json cannot be read: {str(error)[:120]}") from None
+        if not isinstance(meta, dict):
+            raise NetworkFileError(f"{where}: meta.json must be an object")
+        if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
+            raise NetworkFileError(f"{where} is not a {FORMAT} file of version {FORMAT_VERSION}")
+        architecture = architecture_from_meta(meta)
+        shapes = architecture.weight_shapes()
+        actions = meta.get("num_actions")
+        if not _small_int(actions, 1, 1 << 20):
+            raise NetworkFileError(f"{where}: meta.json's 'num_actions' must be an integer 1…{1 << 20}")
+        shapes["policy.index"] = (actions,)
+        budget = sum(8 * int(np.prod(shape)) + 4096 for shape in shapes.values())
+        _members(archive, {"meta.json": MAX_META_BYTES, "weights.npz": budget}, where)
+        try:
+            inner = zipfile.ZipFile(io.BytesIO(archive.read("weights.npz")))
+        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, ValueError) as error:
+            raise NetworkFileError(f"{where}: weights.npz cannot be read: {str(error)[:120]}") from None
+        with inner:
+            limits = {f"{name}.npy": (8 if name == "policy.index" else 4) * int(np.prod(shape)) + 1024 for name, shape in shapes.items()}
+            _members(inner, limits, f"{where} weights.npz")
+            arrays = {}
+            for name, shape in shapes.items():
+                try:
+                    with inner.open(f"{name}.npy") as handle:
+                        array = np.lib.format.read_array(handle, allow_pickle=False)
+                except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
+                    raise NetworkFileError(f"{where}: array {name!r} cannot be read: {str(error)[:120]}") from None
+                want = np.int64 if name == "policy.index" else np.float32
+                if array.dtype != want or array.shape != shape:
+                    raise NetworkFileError(f"{where}: array {name!r} is {array.dtype} {array.shape}, not {np.dtype(want)} {shape}")
+                if want is np.float32 and not np.isfinite(array).all():
+                    raise NetworkFileError(f"{where}: array {name!r} holds NaN or infinite weights")
+                arrays[name] = array
+    return meta, arrays
+
+
+def load_network(path: str | Path) -> tuple[PolicyValueNet, dict[str, Any]]:
+    """The network of an agent file and its metadata (checked; see :func:`read_network_file`)."""
+    meta, arrays = read_network_file(path)
+    index = arrays.pop("policy.index")
+    return PolicyValueNet(architecture_from_meta(meta), arrays, index), meta

@@ -1,0 +1,172 @@
+"""Agents that play from a policy-value network file: the policy alone, and ``"trained"``.
+
+``load_agent(<file>.zip, game)`` on a network file (``training.network``) returns a
+:class:`NetworkAgent`: the masked argmax of the network's policy, no search. It reads the
+env's default flat observation (building the planes itself) or the planes of an env made with
+``observation_format="planes"``. ``load_agent("trained", game, **options)`` returns the network
+shipped in ``checkpoints/<game>/`` for exactly those options, and says what is shipped when none
+is. ``"mcts:N:net=PATH"`` / ``"mcts:N:net=trained"`` search with the network
+(:class:`training.az_search.GuidedMCTSAgent`).
+
+Any of them handed an observation that does not fit (another board size) raises a ValueError
+naming the options the network was trained for.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import envs
+from envs.core.game import json_ready
+from training.network import FORMAT, NetworkFileError, PolicyValueNet, load_network
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKPOINTS = ROOT / "checkpoints"
+
+
+def is_network_file(path: str | Path) -> bool:
+    """True for a zip whose meta.json declares the network format (cheap: reads meta only)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo("meta.json")
+            if info.file_size > 1 << 20:
+                return False
+            meta = json.loads(archive.read(info).decode("utf-8"))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, RuntimeError, NotImplementedError, RecursionError):
+        return False
+    return isinstance(meta, dict) and meta.get("format") == FORMAT
+
+
+def load_network_for(path: str | Path, game: str, options: dict[str, Any]) -> tuple[PolicyValueNet, dict[str, Any]]:
+    """Load a network file and check it against ``game`` under ``options`` (its own options
+    when none are given): the game, the planes' shape, the actions and the policy layout."""
+    if str(path) == "trained":
+        path = shipped_network(game, options)
+    net, meta = load_network(path)
+    description = envs.describe(game)
+    if meta.get("game") != description.name:
+        raise NetworkFileError(f"agent file {str(path)!r} was trained for {meta.get('game')!r}, not {description.name!r}")
+    trained_for = meta.get("options")
+    if not isinstance(trained_for, dict):
+        raise NetworkFileError(f"agent file {str(path)!r}: meta.json has no 'options' object")
+    try:
+        resolved = description.resolve_options(options if options else trained_for)
+    except ValueError as error:
+        if options:
+            raise
+        raise NetworkFileError(f"agent file {str(path)!r}: its recorded options are invalid: {error}") from None
+    observer = description.observer(resolved)
+    shape = tuple(observer.planes_shape())
+    if shape != net.architecture.planes or description.engine.num_actions_for(resolved) != len(net.index):
+        raise ValueError(
+            f"agent file {str(path)!r} was trained for {description.name} with options {trained_for} "
+            f"(planes {net.architecture.planes}, {len(net.index)} actions); these options give planes {shape} and "
+            f"{description.engine.num_actions_for(resolved)} actions"
+        )
+    layout = observer.policy_layout()
+    if not np.array_equal(layout.index, net.index):
+        raise NetworkFileError(f"agent file {str(path)!r}: its policy layout differs from the game's (another code version?)")
+    meta = dict(meta, resolved_options=description.portable_options(resolved))
+    return net, meta
+
+
+def check_observation(observation, observer, meta: dict[str, Any]) -> None:
+    """A flat observation must have the observer's length: else it is of other options."""
+    vector = observation["observation"] if isinstance(observation, dict) else observation
+    if np.shape(vector) != (observer.size,):
+        raise ValueError(
+            f"this agent was trained for {meta.get('game')} with options {meta.get('options')}: it reads flat "
+            f"observations of {observer.size} entries, not shape {np.shape(vector)} (a game with other options?)"
+        )
+
+
+class NetworkAgent:
+    """The network's policy alone: the legal action with the highest logit."""
+
+    name = "network"
+
+    def __init__(self, net: PolicyValueNet, meta: dict[str, Any], observer):
+        self.net, self.meta, self.observer = net, meta, observer
+        self._flat = (observer.size,)
+        self._planes = tuple(observer.planes_shape())
+
+    def logits(self, observation) -> tuple[np.ndarray, np.ndarray]:
+        vector = np.asarray(observation["observation"], np.float32)
+        mask = np.asarray(observation["action_mask"])
+        if vector.shape == self._flat:
+            planes = self.observer.planes(vector)
+        elif vector.shape == self._planes:
+            planes = vector
+        else:
+            raise ValueError(
+                f"this agent was trained for {self.meta.get('game')} with options {self.meta.get('options')}: it reads "
+                f"flat observations of {self._flat[0]} entries or planes {self._planes}, not shape {vector.shape} "
+                "(a game with other options?)"
+            )
+        if mask.shape != (len(self.net.index),):
+            raise ValueError(f"this agent plays {len(self.net.index)} actions; the mask has shape {mask.shape}")
+        logits, _ = self.net.evaluate(planes)
+        return logits[0], mask
+
+    def act(self, observation) -> int:
+        logits, mask = self.logits(observation)
+        legal = np.flatnonzero(mask)
+        if not len(legal):
+            raise ValueError("the observation's action mask is empty: this seat is not to act now")
+        return int(legal[int(np.argmax(logits[legal]))])
+
+    def action_probabilities(self, observation) -> np.ndarray:
+        logits, mask = self.logits(observation)
+        legal = np.flatnonzero(mask)
+        if not len(legal):
+            raise ValueError("the observation's action mask is empty: this seat is not to act now")
+        out = np.zeros(len(mask), np.float64)
+        z = logits[legal].astype(np.float64)
+        z = np.exp(z - z.max())
+        out[legal] = z / z.sum()
+        return out
+
+
+def load_network_agent(path: str | Path, game: str, seed: int | None = None, **options: Any) -> NetworkAgent:
+    net, meta = load_network_for(path, game, options)
+    description = envs.describe(game)
+    observer = description.observer(description.resolve_options(meta["resolved_options"]))
+    return NetworkAgent(net, meta, observer)
+
+
+def shipped_networks(game: str) -> list[tuple[Path, dict[str, Any]]]:
+    """The network files shipped for a game and their recorded options."""
+    description = envs.describe(game)
+    folder = CHECKPOINTS / description.short_name
+    found = []
+    for path in sorted(folder.glob("*.zip")) if folder.is_dir() else []:
+        if not is_network_file(path):
+            continue
+        with zipfile.ZipFile(path) as archive:
+            meta = json.loads(archive.read("meta.json").decode("utf-8"))
+        found.append((path, meta.get("options", {})))
+    return found
+
+
+def shipped_network(game: str, options: dict[str, Any]) -> Path:
+    """The shipped network trained for exactly these options (defaults filled in)."""
+    description = envs.describe(game)
+    wanted = json_ready(description.portable_options(description.resolve_options(options)))
+    shipped = shipped_networks(game)
+    for path, recorded in shipped:
+        try:
+            theirs = json_ready(description.portable_options(description.resolve_options(recorded)))
+        except ValueError:
+            continue
+        if theirs == wanted:
+            return path
+    listing = "; ".join(f"{p.relative_to(ROOT)} (options {o or 'default'})" for p, o in shipped) or "none"
+    raise ValueError(
+        f"no trained {description.name} agent is shipped for options {description.portable_options(description.resolve_options(options))}; "
+        f"shipped: {listing}"
+    )
