@@ -289,7 +289,8 @@ class BotServer:
 
     def check_agent_spec(self, spec: str, name: str) -> str:
         """Refuse, before loading anything, a spec over the work limits or a file that is not a
-        suite agent file under the agents folder; returns the spec to load (a file's path)."""
+        suite agent file under the agents folder; returns the spec to load (files' paths put
+        under the agents folder, ``net=PATH`` of a guided search included)."""
         if spec.split(":")[0] == "mcts":
             simulations = mcts_simulations(spec)
             if simulations is not None and simulations > self.max_simulations:
@@ -298,16 +299,27 @@ class BotServer:
                     f"agent {shown(spec)} asks for {simulations} simulations a move; this server allows at most "
                     f"{self.max_simulations} (--max-simulations)",
                 )
-            return spec
-        if spec in bot_table(name):
+            parts = spec.split(":")
+            for index, part in enumerate(parts[2:], start=2):
+                key, _, value = part.partition("=")
+                if key == "net" and value and value != "trained":
+                    parts[index] = "net=" + self.agent_file(value, ".zip")
+            return ":".join(parts)
+        if spec in bot_table(name) or spec == "trained":
             return spec
         looks_like_file = "/" in spec or "\\" in spec or "." in spec
         if not looks_like_file:
             return spec
-        if not spec.lower().endswith(AGENT_FILE_SUFFIXES):
+        return self.agent_file(spec, AGENT_FILE_SUFFIXES)
+
+    def agent_file(self, spec: str, suffixes: tuple[str, ...] | str) -> str:
+        """The path to load for an agent file named in a request: a suite file type, a relative
+        path under the agents folder (no absolute path, no '..', no link out of it); refused
+        before the disk is looked at, so that no answer tells what exists elsewhere."""
+        if not spec.lower().endswith(suffixes):
             raise RequestError(
                 "bad_agent",
-                f"agent file {shown(spec)} is neither a suite checkpoint (.zip) nor an exported policy (.onnx); "
+                f"agent file {shown(spec)} is neither a suite checkpoint or network file (.zip) nor an exported policy (.onnx); "
                 "the server loads no other files (no torch or pickle files)",
             )
         outside = (

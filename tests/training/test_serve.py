@@ -453,6 +453,7 @@ OUTSIDE = "is refused: agent files are named by a relative path under this serve
 @pytest.mark.parametrize("spec", [
     "/etc/hostname.zip", "/nonexistent/agent.zip", "/etc/passwd.onnx", "../README.md.zip", "checkpoints/../../x.zip",
     "checkpoints/loom/../../../etc.onnx", "~/agent.zip", "checkpoints\\loom\\loom__maskppo__0.zip", "a\x00b.zip",
+    "mcts:10:net=/etc/hostname.zip", "mcts:10:net=../x.zip", "mcts:10:m=4:net=/nonexistent.zip",
 ])
 def test_agent_files_outside_the_agents_folder_are_refused_without_touching_the_disk(loom_game, spec):
     error = error_of(loom_game.request("new_game", game="loom", agent=spec))
