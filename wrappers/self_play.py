@@ -123,7 +123,8 @@ class SelfPlayEnv(gymnasium.Env):
         index = action_index(action, int(self.action_space.n))  # a ValueError for what is not an action
         if self.illegal_action == "lose" and game.why_illegal(index) is not None:
             self._over = True
-            return self._last["observation"], -1.0, True, False, {**self._info(), "illegal_action": True}
+            # a copy: the observation returned last may be kept (and changed) by the caller
+            return self._last["observation"].copy(), -1.0, True, False, {**self._info(), "illegal_action": True}
         self.raw.step(index)  # "raise": IllegalActionError with the reason, nothing changed
         self._play_opponents()
         game = self.raw.game
