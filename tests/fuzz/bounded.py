@@ -66,3 +66,65 @@ print(json.dumps(report))
 def load_bounded(path: str | Path, game: str, options: dict | None = None, **kwargs) -> dict:
     """``load_agent(path, game, **options)`` under the memory cap: the exception it raised."""
     return last_json(run_bounded(LOAD_REPORT, str(path), game, json.dumps(options or {}), **kwargs))
+
+
+class BoundedServer:
+    """``python -m training.serve`` under the memory cap, fed one line at a time; ``ask`` returns
+    the raw answer line (failing when none comes within ``timeout``)."""
+
+    def __init__(self, *args: str, limit: int = MEMORY_LIMIT_BYTES):
+        import os
+        import queue
+        import threading
+
+        environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "training.serve", *args], cwd=ROOT, env=environment,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit_memory(limit),
+        )
+        self.lines: queue.Queue = queue.Queue()
+        self.errors: list[bytes] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_errors, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _read_errors(self) -> None:
+        for line in self.process.stderr:
+            self.errors.append(line)
+            del self.errors[:-200]
+
+    def ask(self, line: bytes, timeout: float = 60) -> bytes:
+        import queue
+
+        try:
+            self.process.stdin.write(line + b"\n")
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            raise AssertionError(f"the server died; its stderr ends: {b''.join(self.errors[-30:]).decode('utf-8', 'replace')}")
+        try:
+            answer = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no answer within {timeout} s to {line[:300]!r}") from None
+        if answer is None:
+            raise AssertionError(
+                f"the server closed its output after {line[:300]!r}; its stderr ends: "
+                f"{b''.join(self.errors[-30:]).decode('utf-8', 'replace')}"
+            )
+        return answer
+
+    def close(self) -> int:
+        if self.process.poll() is None:
+            try:
+                self.process.stdin.write(b'{"type": "quit"}\n')
+                self.process.stdin.flush()
+            except BrokenPipeError:
+                pass
+        try:
+            return self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return -9
