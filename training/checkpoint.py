@@ -244,8 +244,10 @@ def _read_npy(npz: zipfile.ZipFile, array: str, spec: ArraySpec, budget: list[in
                 shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(member, max_header_size=MAX_NPY_HEADER_BYTES)
             else:
                 raise _Fault(f"array {array!r} is npy format {version[0]}.{version[1]}; agent files use 1.0 or 2.0")
-        except ValueError as error:
-            raise _Fault(f"array {array!r} has a damaged npy header ({error})") from None
+        except _Fault:
+            raise
+        except Exception as error:  # numpy parses the (≤16 KB) header text: any failure is damage
+            raise _Fault(f"array {array!r} has a damaged npy header ({type(error).__name__}: {str(error)[:100]})") from None
         header_bytes = member.tell()
         wanted = ", ".join(str(d) for d in spec.dtypes)
         if dtype.fields is not None or dtype.subdtype is not None or dtype.hasobject or dtype.newbyteorder("=") not in spec.dtypes:

@@ -29,6 +29,8 @@ import signal
 import sys
 import threading
 import traceback
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO, Callable, Iterator
@@ -421,6 +423,9 @@ class BotServer:
             agent = load_agent(target, name, seed=seed, **options)
         except (ValueError, TypeError, ImportError, OSError) as error:
             raise RequestError("bad_agent", str(error)) from None
+        except (zipfile.BadZipFile, zlib.error, EOFError) as error:  # a damaged file a loader did not name
+            traceback.print_exc(file=sys.stderr)
+            raise RequestError("bad_agent", f"agent file {shown(spec)} is damaged: {type(error).__name__}: {error}") from None
         completer = description.sampling.complete_snapshot
         self.session = Session(name, dict(options), spec, seed, agent, env, random.Random(seed), completer)
         return {
