@@ -184,3 +184,22 @@ def patch_member_headers(path: Path, name: str, **fields) -> Path:
 def deflate_raw(data: bytes) -> bytes:
     compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
     return compressor.compress(data) + compressor.flush()
+
+
+def many_entries_zip(path: Path, entries: int, member: bytes = b"{}") -> Path:
+    """A zip whose central directory lists ``entries`` members (all pointing at one small
+    meta.json): written directly, a million entries in a second. zipfile reads the whole
+    directory into memory when it opens the file (hundreds of bytes an entry)."""
+    name = b"meta.json"
+    crc = zlib.crc32(member)
+    local = struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, 0, 0, 0, crc, len(member), len(member), len(name), 0) + name + member
+    template = struct.Struct("<4sHHHHHHIIIHHHHHII")
+    rows = []
+    for index in range(entries):
+        entry_name = b"meta.json" if index == 0 else b"%07d" % index
+        rows.append(template.pack(b"PK\x01\x02", 20, 20, 0, 0, 0, 0, crc, len(member), len(member), len(entry_name),
+                                  0, 0, 0, 0, 0, 0) + entry_name)
+    directory = b"".join(rows)
+    end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, entries & 0xFFFF, entries & 0xFFFF, len(directory), len(local), 0)
+    path.write_bytes(local + directory + end)
+    return path

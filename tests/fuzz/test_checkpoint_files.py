@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import zipfile
 
 import numpy as np
@@ -62,7 +63,7 @@ def test_zip_bombs_and_huge_arrays_are_refused_from_their_declared_sizes(bombs, 
     assert path.stat().st_size < 8 << 20  # small files...
     report = load_bounded(path, GAME, OPTIONS)  # ...loaded under 512 MB of address space
     assert report["checkpoint_error"], report
-    assert __import__("re").search(words, report["message"]), report
+    assert re.search(words, report["message"]), report
     assert report["max_rss_kb"] < 300_000, report
 
 
@@ -353,3 +354,37 @@ def test_a_corrupt_meta_json_is_a_checkpoint_error_through_load_agent(tmp_path):
     path = _corrupt_meta_deflate(craft.write_checkpoint(tmp_path / "c.zip"))
     with pytest.raises(CheckpointError, match="damaged"):
         load(path)
+
+
+LOAD_SUITE_FORMAT = r"""
+import json, resource, sys
+from training.checkpoint import CheckpointError, load_checkpoint_agent
+try:
+    load_checkpoint_agent(sys.argv[1], "linecatch", rows=3, cols=3)
+    report = {"type": None}
+except BaseException as error:
+    report = {"type": type(error).__name__, "checkpoint_error": isinstance(error, CheckpointError), "message": str(error)}
+report["max_rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps(report))
+"""
+
+
+@pytest.fixture(scope="module")
+def million_entries(tmp_path_factory):
+    return craft.many_entries_zip(tmp_path_factory.mktemp("entries") / "million.zip", 1_000_000)
+
+
+def test_a_zip_directory_of_a_million_entries_is_refused_before_zipfile_reads_it(million_entries):
+    from tests.fuzz.bounded import last_json, run_bounded
+
+    report = last_json(run_bounded(LOAD_SUITE_FORMAT, str(million_entries)))
+    assert report["checkpoint_error"] and re.search("entries|directory", report["message"]), report
+    assert report["max_rss_kb"] < 150_000, report
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "core request (progress/hardening.md): training.network_agent.is_network_file opens every .zip with "
+    "zipfile before any size check, so load_agent reads a million-entry directory into memory (MemoryError at 512 MB)"))
+def test_a_zip_directory_of_a_million_entries_through_load_agent_stays_small(million_entries):
+    report = load_bounded(million_entries, GAME, OPTIONS)
+    assert report["checkpoint_error"] and report["max_rss_kb"] < 150_000, report
