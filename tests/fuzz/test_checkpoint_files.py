@@ -388,3 +388,25 @@ def test_a_zip_directory_of_a_million_entries_is_refused_before_zipfile_reads_it
 def test_a_zip_directory_of_a_million_entries_through_load_agent_stays_small(million_entries):
     report = load_bounded(million_entries, GAME, OPTIONS)
     assert report["checkpoint_error"] and report["max_rss_kb"] < 150_000, report
+
+
+def test_read_agent_archive_reads_the_network_format_too(tmp_path):
+    """The reusable reader serves the lead's convolutional agent files (meta.json + weights.npz,
+    float32 weights and an int64 policy index) with the caller's own specs."""
+    from training.checkpoint import ArraySpec, read_agent_archive
+    from training.network import Architecture, architecture_from_meta, save_network
+
+    architecture = Architecture((3, 3, 4), filters=4, blocks=1, cell_channels=1, global_actions=0, players=2)
+    rng = np.random.default_rng(0)
+    weights = {name: rng.normal(size=shape).astype(np.float32) for name, shape in architecture.weight_shapes().items()}
+    path = save_network(tmp_path / "net.zip", architecture, weights, np.arange(9), {"game": GAME, "num_actions": 9})
+
+    def specs(meta, shown):
+        shapes = architecture_from_meta(meta).weight_shapes()
+        wanted = {name: ArraySpec(shape, dtypes=(np.dtype(np.float32),)) for name, shape in shapes.items()}
+        wanted["policy.index"] = ArraySpec((meta["num_actions"],), dtypes=(np.dtype(np.int64),), cast=None, finite=False)
+        return wanted
+
+    meta, arrays = read_agent_archive(path, "meta.json", "weights.npz", specs, what="agent file")
+    assert meta["game"] == GAME and np.array_equal(arrays["policy.index"], np.arange(9))
+    assert all(np.array_equal(arrays[name], value) for name, value in weights.items())
