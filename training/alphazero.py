@@ -78,9 +78,9 @@ class AlphaZeroConfig:
     """self-play processes (one per core); with --ray-address, Ray actors"""
     ray_address: str | None = None
     """run self-play as Ray actors on an existing cluster (``auto``, ``ray://host:port``)"""
-    filters: int = 64
+    filters: int = 32
     """width of the residual tower"""
-    blocks: int = 4
+    blocks: int = 3
     """residual blocks in the tower"""
     learning_rate: float = 1e-3
     """AdamW learning rate"""
@@ -310,34 +310,55 @@ def self_play_game(search, game: str, options: dict, seed: int, rng: random.Rand
                          observer.size, env.action_space(env.possible_agents[0]).n)
 
 
+class TorchEvaluator:
+    """Self-play's evaluator: the torch network in inference mode on one CPU thread (faster
+    than the numpy twin that shipped agents use; the two agree, see tests)."""
+
+    def __init__(self, architecture, state_dict, index, observer, seats: int):
+        import torch
+
+        torch.set_num_threads(1)
+        self.torch = torch
+        self.model = torch_network(architecture)
+        self.model.load_state_dict(state_dict)
+        self.model.eval()
+        self.index = torch.as_tensor(np.asarray(index, np.int64))
+        self.observer, self.seats = observer, seats
+        self.seconds = 0.0
+        self.positions = 0
+        self.calls = 0
+
+    def evaluate(self, vectors: np.ndarray, players: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        from training.az_search import to_absolute
+
+        started = time.perf_counter()
+        planes = self.torch.from_numpy(np.ascontiguousarray(self.observer.planes(vectors), np.float32))
+        with self.torch.inference_mode():
+            head, values, _ = self.model(planes)
+            logits = head[:, self.index].numpy()
+        out = logits, to_absolute(values.numpy(), players, self.seats)
+        self.seconds += time.perf_counter() - started
+        self.positions += len(vectors)
+        self.calls += 1
+        return out
+
+
 def play_games(task: dict) -> dict:
     """A worker's share of an iteration: ``task`` holds the network, the game and the seeds."""
-    from training.az_search import GuidedSearch, NetworkEvaluator, run_batched
-    from training.network import Architecture, PolicyValueNet
+    from training.az_search import GuidedSearch, run_batched
+    from training.network import Architecture
 
     started = time.perf_counter()
     arch = Architecture(**{**task["architecture"], "planes": tuple(task["architecture"]["planes"])})
-    net = PolicyValueNet(arch, task["weights"], task["index"])
     search = GuidedSearch(task["game"], task["options"], task["simulations"], considered=task["considered"])
-    evaluator = NetworkEvaluator(net, search.observer, search.seats)
-    network_seconds = 0.0
-    evaluate = evaluator.evaluate
-
-    def timed(vectors, players):
-        nonlocal network_seconds
-        t = time.perf_counter()
-        out = evaluate(vectors, players)
-        network_seconds += time.perf_counter() - t
-        return out
-
-    evaluator.evaluate = timed
+    evaluator = TorchEvaluator(arch, task["state_dict"], task["index"], search.observer, search.seats)
     records: list[GameRecord] = []
     seeds = list(task["seeds"])
     while seeds:
         batch, seeds = seeds[:task["concurrent"]], seeds[task["concurrent"]:]
         games = [self_play_game(search, task["game"], task["options"], s, random.Random(s * 7919 + 17)) for s in batch]
         records.extend(run_batched(games, evaluator))
-    return {"records": records, "seconds": time.perf_counter() - started, "network_seconds": network_seconds,
+    return {"records": records, "seconds": time.perf_counter() - started, "network_seconds": evaluator.seconds,
             "evaluations": evaluator.positions, "calls": evaluator.calls}
 
 
@@ -375,16 +396,14 @@ def teacher_games(task: dict) -> dict:
     return {"records": records, "seconds": time.perf_counter() - started}
 
 
-def _worker_init() -> None:
-    # one core per worker: numpy's BLAS must not start threads of its own
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[name] = "1"
-    try:
-        from threadpoolctl import threadpool_limits
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
-        threadpool_limits(1)
-    except ImportError:
-        pass
+
+def _worker_init() -> None:
+    """One core per worker: torch (imported by some agents) gets one thread too."""
+    os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 class Workers:
@@ -403,7 +422,18 @@ class Workers:
         elif count > 1:
             import multiprocessing
 
-            self.pool = multiprocessing.get_context("forkserver").Pool(count, initializer=_worker_init)
+            # The workers' numpy must start with one BLAS thread each: the variables must be set
+            # before the fork server starts (it imports numpy before any initializer runs).
+            saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
+            os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
+            try:
+                self.pool = multiprocessing.get_context("forkserver").Pool(count, initializer=_worker_init)
+            finally:
+                for name, value in saved.items():
+                    if value is None:
+                        os.environ.pop(name, None)
+                    else:
+                        os.environ[name] = value
 
     def map(self, function, tasks: list[dict]) -> list[dict]:
         if self.ray is not None:
@@ -517,11 +547,15 @@ class Learner:
         loss.backward()
         self.optimizer.step()
         self.steps += 1
-        return {"loss/policy": float(policy_loss), "loss/value": float(value_loss), "loss/margin": float(margin_loss)}
+        return {"loss/policy": policy_loss.item(), "loss/value": value_loss.item(), "loss/margin": margin_loss.item()}
 
     def weights(self) -> dict[str, np.ndarray]:
         self.model.eval()
         return export_weights(self.model)
+
+    def state_dict(self) -> dict:
+        """The network's weights and normalisation statistics, on the CPU (for the workers)."""
+        return {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
 
 
 # ----- evaluation -----------------------------------------------------------------------------
@@ -750,9 +784,9 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             run.save_state()
         while run.iteration < config.iterations and time.perf_counter() < deadline:
             started = time.perf_counter()
-            weights = run.learner.weights()
             tasks = run.tasks("self-play", config.games_per_iteration, config.seed * 1_000_003 + run.games_played,
-                              architecture=dataclasses.asdict(run.architecture), weights=weights, index=run.index,
+                              architecture=dataclasses.asdict(run.architecture), state_dict=run.learner.state_dict(),
+                              index=run.index,
                               simulations=config.simulations, considered=config.considered,
                               concurrent=config.concurrent_games)
             parts = run.workers.map(play_games, tasks)
@@ -794,8 +828,10 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             run.history.append(line)
             run.save_state()
             run.save_agent("latest.zip")
-    finally:
-        run.workers_closed = True
+    except BaseException:
+        run.workers.close()
+        writer.close()
+        raise
     final = {}
     try:
         if run.iteration >= config.iterations and config.final_eval_games:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.observer import Layout, Observer, as_vector
+from envs.core.observer import D4, Observer, PolicyLayout, Symmetry, as_vector, transform_grid
 from envs.fill.rules import (
     CHOOSE, FILL, FILL2, KIND_NAMES, LINES, OVER, PHASE_NAMES, REGULAR_TRAPS, RECHARGE, SEED, STAY,
     SWAP, TIME_LIMIT, TOKEN, TOKEN_LIFE, TRAP_PHASE, FillGame, bits,
@@ -20,6 +20,21 @@ from envs.fill.rules import (
 
 MAX_EXTRA = 3  # extra traps are shown divided by this (clipped at 1)
 TOKEN_FIELDS = 4  # kind one-hot (3) + turns left / lifetime
+CELL_PLANES = 10  # filled, rock, empty, three gem kinds, legal, poisoned, sprung, my trap
+# planes: the cell planes, then to act (2), phase (6), seeder, choice (2), two token summaries
+# (9 each), sprung by (2), my traps (4), result (2), clocks (4), rules (7)
+PLANES = CELL_PLANES + 2 + 6 + 1 + 2 + 2 * 9 + 2 + 4 + 2 + 4 + 7
+
+
+def cell_permutation(size: int, transform: str, extra: int = 0) -> np.ndarray:
+    """Where each cell goes under one of the square's symmetries (``transform_grid``'s names),
+    as an action permutation: ``out[cell]`` is the mapped cell; the ``extra`` numbers past the
+    cells (actions that are not cells) stay."""
+    n = size * size
+    moved = transform_grid(np.arange(n).reshape(size, size, 1), transform).reshape(-1)
+    out = np.arange(n + extra, dtype=np.int64)
+    out[moved] = np.arange(n)
+    return out
 
 
 def token_slots(options: dict[str, Any]) -> int:
@@ -55,24 +70,24 @@ class FillObserver(Observer):
         self.slots = token_slots(options)
         self.life = TOKEN_LIFE[size]
         self.limit = TIME_LIMIT[size]
-        layout = Layout()
-        take = layout.take
+        take = self.layout.take  # named blocks: error messages and views name them
 
-        self.FILLED, self.ROCK, self.EMPTY = take(n), take(n), take(n)
-        self.GEM = take(3 * n)
-        self.LEGAL, self.POISONED, self.SPRUNG, self.MY_TRAP = take(n), take(n), take(n), take(n)
-        self.TO_ACT = take(2)
-        self.PHASE = take(6)
-        self.SEEDER = take(1)
-        self.CHOICE = take(2)
-        self.MY_TOKENS = take(self.slots * TOKEN_FIELDS)
-        self.THEIR_TOKENS = take(self.slots * TOKEN_FIELDS)
-        self.SPRUNG_BY = take(2)
-        self.MY_TRAPS = take(2 + REGULAR_TRAPS)
-        self.RESULT = take(2)
-        self.CLOCKS = take(4)
-        self.RULES = take(7)
-        self.size = layout.size
+        self.FILLED, self.ROCK, self.EMPTY = take(n, "FILLED"), take(n, "ROCK"), take(n, "EMPTY")
+        self.GEM = take(3 * n, "GEM")
+        self.LEGAL, self.POISONED = take(n, "LEGAL"), take(n, "POISONED")
+        self.SPRUNG, self.MY_TRAP = take(n, "SPRUNG"), take(n, "MY_TRAP")
+        self.TO_ACT = take(2, "TO_ACT")
+        self.PHASE = take(6, "PHASE")
+        self.SEEDER = take(1, "SEEDER")
+        self.CHOICE = take(2, "CHOICE")
+        self.MY_TOKENS = take(self.slots * TOKEN_FIELDS, "MY_TOKENS")
+        self.THEIR_TOKENS = take(self.slots * TOKEN_FIELDS, "THEIR_TOKENS")
+        self.SPRUNG_BY = take(2, "SPRUNG_BY")
+        self.MY_TRAPS = take(2 + REGULAR_TRAPS, "MY_TRAPS")
+        self.RESULT = take(2, "RESULT")
+        self.CLOCKS = take(4, "CLOCKS")
+        self.RULES = take(7, "RULES")
+        self.size = self.layout.size
         self._rules = np.zeros(7, np.float32)
         self._rules[LINES.index(options["lines"])] = 1.0
         for i, name in enumerate(("traps", "rocks", "gems", "time_limit")):
@@ -140,6 +155,66 @@ class FillObserver(Observer):
                     obs[clocks + 2 + i] = 1.0
         obs[self.RULES:self.RULES + 7] = self._rules
         return obs
+
+    # ----- planes (observation_format="planes") ----------------------------------------------------
+    # (size, size, PLANES): the ten cell blocks of the flat vector as channels 0-9, then constant
+    # planes for the global facts. The token slots are summarised per kind (how many, the soonest
+    # and the latest to expire), so the channel count does not depend on a gem script's length.
+    def planes_shape(self) -> tuple[int, int, int]:
+        return (self.board_size, self.board_size, PLANES)
+
+    def planes(self, observation) -> np.ndarray:
+        vec = np.asarray(as_vector(observation), dtype=np.float32)
+        single = vec.ndim == 1
+        if single:
+            vec = vec[None]
+        if vec.ndim != 2 or vec.shape[1] != self.size:
+            raise ValueError(
+                f"fill_v0 planes are made from observations of {self.size} entries under these options "
+                f"(or a batch of shape (N, {self.size})), not shape {np.shape(as_vector(observation))}"
+            )
+        count, size, n = len(vec), self.board_size, self.n
+        out = np.empty((count, size, size, PLANES), np.float32)
+        cells = vec[:, : CELL_PLANES * n].reshape(count, CELL_PLANES, size, size)
+        out[..., :CELL_PLANES] = cells.transpose(0, 2, 3, 1)
+        globals_ = np.concatenate(
+            [
+                vec[:, self.TO_ACT:self.MY_TOKENS],  # to act, phase, seeder, choice
+                self._token_summary(vec[:, self.MY_TOKENS:self.THEIR_TOKENS]),
+                self._token_summary(vec[:, self.THEIR_TOKENS:self.SPRUNG_BY]),
+                vec[:, self.SPRUNG_BY:],  # sprung by, my traps, result, clocks, rules
+            ],
+            axis=1,
+        )
+        out[..., CELL_PLANES:] = globals_[:, None, None, :]
+        return out[0] if single else out
+
+    def _token_summary(self, block: np.ndarray) -> np.ndarray:
+        """Per kind (Double, Pass, Trap): tokens held ÷ 3 (clipped at 1), the soonest and the
+        latest turns left ÷ lifetime (0 when none is held): ``(N, 9)``."""
+        slots = block.reshape(len(block), self.slots, TOKEN_FIELDS)
+        kinds, left = slots[..., :3] > 0.5, slots[..., 3:4]
+        held = kinds.sum(axis=1)
+        soonest = np.where(kinds, left, np.inf).min(axis=1)
+        latest = np.where(kinds, left, 0.0).max(axis=1)
+        soonest = np.where(held > 0, soonest, 0.0)
+        return np.concatenate([np.minimum(held / 3.0, 1.0), soonest, latest], axis=1).astype(np.float32)
+
+    def policy_layout(self) -> PolicyLayout:
+        """One per-cell logit (the cell is seeded, trapped or filled by phase: one action
+        number each) and 7 global ones: STAY, SWAP, NO_TOKEN, USE_DOUBLE, USE_PASS, USE_TRAP,
+        NO_TRAP. Cells come in action order, which is ``(row, col)`` order."""
+        return PolicyLayout(cell_channels=1, global_actions=7, index=np.arange(self.n + 7, dtype=np.int64))
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """The eight symmetries of the square, under every ``lines`` setting: touching (8
+        neighbours), rows and columns, the two diagonal directions and 2×2 blocks all map onto
+        themselves under rotations and reflections. Chance outcomes that are cells (rocks,
+        gems) map with the cells."""
+        return tuple(
+            Symmetry(name, name, cell_permutation(self.board_size, name, extra=7))
+            for name in D4
+        )
 
     # ----- decoding ---------------------------------------------------------------------------------
     def decode(self, observation) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import numpy as np
 
 from envs.core.observer import Observer, as_vector
 from envs.knot.geometry import SLOTS
+from envs.knot.planes import KnotPlanes
 from envs.knot.rules import BONUS, HAND_SIZE, OVER, PLACE, KnotGame, place_limit
 
 
@@ -68,6 +69,7 @@ class KnotObserver(Observer):
         self._block_shift = np.arange(4, 8)[:, None]
         self._token = None
         self._planes = None
+        self._board_planes = KnotPlanes(self)
 
     def observe(self, game: KnotGame, player: int) -> np.ndarray:
         P, S = self.players, self.n
@@ -182,3 +184,16 @@ class KnotObserver(Observer):
             "actor": int(np.argmax(actor_part)) if actor_part.max() > 0.5 else -1,
             "placed_any": [bool(x > 0.5) for x in vec[self.PLACED_ANY:self.PLACED_ANY + P]],
         }
+
+    # ----- board-shaped observations (envs/knot/planes.py) -------------------------------------
+    def planes_shape(self) -> tuple[int, int, int]:
+        return self._board_planes.shape()
+
+    def planes(self, observation) -> np.ndarray:
+        return self._board_planes.planes(observation)
+
+    def policy_layout(self):
+        return self._board_planes.policy_layout()
+
+    def symmetries(self):
+        return self._board_planes.symmetries()
