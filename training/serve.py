@@ -23,6 +23,7 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import random
 import re
 import signal
@@ -40,7 +41,8 @@ import numpy as np
 import envs
 from envs.core.game import SnapshotError
 from training import bot_table, game_name, load_agent
-from training.checkpoint import portable_options
+from training.checkpoint import MAX_ARCHIVE_BYTES, check_zip_directory, portable_options
+from training.checkpoint import _Fault as ArchiveFault
 
 PROTOCOL = "abstract-games-suite/bot-protocol"
 PROTOCOL_VERSION = 1
@@ -340,6 +342,20 @@ class BotServer:
             inside = False
         if not inside:  # a symbolic link out of the folder: refused without looking further
             raise RequestError("bad_agent", outside)
+        if spec.lower().endswith(".zip") and path.is_file():
+            # The zip's directory is checked before any loader opens it with zipfile, which reads
+            # the whole directory into memory (a million entries: half a gigabyte).
+            try:
+                with open(path, "rb") as source:
+                    size = os.fstat(source.fileno()).st_size
+                    if size > MAX_ARCHIVE_BYTES:
+                        raise RequestError("bad_agent", f"agent file {shown(spec)} is {size} bytes; an agent file is at most {MAX_ARCHIVE_BYTES}")
+                    source.seek(max(0, size - (22 + 0xFFFF)))
+                    check_zip_directory(source.read(), size, "the file")
+            except ArchiveFault as fault:
+                raise RequestError("bad_agent", f"agent file {shown(spec)} is damaged: {fault}") from None
+            except OSError as error:
+                raise RequestError("bad_agent", f"agent file {shown(spec)} cannot be read: {error.strerror}") from None
         return str(path)
 
     # ----- framing ---------------------------------------------------------------------------------

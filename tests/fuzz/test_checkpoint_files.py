@@ -410,3 +410,14 @@ def test_read_agent_archive_reads_the_network_format_too(tmp_path):
     meta, arrays = read_agent_archive(path, "meta.json", "weights.npz", specs, what="agent file")
     assert meta["game"] == GAME and np.array_equal(arrays["policy.index"], np.arange(9))
     assert all(np.array_equal(arrays[name], value) for name, value in weights.items())
+
+
+def test_the_shipped_9x9_uzor_agent_on_the_default_table_names_its_options():
+    """The issue's case: the 9×9 agent loaded without options, then shown a 21×21 observation."""
+    import envs
+
+    agent = load_agent("checkpoints/uzor/uzor_9x9__maskppo__0.zip", "uzor")
+    env = envs.load("uzor").raw_env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"trained for uzor_v0 with options \{[^}]*'board_size': 9"):
+        agent.act(env.observe("player_0"))

@@ -524,6 +524,7 @@ def test_a_damaged_checkpoint_through_the_server_is_bad_agent_within_512_mb(tmp_
 
     folder = ROOT / "checkpoints" / "linecatch"
     made = [
+        craft.many_entries_zip(tmp_path / "million.zip", 1_000_000),  # a 53 MB directory of a million entries
         craft.bomb_checkpoint(tmp_path / "npz_bomb.zip", "policy.npz"),
         craft.bomb_checkpoint(tmp_path / "meta_bomb.zip", "meta.json"),
         craft.huge_array_checkpoint(tmp_path / "terabytes.zip", (1 << 20, 1 << 20), 4096),
@@ -540,7 +541,7 @@ def test_a_damaged_checkpoint_through_the_server_is_bad_agent_within_512_mb(tmp_
     done = run_bounded(code, str(tmp_path), input=lines)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     answers = [strict_json(line) for line in done.stdout.splitlines()]
-    assert [a["id"] for a in answers] == [0, 1, 2, 3, "last"]
-    for answer in answers[:4]:
+    assert [a["id"] for a in answers] == [0, 1, 2, 3, 4, "last"]
+    for answer in answers[:5]:
         assert error_of(answer)["code"] == "bad_agent" and "is damaged" in answer["error"]["message"], answer
     assert folder.is_dir()
