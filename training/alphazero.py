@@ -682,6 +682,8 @@ class Run:
         run.dir = Path(state["dir"])
         run.learner.model.load_state_dict(state["model"])
         run.learner.optimizer.load_state_dict(state["optimizer"])
+        for group in run.learner.optimizer.param_groups:
+            group["lr"] = config.learning_rate  # the saved rate, or the one --resume was given
         run.learner.steps = state["learner_steps"]
         for name in ("iteration", "games_played", "positions", "wall_seconds", "self_play_seconds", "history",
                      "best_score", "warm_started"):
@@ -749,14 +751,19 @@ class Run:
         return results
 
 
+# What --resume may change (given on its command line); everything else is the run's own.
+RESUMABLE = ("iterations", "max_minutes", "workers", "ray_address", "device", "torch_threads", "eval_games",
+             "final_eval_games", "eval_every", "eval_mcts_games", "simulations", "games_per_iteration",
+             "steps_per_iteration", "learning_rate", "concurrent_games")
+
+
 def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
     if config.resume:
-        overrides = {k: v for k, v in dataclasses.asdict(config).items()
-                     if k in ("iterations", "max_minutes", "workers", "ray_address", "device", "torch_threads",
-                              "eval_games", "final_eval_games", "eval_every", "eval_mcts_games")}
+        given = {arg.split("=")[0][2:].replace("-", "_") for arg in shlex.split(command)[3:] if arg.startswith("--")}
+        overrides = {k: v for k, v in dataclasses.asdict(config).items() if k in RESUMABLE and k in given}
         run = Run.resume(config.resume, overrides)
         print(f"resuming {run.dir} at iteration {run.iteration} ({run.games_played} games, {run.positions} positions)",
               flush=True)
