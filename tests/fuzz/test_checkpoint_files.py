@@ -347,9 +347,6 @@ def test_a_corrupt_meta_json_is_a_checkpoint_error_from_the_suite_loader(tmp_pat
         load_checkpoint_agent(path, GAME)
 
 
-@pytest.mark.xfail(strict=True, raises=__import__("zlib").error, reason=(
-    "core request (progress/hardening.md): training.network_agent.is_network_file, which load_agent asks "
-    "first for every .zip, lets zlib.error out of a damaged meta.json"))
 def test_a_corrupt_meta_json_is_a_checkpoint_error_through_load_agent(tmp_path):
     path = _corrupt_meta_deflate(craft.write_checkpoint(tmp_path / "c.zip"))
     with pytest.raises(CheckpointError, match="damaged"):
@@ -382,9 +379,6 @@ def test_a_zip_directory_of_a_million_entries_is_refused_before_zipfile_reads_it
     assert report["max_rss_kb"] < 150_000, report
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "core request (progress/hardening.md): training.network_agent.is_network_file opens every .zip with "
-    "zipfile before any size check, so load_agent reads a million-entry directory into memory (MemoryError at 512 MB)"))
 def test_a_zip_directory_of_a_million_entries_through_load_agent_stays_small(million_entries):
     report = load_bounded(million_entries, GAME, OPTIONS)
     assert report["checkpoint_error"] and report["max_rss_kb"] < 150_000, report

@@ -18,7 +18,8 @@ from training.az_search import (
     GuidedSearch, NetworkEvaluator, considered_visits, run_batched, to_absolute, to_relative,
 )
 from training.evaluate import play_game
-from training.network import Architecture, NetworkFileError, PolicyValueNet, load_network, save_network
+from training.checkpoint import CheckpointError
+from training.network import Architecture, PolicyValueNet, load_network, save_network
 
 
 def has_planes(game: str) -> bool:
@@ -225,13 +226,13 @@ def test_agent_files_refuse_damage_and_other_options(tmp_path):
             if damage == "nan":
                 arrays["stem.w"] = weights["stem.w"]
             elif damage == "dtype":
-                arrays["stem.b"] = arrays["stem.b"].astype(np.float64)
+                arrays["stem.b"] = arrays["stem.b"].astype(np.int32)
             else:
                 del arrays["value.fc1.b"]
             buffer = io.BytesIO()
             np.savez(buffer, **arrays)
             target.writestr("weights.npz", buffer.getvalue())
-        with pytest.raises(NetworkFileError, match={"nan": "NaN", "dtype": "stem.b", "missing": "value.fc1.b"}[damage]):
+        with pytest.raises(CheckpointError, match={"nan": "NaN", "dtype": "stem.b", "missing": "value.fc1.b"}[damage]):
             load_network(bad)
 
 
