@@ -83,6 +83,7 @@ GAME = GameDescription(
         undo_phases=frozenset({"place"}),
         rules_summary=terminal.RULES_SUMMARY,
         narrate=terminal.narrate,
+        group_moves=terminal.group_moves,
     ),
     bots="training.bots.knot",
     docs="docs/knot.md",
