@@ -29,7 +29,8 @@ has them) are the policy targets, the outcomes the value targets.
 Outputs go to ``runs/<game>__alphazero__<seed>__<time>/``: ``config.json``, TensorBoard logs,
 ``state.pt`` (everything ``--resume`` needs: network, optimiser, replay buffer, counters, random
 generators), ``latest.zip`` and ``best.zip`` (agent files that ``load_agent`` plays with numpy
-alone) and ``evaluation.json``. Training a game may take longer than one sitting: the state is
+alone), ``snapshots/iteration_NNNN.zip`` (every evaluated network, for learning curves) and
+``evaluation.json``. Training a game may take longer than one sitting: the state is
 saved after every iteration, and ``--resume RUN_DIR`` continues where it stopped.
 """
 
@@ -734,8 +735,8 @@ class Run:
 
     def evaluate(self, games: int, final: bool = False) -> dict[str, Any]:
         config = self.config
-        name = "latest.zip"
-        path = str(self.save_agent(name))
+        # every evaluated network is kept (small files): learning curves can be measured later
+        path = str(self.save_agent(f"snapshots/iteration_{self.iteration:04d}.zip"))
         results = {}
         for opponent in config.eval_opponents:
             results[opponent] = evaluate_agent(self.workers, self.game, self.options, path, opponent, games,
