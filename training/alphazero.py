@@ -436,12 +436,24 @@ class Workers:
                     else:
                         os.environ[name] = value
 
-    def map(self, function, tasks: list[dict]) -> list[dict]:
+    def map(self, function, tasks: list[dict], progress=None) -> list[dict]:
+        """The results of ``function`` over ``tasks``, in order; ``progress`` (a tqdm bar) is
+        advanced by each task's ``"games"`` count as it finishes."""
         if self.ray is not None:
-            return self.ray.get([self.remote.remote(function, task) for task in tasks])
-        if self.pool is not None:
-            return self.pool.map(function, tasks, chunksize=1)
-        return [function(task) for task in tasks]
+            pending = [self.remote.remote(function, task) for task in tasks]
+            results = []
+            for ref in pending:
+                results.append(self.ray.get(ref))
+                if progress is not None:
+                    progress.update(len(tasks[len(results) - 1]["seeds"]))
+            return results
+        iterator = self.pool.imap(function, tasks, chunksize=1) if self.pool is not None else map(function, tasks)
+        results = []
+        for task, result in zip(tasks, iterator):
+            results.append(result)
+            if progress is not None:
+                progress.update(len(task["seeds"]))
+        return results
 
     def close(self) -> None:
         if self.pool is not None:
@@ -695,11 +707,12 @@ class Run:
         return run
 
     # ----- phases -----------------------------------------------------------------------------
-    def tasks(self, kind: str, games: int, seed_base: int, **extra) -> list[dict]:
+    def tasks(self, games: int, seed_base: int, per_task: int, **extra) -> list[dict]:
+        """Seeded games split into tasks of ``per_task`` (small tasks: progress is shown as they
+        finish and the workers stay busy to the end)."""
         seeds = [seed_base + i for i in range(games)]
-        count = min(self.workers.count, games)
-        return [{"kind": kind, "game": self.game, "options": self.options, "seeds": seeds[i::count], **extra}
-                for i in range(count)]
+        return [{"game": self.game, "options": self.options, "seeds": seeds[i:i + per_task], **extra}
+                for i in range(0, games, per_task)]
 
     def add_records(self, parts: list[dict]) -> tuple[int, int]:
         games = positions = 0
@@ -724,8 +737,9 @@ class Run:
         config = self.config
         started = time.perf_counter()
         print(f"warm start: {config.warm_start_games} games of {config.warm_start} playing every seat", flush=True)
-        tasks = self.tasks("teacher", config.warm_start_games, 10_000_000 + config.seed * 100_000, teacher=config.warm_start)
-        parts = self.workers.map(teacher_games, tasks)
+        tasks = self.tasks(config.warm_start_games, 10_000_000 + config.seed * 100_000, 4, teacher=config.warm_start)
+        with progress_factory(total=config.warm_start_games, desc="teacher games") as bar:
+            parts = self.workers.map(teacher_games, tasks, bar)
         games, positions = self.add_records(parts)
         print(f"  {games} games, {positions} positions in {time.perf_counter() - started:.0f} s; imitating", flush=True)
         with progress_factory(total=config.warm_start_steps, desc="imitation") as bar:
@@ -799,12 +813,15 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             run.save_state()
         while run.iteration < config.iterations and time.perf_counter() < deadline:
             started = time.perf_counter()
-            tasks = run.tasks("self-play", config.games_per_iteration, config.seed * 1_000_003 + run.games_played,
+            tasks = run.tasks(config.games_per_iteration, config.seed * 1_000_003 + run.games_played,
+                              config.concurrent_games,
                               architecture=dataclasses.asdict(run.architecture), state_dict=run.learner.state_dict(),
                               index=run.index,
                               simulations=config.simulations, considered=config.considered,
                               concurrent=config.concurrent_games)
-            parts = run.workers.map(play_games, tasks)
+            with progress(total=config.games_per_iteration, desc=f"iteration {run.iteration + 1} self-play",
+                          leave=False) as bar:
+                parts = run.workers.map(play_games, tasks, bar)
             games, positions = run.add_records(parts)
             play_seconds = time.perf_counter() - started
             run.games_played += games
