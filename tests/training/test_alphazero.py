@@ -253,3 +253,27 @@ def test_symmetry_helpers_map_policies_consistently():
     symmetry = Symmetry("cycle", "identity", actions)
     policy = np.array([0.5, 0.3, 0.2])
     assert symmetry.apply_policy(policy).tolist() == [0.3, 0.2, 0.5]
+
+
+def test_a_network_exports_to_onnx_and_plays_the_same_moves_without_torch(tmp_path):
+    from training.export_onnx import export_onnx
+
+    game, options = "linecatch_v0", {"rows": 3, "cols": 4}
+    net = random_net(game, options, seed=5, filters=8, blocks=2)
+    source = save_network(tmp_path / "n.zip", net.architecture, net.weights, net.index,
+                          {"game": game, "options": options, "num_actions": 12})
+    out = export_onnx(source, tmp_path / "n.onnx")
+    onnx_agent, numpy_agent = load_agent(str(out), game, **options), load_agent(str(source), game, **options)
+    env = description_env(game, options, seed=2)
+    rng = random.Random(2)
+    while not env.game.is_terminal():
+        observation = env.observe(env.agent_selection)
+        assert onnx_agent.act(observation) == numpy_agent.act(observation)
+        np.testing.assert_allclose(onnx_agent.action_probabilities(observation),
+                                   numpy_agent.action_probabilities(observation), atol=1e-5)
+        env.step(rng.choice(env.game.legal_actions()))
+    # a graph that is not the exporter's (one operator changed) is refused before onnxruntime runs it
+    tampered = tmp_path / "t.onnx"
+    tampered.write_bytes(out.read_bytes().replace(b"Relu", b"Selu", 1))
+    with pytest.raises(CheckpointError, match="not a suite network graph"):
+        load_agent(str(tampered), game, **options)
