@@ -113,8 +113,9 @@ class AlphaZeroConfig:
     """games of mcts:S:net (S = --simulations) against mcts:100 in each evaluation (0: none)"""
     device: str = "cpu"
     """torch device of the learner (``cuda`` when a GPU is there)"""
-    torch_threads: int = 2
-    """CPU threads of the learner"""
+    torch_threads: int = 1
+    """CPU threads of the learner (more help only on an otherwise idle machine: on a busy one
+    torch's threads wait for each other and a step can take ten times as long)"""
     out_dir: str = "runs"
     """where run folders go"""
     resume: str | None = None
@@ -645,6 +646,7 @@ class Run:
         self.history: list[dict] = []
         self.best_score = -1.0
         self.warm_started = False
+        self.teacher_games_done = False
         stamp = time.strftime("%Y%m%d-%H%M%S")
         self.dir = Path(config.out_dir) / f"{self.description.short_name}__alphazero__{config.seed}__{stamp}"
 
@@ -671,7 +673,8 @@ class Run:
             "learner_steps": self.learner.steps, "iteration": self.iteration, "games_played": self.games_played,
             "positions": self.positions, "wall_seconds": self.wall_seconds,
             "self_play_seconds": self.self_play_seconds, "history": self.history, "best_score": self.best_score,
-            "warm_started": self.warm_started, "rng": self.rng.bit_generator.state,
+            "warm_started": self.warm_started, "teacher_games_done": self.teacher_games_done,
+            "rng": self.rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(), "buffer": self.buffer.state(),
         }
         temporary = self.dir / "state.pt.part"
@@ -699,7 +702,7 @@ class Run:
             group["lr"] = config.learning_rate  # the saved rate, or the one --resume was given
         run.learner.steps = state["learner_steps"]
         for name in ("iteration", "games_played", "positions", "wall_seconds", "self_play_seconds", "history",
-                     "best_score", "warm_started"):
+                     "best_score", "warm_started", "teacher_games_done"):
             setattr(run, name, state[name])
         run.rng.bit_generator.state = state["rng"]
         torch.set_rng_state(state["torch_rng"])
@@ -735,13 +738,16 @@ class Run:
 
     def warm_start(self, progress_factory) -> None:
         config = self.config
-        started = time.perf_counter()
-        print(f"warm start: {config.warm_start_games} games of {config.warm_start} playing every seat", flush=True)
-        tasks = self.tasks(config.warm_start_games, 10_000_000 + config.seed * 100_000, 4, teacher=config.warm_start)
-        with progress_factory(total=config.warm_start_games, desc="teacher games") as bar:
-            parts = self.workers.map(teacher_games, tasks, bar)
-        games, positions = self.add_records(parts)
-        print(f"  {games} games, {positions} positions in {time.perf_counter() - started:.0f} s; imitating", flush=True)
+        if not self.teacher_games_done:
+            started = time.perf_counter()
+            print(f"warm start: {config.warm_start_games} games of {config.warm_start} playing every seat", flush=True)
+            tasks = self.tasks(config.warm_start_games, 10_000_000 + config.seed * 100_000, 4, teacher=config.warm_start)
+            with progress_factory(total=config.warm_start_games, desc="teacher games") as bar:
+                parts = self.workers.map(teacher_games, tasks, bar)
+            games, positions = self.add_records(parts)
+            self.teacher_games_done = True
+            self.save_state()  # the teacher's games are the costly part: a resumed run keeps them
+            print(f"  {games} games, {positions} positions in {time.perf_counter() - started:.0f} s; imitating", flush=True)
         with progress_factory(total=config.warm_start_steps, desc="imitation") as bar:
             losses = self.learn(config.warm_start_steps, bar, "warm start")
         self.warm_started = True
