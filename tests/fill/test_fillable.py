@@ -81,7 +81,7 @@ def positions(lines: str, count: int, seed: int, max_free: int):
 @pytest.mark.parametrize("lines", ["orthogonal", "strict", "off"])
 def test_search_agrees_with_brute_force(lines, prune_after, monkeypatch):
     if prune_after is not None:  # the reachability pruning from the very first node
-        monkeypatch.setattr("envs.fill.rules.PRUNE_AFTER", prune_after)
+        monkeypatch.setattr("envs.fill.board.PRUNE_AFTER", prune_after)
     checked = dead_without_cross = 0
     interesting = 0
     for game in positions(lines, 40, seed=5, max_free=13):

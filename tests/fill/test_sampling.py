@@ -21,9 +21,8 @@ from envs.fill.observer import FillObserver
 from envs.fill.rules import (
     FILL, FILL2, NO_TRAP, OVER, RECHARGE, SEED, STAY, TOKEN, TRAP_PHASE, FillGame, bits,
 )
-from envs.fill.sampling import (
-    EXTRA_SET, NO_SET, REGULAR_SET, complete_snapshot, hidden_possibilities, sampler, stock_pattern, trap_stocks,
-)
+from envs.fill.hidden import EXTRA_SET, NO_SET, REGULAR_SET, stock_pattern, trap_stocks
+from envs.fill.sampling import complete_snapshot, hidden_possibilities, sampler
 
 LONG_SCRIPT = [(c, k) for c, k in zip((3, 9, 14, 20, 27, 33, 30), ("trap", "double", "trap", "pass", "trap", "trap", "double"))]
 OPTION_SETS = {
