@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from envs.core.bits import set_bits as bits
+
 from envs.fill.facts import DIRECTION_WORDS
 
 PRUNE_AFTER = 32  # search nodes before the fillability search also prunes by reachability
@@ -98,6 +100,31 @@ class Geometry:
             for x, need in self.pair_need[cell]:
                 self.window[cell] |= need | (1 << x)
         self.poison_cache: list[dict[int, int]] = [{} for _ in range(n)]
+        # complete_cache[c]: whether filling c would complete a forbidden pattern, keyed by the
+        # filled cells in c's window (fill_witnesses asks it for many boards).
+        self.complete_cache: list[dict[int, bool]] = [{} for _ in range(n)]
+        self._seed_chains: dict[int, dict[int, list[int]]] = {}
+
+    def seed_chains(self, seed: int) -> dict[int, list[int]]:
+        """Filling chains (:func:`witness_choices`) of every cell that can be filled on the
+        board whose only filled cell is ``seed`` and which has no rocks, found once. Rocks
+        only take cells away, so a cell missing here cannot be filled with rocks either, and
+        a chain that avoids the rocks still fills its cell with them."""
+        chains = self._seed_chains.get(seed)
+        if chains is None:
+            chains = self._seed_chains[seed] = witness_choices(self, 0, 1 << seed, self.nbr[seed], 0)
+        return chains
+
+    def completes(self, cell: int, board: int) -> bool:
+        """Whether filling ``cell`` completes a forbidden pattern with the ``board`` cells."""
+        key = board & self.window[cell]
+        cache = self.complete_cache[cell]
+        known = cache.get(key)
+        if known is None:
+            known = any(key & m == m for m in self.patterns_of[cell])
+            if len(cache) < POISON_CACHE_LIMIT:
+                cache[key] = known
+        return known
 
     def dilate(self, mask: int) -> int:
         """``mask`` plus every cell touching it (8 neighbours)."""
@@ -205,6 +232,19 @@ def fill_witness(geo: Geometry, rock: int, filled: int, touch: int, poison: int,
         return 0
     reach = seen & free
     top = len(layers) - 1
+    entries: dict[int, int] = {}
+
+    def find_entries() -> None:
+        # entries[e]: the cells touching no filled cell from which a chain may end on exit e
+        # (stepping p → e must not make three in a line with a filled cell beyond e)
+        for exit_cell in bits(exits):
+            ok = 0
+            for p in around[exit_cell]:
+                if reach >> p & 1:
+                    beyond = ext[p][exit_cell]
+                    if beyond < 0 or not filled >> beyond & 1:
+                        ok |= 1 << p
+            entries[exit_cell] = ok
     failed: set[tuple[int, int, int]] = set()
     count = [0]
 
@@ -225,8 +265,10 @@ def fill_witness(geo: Geometry, rock: int, filled: int, touch: int, poison: int,
         if steps:
             count[0] += 1
             if count[0] > PRUNE_AFTER:
-                # A long search: first check that some exit is still reachable at all
-                # through cells the chain may still use (a relaxation: sound to prune).
+                # A long search: first check that some exit can still be stepped onto from
+                # cells the chain may still reach and use (a relaxation: sound to prune).
+                if not entries:
+                    find_entries()
                 room = reach & ~forbidden
                 region = steps
                 while True:
@@ -234,7 +276,10 @@ def fill_witness(geo: Geometry, rock: int, filled: int, touch: int, poison: int,
                     if grown_region == region:
                         break
                     region = grown_region
-                if not dilate(region) & exits & ~forbidden:
+                usable = 0  # cells from which a chain may step onto an exit still allowed
+                for exit_cell in bits(exits & ~forbidden):
+                    usable |= entries[exit_cell]
+                if not region & usable:
                     failed.add(key)
                     return 0
             grown = forbidden | nbr[last] | (1 << last)
@@ -251,3 +296,99 @@ def fill_witness(geo: Geometry, rock: int, filled: int, touch: int, poison: int,
         return 0
 
     return search(-1, cell, start, bit, bit)
+
+
+WITNESS_CHOICES = 2  # chains kept per cell by fill_witnesses (more: fewer exact searches)
+
+
+def fill_witnesses(geo: Geometry, rock: int, filled: int, touch: int, poison: int,
+                   known: dict[int, int] | None = None) -> dict[int, int]:
+    """Every empty cell that can still be filled, with a filling chain for it (its mask, the
+    cell at its head): the exact set :func:`fill_witness` decides cell by cell, found mostly
+    without searching. Walking out from the legal cells (a chain of their own), a cell gets
+    the chains of its neighbours that have some, plus itself, where that completes no forbidden
+    pattern with the filled cells (the neighbour's chain is filled first, then the cell, which
+    touches it; a few such chains are kept per cell); cells are retried as their neighbours
+    get chains, and a cell for which none works is searched exactly. Cells the walk does not
+    reach (walled off by filled, poisoned and rock cells) cannot be filled. ``known`` gives
+    chains already proven on this board (they are kept)."""
+    return {cell: found[0] for cell, found in witness_choices(geo, rock, filled, touch, poison, known).items()}
+
+
+def witness_choices(geo: Geometry, rock: int, filled: int, touch: int, poison: int,
+                    known: dict[int, int] | None = None) -> dict[int, list[int]]:
+    """:func:`fill_witnesses` with up to ``WITNESS_CHOICES`` chains per cell."""
+    legal = touch & ~(filled | rock | poison) & geo.full
+    chains: dict[int, list[int]] = {cell: [1 << cell] for cell in bits(legal)}
+    if known:
+        for cell, chain in known.items():
+            chains.setdefault(cell, [chain])
+    free = geo.full & ~(filled | rock | poison)
+    around, dilate, completes = geo.nbr_list, geo.dilate, geo.completes
+    windows, caches = geo.window, geo.complete_cache
+
+    def extend(cell: int) -> bool:
+        bit, found = 1 << cell, []
+        window, cache = windows[cell], caches[cell]
+        for y in around[cell]:
+            for chain in chains.get(y, ()):
+                if not chain & bit:
+                    bad = cache.get((filled | chain) & window)
+                    if bad is None:
+                        bad = completes(cell, filled | chain)
+                    if not bad:
+                        found.append(chain | bit)
+                        if len(found) == WITNESS_CHOICES:
+                            chains[cell] = found
+                            return True
+                        break  # one chain through each neighbour
+        if found:
+            chains[cell] = found
+        return bool(found)
+
+    seen = frontier = legal
+    pending: list[int] = []
+    while frontier:
+        frontier = dilate(frontier) & free & ~seen
+        seen |= frontier
+        pending = [cell for cell in pending + bits(frontier) if cell not in chains and not extend(cell)]
+    while pending:  # retry until no neighbour's chain helps any more
+        left = [cell for cell in pending if not extend(cell)]
+        if len(left) == len(pending):
+            break
+        pending = left
+    for cell in pending:  # searched exactly, each found chain helping the cells after it
+        if not extend(cell):
+            chain = fill_witness(geo, rock, filled, touch, poison, cell)
+            if chain:
+                chains[cell] = [chain]
+    return chains
+
+
+def settle_chains(geo: Geometry, rock: int, filled: int, touch: int, poison: int, chains: dict[int, int],
+                  cells: list[int]) -> None:
+    """Add to ``chains`` (cell -> a filling chain, all valid on this board) a chain for each of
+    ``cells`` that can still be filled (filled, rock and poisoned ones have none): from a
+    neighbour's chain where that works (retried while some cell gains one), else by the exact
+    search."""
+    completes, around = geo.completes, geo.nbr_list
+    blocked = filled | rock | poison
+    left = [cell for cell in cells if not blocked >> cell & 1]
+    while left:
+        still = []
+        for cell in left:
+            bit = 1 << cell
+            for y in around[cell]:
+                chain = chains.get(y)
+                if chain is not None and not chain & bit and not completes(cell, filled | chain):
+                    chains[cell] = chain | bit
+                    break
+            else:
+                still.append(cell)
+        if len(still) == len(left):
+            break
+        left = still
+    for cell in left:
+        chain = fill_witness(geo, rock, filled, touch, poison, cell)
+        if chain:
+            chains[cell] = chain

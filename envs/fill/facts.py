@@ -18,9 +18,12 @@ DOUBLE, PASS, TRAP = 0, 1, 2
 KIND_NAMES = ("double", "pass", "trap")
 KIND_TITLES = ("Double", "Pass", "Trap")
 
-# Phases. SEED and CHOOSE are not turns; TOKEN … FILL2 are the phases of a turn.
-SEED, CHOOSE, TOKEN, TRAP_PHASE, FILL, FILL2, OVER = range(7)
-PHASE_NAMES = ("seed", "choose", "token", "trap", "fill", "second-fill", "over")
+# Phases. SEED and CHOOSE are not turns; TOKEN … FILL2 are the phases of a turn; ROCKS (before
+# the seed) and GEMS (right after it) are chance nodes. The first six are a player's phases, in
+# the order of the observation's phase one-hot.
+SEED, CHOOSE, TOKEN, TRAP_PHASE, FILL, FILL2, OVER, ROCKS, GEMS = range(9)
+PHASE_NAMES = ("seed", "choose", "token", "trap", "fill", "second-fill", "over", "rocks", "gems")
+PLAYER_PHASES = 6  # SEED … FILL2
 
 # Action offsets past the cells.
 STAY, SWAP, NO_TOKEN, USE_DOUBLE, USE_PASS, USE_TRAP, NO_TRAP = range(7)

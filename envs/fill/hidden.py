@@ -26,7 +26,8 @@ from typing import Any
 from envs.core.game import SnapshotError
 from envs.fill.board import geometry
 from envs.fill.rules import (
-    CHOOSE, DOUBLE, GEM_COUNT, KIND_NAMES, OVER, RECHARGE, SEED, TOKEN, TRAP, TRAP_PHASE, FILL2, FillGame, bits,
+    CHOOSE, DOUBLE, GEM_COUNT, GEMS, KIND_NAMES, OVER, RECHARGE, ROCKS, SEED, TOKEN, TRAP, TRAP_PHASE, FILL2, FillGame,
+    bits,
 )
 
 NO_SET, REGULAR_SET, EXTRA_SET = 0, 1, 2  # what a trap phase did
@@ -165,7 +166,7 @@ class HiddenTraps:
         self.must_clear = False  # the opponent's trap expired although the stock may say it was set
         after_trap_fills = 0
         opp_fills = 2 if spare[DOUBLE] >= 1 else 1
-        if not options["traps"] or phase in (SEED, CHOOSE):
+        if not options["traps"] or phase in (SEED, CHOOSE, ROCKS, GEMS) or game.choice < 0:
             self.point = None
         elif phase == OVER:
             self.point = "after_trap"

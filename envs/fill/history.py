@@ -11,7 +11,6 @@ opponent's possible trap stocks (:mod:`envs.fill.hidden`): the templates the sam
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from envs.core.game import SnapshotError
@@ -35,9 +34,6 @@ def seed_cells(filled: list[int], gems: dict[int, int], size: int, lines: str) -
 
 
 
-def rng_state_json(generator: random.Random) -> list:
-    version, internal, gauss = generator.getstate()
-    return [version, list(internal), gauss]
 
 
 
@@ -92,7 +88,6 @@ class ObservedPosition:
         extra[seat] = self.fields["extra_traps"]
         live = [-1, -1]
         live[seat] = self.my_trap
-        fresh_chance = self.phase == SEED and options["gems"] and options["gem_cells"] is None
         return {
             "rocks": sorted(self.rocks),
             "filled": sorted(self.filled),
@@ -102,7 +97,7 @@ class ObservedPosition:
             "to_move": seat,
             "gems": [[cell, KIND_NAMES[kind]] for cell, kind in sorted(self.gems.items())],
             "tokens": tokens,
-            "turns": [0, 0],
+            "turns": [1 if p == seat and self.phase not in (SEED, CHOOSE) else 0 for p in (0, 1)],
             "recharge": [[0, 0], [0, 0]],
             "extra_traps": extra,
             "live_trap": live,
@@ -112,7 +107,6 @@ class ObservedPosition:
             "end_reason": "",
             "time_left": time_left,
             "shown_time": list(time_left),
-            "rng": rng_state_json(random.Random(0)) if fresh_chance else None,
         }
 
     def build(self, state: dict[str, Any]) -> FillGame:
@@ -125,7 +119,7 @@ class ObservedPosition:
 
     # ----- everything the draws choose from ---------------------------------------------------------
     def prepare(self) -> tuple[list[tuple[FillGame, bool]], list[float]]:
-        """Sets ``seeds``, ``trap_cells``, ``seeds_for``, ``fresh_chance``; returns the prepared
+        """Sets ``seeds``, ``trap_cells``, ``seeds_for``; returns the prepared
         states (each with whether the opponent set a trap) and their draw weights."""
         options, phase, size = self.options, self.phase, self.size
         lines = options["lines"]
@@ -139,8 +133,6 @@ class ObservedPosition:
             raise ValueError("the observation shows no filled cell after the seed")
         self.base = self.base_state(self.seeds[0])
         base = self.build(self.base)
-        self.fresh_chance = base.rng is not None
-        base.rng = None  # drawn per call (before the seed with random gems), not copied per clone
         self.trap_cells, self.seeds_for = [], {}
         if phase in (SEED, CHOOSE):
             return [(base, False)], [1.0]

@@ -14,7 +14,7 @@ import numpy as np
 
 from envs.core.observer import D4, Observer, PolicyLayout, Symmetry, as_vector, transform_grid
 from envs.fill.rules import (
-    CHOOSE, FILL, FILL2, KIND_NAMES, LINES, OVER, PHASE_NAMES, REGULAR_TRAPS, RECHARGE, SEED, STAY,
+    CHOOSE, FILL, FILL2, KIND_NAMES, LINES, OVER, PHASE_NAMES, PLAYER_PHASES, REGULAR_TRAPS, RECHARGE, SEED, STAY,
     SWAP, TIME_LIMIT, TOKEN, TOKEN_LIFE, TRAP_PHASE, FillGame, bits,
 )
 
@@ -124,7 +124,7 @@ class FillObserver(Observer):
         if game.last_sprung is not None:
             obs[self.SPRUNG_BY + (0 if game.last_sprung[1] == player else 1)] = 1.0
         phase = game.phase
-        if phase != OVER:
+        if phase < PLAYER_PHASES:  # at a chance node (rocks, gems) and at the end nobody acts
             if game.to_move == player:
                 obs[self.TO_ACT] = 1.0
                 obs[self.PHASE + phase] = 1.0  # phases SEED…FILL2 are 0…5
@@ -233,10 +233,14 @@ class FillObserver(Observer):
         neighbours), rows and columns, the two diagonal directions and 2×2 blocks all map onto
         themselves under rotations and reflections. Chance outcomes that are cells (rocks,
         gems) map with the cells."""
-        return tuple(
-            Symmetry(name, name, cell_permutation(self.board_size, name, extra=7))
-            for name in D4
-        )
+        out = []
+        n = self.n
+        for name in D4:
+            cells = cell_permutation(self.board_size, name, extra=7)
+            # chance outcomes: a rock's cell, or a gem's kind * size² + cell
+            chance = np.concatenate([kind * n + cells[:n] for kind in range(3)])
+            out.append(Symmetry(name, name, cells, chance=chance))
+        return tuple(out)
 
     # ----- decoding ---------------------------------------------------------------------------------
     def decode(self, observation) -> dict[str, Any]:

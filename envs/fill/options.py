@@ -43,7 +43,8 @@ def check_options(options: dict[str, Any]) -> dict[str, Any]:
     if rock_cells is not None and options["rocks"]:
         if isinstance(rock_cells, (str, int)) or not hasattr(rock_cells, "__iter__"):
             raise OptionError(f"option 'rock_cells' must be a list of cells, not {rock_cells!r}")
-        cells = tuple(sorted({_check_cell(c, size, "rock_cells") for c in rock_cells}))
+        # in the given order (the rock chance nodes place them so), a repeated cell merged
+        cells = tuple(dict.fromkeys(_check_cell(c, size, "rock_cells") for c in rock_cells))
         if len(cells) >= size * size:
             raise OptionError("option 'rock_cells' must leave at least one cell free for the seed")
         options["rock_cells"] = cells

@@ -18,23 +18,25 @@ from __future__ import annotations
 from typing import Any
 
 from envs.core.bits import set_bits as bits
-from envs.core.game import TERMINAL, Game, IllegalActionError
+from envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError
 from envs.core.notation import cell_name, parse_cell
 from envs.fill import options as fill_options
 from envs.fill.board import Geometry, fill_witness, geometry, place
 from envs.fill.facts import (
-    AGENTS, CHOOSE, DIRECTION_WORDS, DOUBLE, FILL, FILL2, GEM_COUNT, KIND_NAMES, KIND_TITLES, LINES,
+    AGENTS, CHOOSE, GEMS, PLAYER_PHASES, ROCKS, DIRECTION_WORDS, DOUBLE, FILL, FILL2, GEM_COUNT, KIND_NAMES, KIND_TITLES, LINES,
     MIN_LEGAL_TO_SPRING, NO_TOKEN, NO_TRAP, OVER, PASS, PHASE_NAMES, RECHARGE, REGULAR_TRAPS, SEED, SIZES,
     SPECIAL_NAMES, SPECIALS, STAY, SWAP, TIME_LIMIT, TOKEN, TOKEN_LIFE, TRAP, TRAP_PHASE, USE_DOUBLE, USE_PASS,
     USE_TRAP,
 )
+from envs.fill.chance import FillChance, rock_target
 from envs.fill.snapshots import FillSnapshots
 
 
-class FillGame(FillSnapshots, Game):
+class FillGame(FillChance, FillSnapshots, Game):
     """State: the board masks, gems, tokens, traps, turn counters, phase and clocks."""
 
     NAME = "fill_v0"
+    SNAPSHOT_VERSION = 2  # 2: rocks and gems are chance nodes (phases "rocks", "gems"), no "rng" field
     RUNTIME_OPTIONS = ("clock",)  # a time source is not part of a position
     OPTIONS = fill_options.OPTIONS
 
@@ -48,24 +50,17 @@ class FillGame(FillSnapshots, Game):
 
     # ----- setup --------------------------------------------------------------------------------
     def __init__(self, options: dict[str, Any], rng=None):
+        """A new game at its first node (a rock chance node with rocks on, else the seed).
+        ``rng`` is unused (chance is resolved by whoever plays the chance nodes)."""
         self.options = options
         size = options["size"]
         self.geo = geo = geometry(size, options["lines"])
-        self.n = n = geo.cells
-        self.rng = rng
+        self.n = geo.cells
         self.filled = 0
         self.rock = 0
         self.touch = 0
         self.poison = 0
-        if options["rocks"]:
-            if options["rock_cells"] is not None:
-                rocks = options["rock_cells"]
-            else:
-                if rng is None:
-                    raise ValueError("FillGame needs an rng (random.Random) for random rocks")
-                rocks = rng.sample(range(n), size - 3)
-            for cell in rocks:
-                self.rock |= 1 << cell
+        self.gem_open: dict[int, int] | None = None  # cells gems may appear on, with chains, once known
         self.gems: dict[int, int] = {}  # cell -> kind
         self.witness: dict[int, int] = {}  # gem cell -> mask of a filling chain
         self.tokens: list[list[list[int]]] = [[], []]  # [kind, turns left, turn collected]
@@ -77,7 +72,7 @@ class FillGame(FillSnapshots, Game):
         self.double = False
         self.seed_cell = -1
         self.choice = -1  # STAY or SWAP once chosen
-        self.phase = SEED
+        self.phase = ROCKS if rock_target(options) else SEED  # rocks are chance nodes
         self.to_move = 0
         self.winner = -1
         self.end_reason = ""
@@ -115,7 +110,10 @@ class FillGame(FillSnapshots, Game):
 
     # ----- state interface ----------------------------------------------------------------------
     def current_player(self) -> int:
-        return TERMINAL if self.phase == OVER else self.to_move
+        phase = self.phase
+        if phase == OVER:
+            return TERMINAL
+        return CHANCE if phase >= ROCKS else self.to_move
 
     def legal_actions(self) -> list[int]:
         phase, n = self.phase, self.n
@@ -130,6 +128,8 @@ class FillGame(FillSnapshots, Game):
             return bits(self.geo.full & ~self.rock)
         if phase == CHOOSE:
             return [n + STAY, n + SWAP]
+        if phase >= ROCKS:
+            return self._chance_legal()
         return []
 
     def _is_legal(self, a: int) -> bool:
@@ -154,6 +154,8 @@ class FillGame(FillSnapshots, Game):
             a = self._check_action(action)
         except IllegalActionError as error:
             return str(error)
+        if self.phase >= ROCKS:
+            return self._chance_problem(a)
         n = self.n
         if not 0 <= a < n + SPECIALS:
             return f"action {a} does not exist: actions are 0…{n + SPECIALS - 1}"
@@ -203,8 +205,14 @@ class FillGame(FillSnapshots, Game):
 
     def apply(self, action: Any) -> None:
         a = action if type(action) is int else self._check_action(action)
-        if self.phase == OVER:
+        phase = self.phase
+        if phase == OVER:
             self._raise_illegal(a)
+        if phase >= ROCKS:  # a chance node: no clock runs
+            if not self._is_outcome(a):
+                self._raise_illegal(a)
+            self._apply_chance(a)
+            return
         if self.timed and self._times_up():
             return
         if not self._is_legal(a):
@@ -220,6 +228,7 @@ class FillGame(FillSnapshots, Game):
             self._seed(a)
         else:
             self.choice = a - n
+            self.gem_open = None  # the gem chance nodes are over
             self._start_turn(1 if a - n == STAY else 0)
         if self.timed and self.to_move != mover:
             self.shown_time[self.to_move] = self.time_left[self.to_move]
@@ -249,37 +258,8 @@ class FillGame(FillSnapshots, Game):
     def _seed(self, cell: int) -> None:
         self._place(cell)
         self.seed_cell = cell
-        if self.options["gems"]:
-            self._place_gems(cell)
-        self.phase = CHOOSE
-        self.to_move = 1
-
-    def _place_gems(self, seed: int) -> None:
-        options = self.options
-        block = self.rock | self.filled | self.geo.nbr[seed]
-        if options["gem_cells"] is not None:
-            for cell, kind_name in options["gem_cells"]:
-                if block >> cell & 1 or cell in self.gems:
-                    continue
-                witness = self.fill_witness(cell)
-                if witness:
-                    self.gems[cell] = KIND_NAMES.index(kind_name)
-                    self.witness[cell] = witness
-            return
-        rng = self.rng
-        if rng is None:
-            raise ValueError("FillGame needs an rng (random.Random) for random gems")
-        candidates = bits(self.geo.full & ~block)
-        rng.shuffle(candidates)  # the first fillable ones are a uniform sample of fillable cells
-        for cell in candidates:
-            if len(self.witness) == GEM_COUNT:
-                break
-            witness = self.fill_witness(cell)
-            if witness:
-                self.witness[cell] = witness
-        kinds = 3 if options["traps"] else 2
-        for cell in self.witness:
-            self.gems[cell] = rng.randrange(kinds)
+        self.to_move = 1  # the chooser, once the gems (chance nodes) are placed
+        self.phase = GEMS if self.options["gems"] and self._gems_to_come() else CHOOSE
 
     def _start_turn(self, p: int) -> None:
         self.to_move = p
@@ -406,7 +386,11 @@ class FillGame(FillSnapshots, Game):
         return cell_name(*divmod(cell, self.options["size"]))
 
     def action_to_string(self, action: int) -> str:
+        """The notation of ``action`` here: ``c4``, ``trap c4`` in the trap phase, ``stay``,
+        ``no-trap``, …; at a chance node its outcome: ``rock c4``, ``double gem c4``."""
         n = self.n
+        if self.phase >= ROCKS:
+            return self._chance_name(action)
         if not 0 <= action < n + SPECIALS:
             raise ValueError(f"action {action} does not exist: actions are 0…{n + SPECIALS - 1}")
         if action >= n:
@@ -416,18 +400,25 @@ class FillGame(FillSnapshots, Game):
         return self._name(action)
 
     def string_to_action(self, text: str) -> int:
+        """The action (or chance outcome) ``text`` names: the inverse of
+        :meth:`action_to_string`; ``trap c4``, ``rock c4`` and ``c4`` are read in any phase."""
         words = text.strip().lower().split()
         if len(words) == 1 and words[0] in SPECIAL_NAMES:
             return self.n + SPECIAL_NAMES.index(words[0])
-        if len(words) == 2 and words[0] == "trap":
+        if len(words) == 3 and words[0] in KIND_NAMES and words[1] == "gem":
+            return KIND_NAMES.index(words[0]) * self.n + self._parse_cell(words[2])
+        if len(words) == 2 and words[0] in ("trap", "rock"):
             words = words[1:]
         if len(words) != 1:
             raise ValueError(
                 f"{text!r} is not a Fill action: write a cell like 'c4', 'trap c4', or one of "
-                + ", ".join(SPECIAL_NAMES)
+                + ", ".join(SPECIAL_NAMES) + " (chance outcomes: 'rock c4', 'double gem c4')"
             )
+        return self._parse_cell(words[0])
+
+    def _parse_cell(self, word: str) -> int:
         size = self.options["size"]
-        row, col = parse_cell(words[0], size, size)
+        row, col = parse_cell(word, size, size)
         return row * size + col
 
 
@@ -435,7 +426,7 @@ class FillGame(FillSnapshots, Game):
 # FILL, FillGame, bits``) as well as from envs.fill.facts and envs.fill.board.
 __all__ = [
     "FillGame", "Geometry", "geometry", "place", "bits",
-    "AGENTS", "CHOOSE", "DIRECTION_WORDS", "DOUBLE", "FILL", "FILL2", "GEM_COUNT", "KIND_NAMES", "KIND_TITLES",
+    "AGENTS", "CHOOSE", "GEMS", "ROCKS", "PLAYER_PHASES", "DIRECTION_WORDS", "DOUBLE", "FILL", "FILL2", "GEM_COUNT", "KIND_NAMES", "KIND_TITLES",
     "LINES", "MIN_LEGAL_TO_SPRING", "NO_TOKEN", "NO_TRAP", "OVER", "PASS", "PHASE_NAMES", "RECHARGE",
     "REGULAR_TRAPS", "SEED", "SIZES", "SPECIAL_NAMES", "SPECIALS", "STAY", "SWAP", "TIME_LIMIT", "TOKEN",
     "TOKEN_LIFE", "TRAP", "TRAP_PHASE", "USE_DOUBLE", "USE_PASS", "USE_TRAP",

@@ -55,8 +55,9 @@ the seat's observation; the first two change nothing in the rest of the game):
 * the seat's extra traps beyond 3, which the observation clips (long ``gem_cells`` scripts
   only): drawn uniformly up to what the gems allow.
 
-Before the seed with random gems, the gems are chance to come: every state gets a fresh
-generator drawn from the rng. Clocks (``time_limit``): both players' times are set to the
+Only the past is drawn: rocks and gems still to come are chance nodes of the game (the state
+holds no generator), so before the seed a sampled state simply reaches the gem chance nodes
+after its seed. Clocks (``time_limit``): both players' times are set to the
 whole seconds the observation shows (the hidden fraction of a second is taken as 0, so the
 state has the most time the display allows), the opponent's view of the seat's clock to the
 same value, and the acting clock starts when the state is drawn, on the options' ``clock``.
@@ -75,9 +76,7 @@ one, or ``null`` where ``null`` has no meaning, raises :class:`SnapshotError` na
 * ``state["recharge"][opp]``, ``state["extra_traps"][opp]``, ``state["live_trap"][opp]``,
   where ``opp`` is the seat's opponent: ``null`` (the seat's own entries must be given);
   each omitted one is drawn among what the given ones and the public state allow (the
-  opponent's turn count is ``state["turns"][opp]``, exactly as given);
-* ``state["rng"]``: missing or ``null`` before the seed with random gems (future chance):
-  a fresh generator state is drawn.
+  opponent's turn count is ``state["turns"][opp]``, exactly as given).
 
 Clocks are given (a front end knows both exactly) and kept. Given entries are kept exactly;
 the result passes ``FillGame.from_snapshot``. Given opponent items no game can produce with the
@@ -98,9 +97,10 @@ import numpy as np
 from envs.core.game import SnapshotError
 from envs.core.sampling import check_reproduces, read_observation
 from envs.fill.hidden import HiddenTraps, stock_pattern
-from envs.fill.history import ObservedPosition, rng_state_json
+from envs.fill.history import ObservedPosition
 from envs.fill.observer import FillObserver
 from envs.fill.rules import FillGame
+from envs.fill.snapshots import STATE_KEYS
 
 # ----- sampler --------------------------------------------------------------------------------
 
@@ -124,7 +124,6 @@ def sampler(observation, options: dict) -> Callable[[random.Random], FillGame]:
     total = sum(weights)
     cumulative = list(np.cumsum(weights))
     opp, seeds, trap_cells, seeds_for = 1 - view.seat, view.seeds, view.trap_cells, view.seeds_for
-    fresh_chance = view.fresh_chance
     timed = resolved["time_limit"]
     count, cells = len(prepared), len(view.trap_cells)
 
@@ -138,8 +137,6 @@ def sampler(observation, options: dict) -> Callable[[random.Random], FillGame]:
             game.live_trap[opp] = cell
             choices = seeds_for.get(cell, seeds)
         game.seed_cell = choices[rng.randrange(len(choices))] if len(choices) > 1 else choices[0]
-        if fresh_chance:
-            game.rng = random.Random(rng.getrandbits(64))
         if timed:
             game.stint_start = game.clock()
         return game
@@ -166,10 +163,6 @@ def hidden_possibilities(draw: Callable[[random.Random], FillGame]) -> set[tuple
 # ----- complete_snapshot ----------------------------------------------------------------------
 
 HIDDEN_ENTRIES = ("recharge", "extra_traps", "live_trap")  # the opponent's entry may be null
-STATE_KEYS = (
-    "rocks", "filled", "seed", "choice", "phase", "to_move", "gems", "tokens", "turns", "recharge",
-    "extra_traps", "live_trap", "last_sprung", "double", "winner", "end_reason", "time_left", "shown_time",
-)
 
 
 def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
@@ -195,10 +188,7 @@ def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
                 f"snapshot field {key!r} lacks player_{seat}'s own entry, which player_{seat} knows: only the opponent's may be null"
             )
         omitted[key] = value[opp] is None
-    draws_chance = state["phase"] == "seed" and options["gems"] and options["gem_cells"] is None
     completed_state = dict(state)
-    if state.get("rng") is None:
-        completed_state["rng"] = rng_state_json(random.Random(rng.getrandbits(64))) if draws_chance else None
 
     # Validate the public part with neutral stand-ins for the omitted items.
     provisional = dict(completed_state)

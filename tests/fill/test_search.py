@@ -19,6 +19,7 @@ from envs.fill.board import Board
 from envs.fill.solver import FillSolver
 from training.bots.fill import evaluate_state, preferred_actions
 from training.mcts import MCTSAgent
+from tests.fill.helpers import settle
 
 SETTINGS = [
     {},
@@ -181,10 +182,10 @@ def test_one_seed_per_symmetry_class():
     for size, classes in ((7, 10), (8, 10)):
         assert len(preferred_actions(FillGame(FillGame.resolve_options({"size": size}), random.Random(0)))) == classes
     # Rocks on b1 and e6 are kept in place by the half turn only: the other 34 cells pair up.
-    rocky = FillGame(FillGame.resolve_options({"rocks": True, "rock_cells": [1, 34]}), None)
+    rocky = settle(FillGame(FillGame.resolve_options({"rocks": True, "rock_cells": [1, 34]})))
     assert len(preferred_actions(rocky)) == 17
     # On a1 and f6 both diagonal mirrors keep them too: 11 classes (Burnside: (34+0+4+6)/4).
-    rocky = FillGame(FillGame.resolve_options({"rocks": True, "rock_cells": [0, 35]}), None)
+    rocky = settle(FillGame(FillGame.resolve_options({"rocks": True, "rock_cells": [0, 35]})))
     assert len(preferred_actions(rocky)) == 11
     # Scripted gems break the symmetry: every seed stays.
     scripted = FillGame(FillGame.resolve_options({"gems": True, "gem_cells": [(20, "pass")]}), None)

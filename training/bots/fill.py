@@ -297,10 +297,11 @@ def preferred_actions(state: FillGame) -> list[int]:
 
 def evaluate_state(state: FillGame) -> list[float]:
     """A playout cut off before the end: ±1 from the exact fill-only search once few cells are
-    left, else 0 for both (no cheap static signal of the winner was found)."""
-    player = state.current_player()
-    if player < 0:
+    left, else 0 for both (no cheap static signal of the winner was found; the rock and gem
+    chance nodes come before any turn, so they get 0 too)."""
+    if state.is_terminal():
         return [float(r) for r in state.returns()]
+    player = state.current_player()
     if state.phase not in (TOKEN, TRAP_PHASE, FILL, FILL2) or _room(state).bit_count() > SEARCH_SOLVE_ROOM:
         return [0.0, 0.0]
     mover = 1.0 if _winning_fills(state, first_only=True) else -1.0
