@@ -1,5 +1,4 @@
-"""
-# Linecatch
+"""Linecatch: two players blacken squares of a grid and score the lines they complete.
 
 | Import             | `from envs import linecatch_v0`                        |
 |--------------------|--------------------------------------------------------|
@@ -10,17 +9,20 @@
 | Agents             | 2                                                      |
 | Action Shape       | (1,)                                                   |
 | Action Values      | Discrete(rows*cols)                                    |
-| Observation Shape  | (5*rows*cols + 3,)                                     |
+| Observation Shape  | (5*rows*cols + 3,), or (rows, cols, 8) with `observation_format="planes"` |
 | Observation Values | [0, 1]                                                 |
 
 Two players take turns blackening white squares of a grid. Whoever blackens the last white
 square of a line (a row, a column, and in pro mode a diagonal of at least 3 squares) catches
-it and scores its length, then must blacken another square. When every square is black, more
-points wins. Perfect information, no chance.
+it and scores its length, then must blacken another square while white squares remain. When
+every square is black, more points wins. Perfect information, no chance. The whole
+specification is `docs/linecatch.md`.
 
 ### Options
 
-`rows`, `cols` (3…12, default 5 and 5), `pro` (default False: diagonals count too).
+`rows`, `cols` (3…12, default 5 and 5), `pro` (default False; True: diagonals of 3 or more
+squares in both directions are lines too). The env also takes `render_mode` ("ansi",
+"rgb_array"), `viewer` and `observation_format` ("flat" or "planes").
 
 ### Observation Space
 
@@ -28,8 +30,10 @@ A dict: `"observation"`, a float32 vector in [0, 1] from the observer's side: bl
 squares last caught by me, squares last caught by the opponent (each `rows*cols`, in action
 order), my score and the opponent's divided by the most points a board holds, pro mode, then
 per square the points blackening it would catch now and the points it would hand over.
-`"action_mask"`: 1 for each white square of the player to move, zeros for the other player.
 `envs.linecatch.observer.LinecatchObserver.decode` turns the vector back into named fields.
+With `observation_format="planes"` the same facts as a `(rows, cols, 8)` array (five
+per-square channels, then my score, their score and pro mode as constant planes).
+`"action_mask"`: 1 for each white square of the player to move, zeros for the other player.
 
 ### Action Space
 
@@ -39,11 +43,14 @@ then row number from 1 (`a1` is action 0, `c2` is `1*cols + 2`).
 ### Rewards
 
 0 until the end; then +1 for more points, -1 for fewer, 0 each for a draw. `infos[agent]
-["scores"]` always holds both players' points.
+["scores"]` always holds both players' points (float32, `player_0` first).
 
 ### Version History
 
 * v0: Initial release.
+* v0 (same trajectories): the catch-now and hands-over entries are whole points divided once
+  by their scale (before: a sum of divided prices), so some of them differ in the last bit;
+  `observation_format="planes"`; snapshots are checked against what a game can leave behind.
 """
 
 from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
@@ -59,7 +66,8 @@ GAME = GameDescription(
     observer=LinecatchObserver,
     render=Renderers(ansi=render.ansi, rgb=render.rgb),
     sampling=Sampling(sampling.sampler, sampling.complete_snapshot, sampling.strip_hidden),
-    play=PlayRules(undo_rule="in Linecatch every move is final"),
+    play=PlayRules(undo_rule="in Linecatch every move is final", rules_summary=render.RULES_SUMMARY,
+                   narrate=render.narrate),
     bots="training.bots.linecatch",
     docs="docs/linecatch.md",
     benchmark_options={"5x5": {}, "5x5 pro": {"pro": True}, "9x9": {"rows": 9, "cols": 9}},

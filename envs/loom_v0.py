@@ -1,4 +1,5 @@
-"""
+"""Loom: two weavers draft dice-thrown dyed threads into their own 4×4 cloths (PettingZoo AEC).
+
 # Loom
 
 | Import             | `from envs import loom_v0`                             |
@@ -22,16 +23,19 @@ its distinct dyes, plus `bounty` when it finishes with four different dyes.
 ### Options
 
 `bounty` (0…100, default 8); `throws` (default None: dice from the seeded generator; or a list
-of 16 pairs `(a, b)` of dyes 1…6, used in order).
+of 16 pairs `(a, b)` of dyes 1…6, used in order). The full specification is `docs/loom.md`.
 
 ### Observation Space
 
 A dict: `"observation"`, a float32 vector of 354 entries in [0, 1] (see
 `envs.loom.observer.LoomObserver` for the layout and `decode`): both cloths (mine first), the
 current throw and which threads are still available, the round, whether I draft, both scores,
-the bounty, and the seed's price rings (what each thread would gain in each cell of either
-cloth) with where the touching law lets each thread go in the opponent's cloth. Future throws are never shown. `"action_mask"`: the legal weaves of the player to
-act, zeros for the other player.
+the bounty, and the price rings (what each thread would gain in each cell of either cloth)
+with where the touching law lets each thread go in the opponent's cloth. Future throws are
+never shown. With `observation_format="planes"`: a `(4, 4, 44)` float32 array (both cloths on
+the grid, per-cell prices, touching law and legal weaves, then constant planes; see
+`docs/observations.md`). `"action_mask"`: the legal weaves of the player to act, zeros for the
+other player.
 
 ### Action Space
 
@@ -45,9 +49,18 @@ actor's own cloth. With equal dyes the drafter uses `t = 0` and the rival `t = 1
 ["scores"]` holds both players' points at every step. `env.unwrapped.gain(player, cell, dye)`
 prices a weave.
 
+### Chance
+
+Each round opens with a chance node in the engine (`env.unwrapped.game`): the throw, one of 21
+outcomes (sorted pairs, 1/36 a double, 2/36 any other pair; `envs.loom.throws`). The env plays
+it from its seeded generator (or the scripted `throws`), so agents never see it.
+
 ### Version History
 
 * v0: Initial release.
+* v0 (chance nodes): each round's throw is a chance node drawn when the round opens, instead of
+  all 16 throws drawn at reset; the trajectory of a given `reset(seed)` changed. Snapshots hold
+  the throws so far only.
 """
 
 from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
@@ -63,7 +76,8 @@ GAME = GameDescription(
     observer=LoomObserver,
     render=Renderers(ansi=render.ansi, rgb=render.rgb),
     sampling=Sampling(sampling.sampler, sampling.complete_snapshot, sampling.strip_hidden),
-    play=PlayRules(undo_rule="in Loom every weave is final"),
+    play=PlayRules(undo_rule="in Loom every weave is final", rules_summary=render.RULES_SUMMARY,
+                   narrate=render.narrate),
     bots="training.bots.loom",
     docs="docs/loom.md",
     extra_methods=("gain",),

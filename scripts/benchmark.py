@@ -6,7 +6,8 @@
 For each game and each option set its description lists in ``benchmark_options``:
 
 * engine: random legal play straight on the rules engine (``legal_actions`` + ``apply``, no
-  observation), new games started as old ones end;
+  observation), new games started as old ones end; chance nodes are resolved by their
+  probabilities as the env resolves them, and only player actions are counted;
 * aec: the full wrapped env (``env()``): ``last()`` (observe + mask), a random legal action
   from the mask, ``step``; ``reset`` when a game ends;
 * clone: microseconds per ``game.clone()`` of a mid-game state.
@@ -21,11 +22,18 @@ from __future__ import annotations
 import argparse
 import copy
 import random
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-import envs
+# Measure the code of the tree this script lives in (a checkout or a worktree), whatever is
+# installed: the editable install would otherwise put another checkout first.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import envs  # noqa: E402
+from envs.core.game import CHANCE, draw_outcome  # noqa: E402
 
 
 def aec_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
@@ -61,6 +69,9 @@ def engine_steps_per_second(module, options: dict, seconds: float, seed: int = 0
         for _ in range(500):
             if game.is_terminal():
                 game = game_cls(resolved, random.Random(rng.getrandbits(64)))
+            if game.current_player() == CHANCE:  # drawn as the env draws it, not counted
+                game.apply(draw_outcome(game.chance_outcomes(), rng))
+                continue
             game.apply(choice(game.legal_actions()))
             steps += 1
         if time.perf_counter() > deadline:

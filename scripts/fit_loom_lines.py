@@ -25,16 +25,27 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from envs.loom.rules import CELLS, LINES, ROUNDS, LoomGame, line_dyes  # noqa: E402
-from training.bots.loom import LINE_VALUES_PATH, LineValues, line_signature, weave_values  # noqa: E402
+from envs.loom.cloth import CELLS, LINES, line_dyes  # noqa: E402
+from envs.loom.rules import ROUNDS, LoomGame  # noqa: E402
+from envs.loom.throws import THROW_ID  # noqa: E402
+from training.bots.loom import weave_values  # noqa: E402
+from training.bots.loom_values import LINE_VALUES_PATH, LineValues, line_signature  # noqa: E402
 
 
 def greedy_game(rng: random.Random, bounty: int) -> tuple[LoomGame, list]:
     """One game of greedy weaves (the heuristic's best price, ties at random); returns the final
-    state and, per round boundary, the round and the line codes of both cloths."""
-    state = LoomGame(LoomGame.resolve_options({"bounty": bounty}), rng)
+    state and, per round boundary, the round and the line codes of both cloths.
+
+    The game's 16 throws are drawn first, two dice a round from ``rng``, and played at the
+    chance nodes in order; the same ``rng`` then breaks ties (the table of record was fitted
+    with this order of draws)."""
+    throws = [tuple(sorted((rng.randint(1, 6), rng.randint(1, 6)))) for _ in range(ROUNDS)]
+    state = LoomGame(LoomGame.resolve_options({"bounty": bounty}))
     boundaries = []
-    while state.current_player() >= 0:
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply(THROW_ID[throws[state.round]])
+            continue
         if state.taken < 0:
             boundaries.append((state.round, [list(state.codes[0]), list(state.codes[1])]))
         legal, values = weave_values(state)

@@ -29,7 +29,8 @@ has them) are the policy targets, the outcomes the value targets.
 Outputs go to ``runs/<game>__alphazero__<seed>__<time>/``: ``config.json``, TensorBoard logs,
 ``state.pt`` (everything ``--resume`` needs: network, optimiser, replay buffer, counters, random
 generators), ``latest.zip`` and ``best.zip`` (agent files that ``load_agent`` plays with numpy
-alone) and ``evaluation.json``. Training a game may take longer than one sitting: the state is
+alone), ``snapshots/iteration_NNNN.zip`` (every evaluated network, for learning curves) and
+``evaluation.json``. Training a game may take longer than one sitting: the state is
 saved after every iteration, and ``--resume RUN_DIR`` continues where it stopped.
 """
 
@@ -78,9 +79,9 @@ class AlphaZeroConfig:
     """self-play processes (one per core); with --ray-address, Ray actors"""
     ray_address: str | None = None
     """run self-play as Ray actors on an existing cluster (``auto``, ``ray://host:port``)"""
-    filters: int = 64
+    filters: int = 32
     """width of the residual tower"""
-    blocks: int = 4
+    blocks: int = 3
     """residual blocks in the tower"""
     learning_rate: float = 1e-3
     """AdamW learning rate"""
@@ -310,34 +311,55 @@ def self_play_game(search, game: str, options: dict, seed: int, rng: random.Rand
                          observer.size, env.action_space(env.possible_agents[0]).n)
 
 
+class TorchEvaluator:
+    """Self-play's evaluator: the torch network in inference mode on one CPU thread (faster
+    than the numpy twin that shipped agents use; the two agree, see tests)."""
+
+    def __init__(self, architecture, state_dict, index, observer, seats: int):
+        import torch
+
+        torch.set_num_threads(1)
+        self.torch = torch
+        self.model = torch_network(architecture)
+        self.model.load_state_dict(state_dict)
+        self.model.eval()
+        self.index = torch.as_tensor(np.asarray(index, np.int64))
+        self.observer, self.seats = observer, seats
+        self.seconds = 0.0
+        self.positions = 0
+        self.calls = 0
+
+    def evaluate(self, vectors: np.ndarray, players: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        from training.az_search import to_absolute
+
+        started = time.perf_counter()
+        planes = self.torch.from_numpy(np.ascontiguousarray(self.observer.planes(vectors), np.float32))
+        with self.torch.inference_mode():
+            head, values, _ = self.model(planes)
+            logits = head[:, self.index].numpy()
+        out = logits, to_absolute(values.numpy(), players, self.seats)
+        self.seconds += time.perf_counter() - started
+        self.positions += len(vectors)
+        self.calls += 1
+        return out
+
+
 def play_games(task: dict) -> dict:
     """A worker's share of an iteration: ``task`` holds the network, the game and the seeds."""
-    from training.az_search import GuidedSearch, NetworkEvaluator, run_batched
-    from training.network import Architecture, PolicyValueNet
+    from training.az_search import GuidedSearch, run_batched
+    from training.network import Architecture
 
     started = time.perf_counter()
     arch = Architecture(**{**task["architecture"], "planes": tuple(task["architecture"]["planes"])})
-    net = PolicyValueNet(arch, task["weights"], task["index"])
     search = GuidedSearch(task["game"], task["options"], task["simulations"], considered=task["considered"])
-    evaluator = NetworkEvaluator(net, search.observer, search.seats)
-    network_seconds = 0.0
-    evaluate = evaluator.evaluate
-
-    def timed(vectors, players):
-        nonlocal network_seconds
-        t = time.perf_counter()
-        out = evaluate(vectors, players)
-        network_seconds += time.perf_counter() - t
-        return out
-
-    evaluator.evaluate = timed
+    evaluator = TorchEvaluator(arch, task["state_dict"], task["index"], search.observer, search.seats)
     records: list[GameRecord] = []
     seeds = list(task["seeds"])
     while seeds:
         batch, seeds = seeds[:task["concurrent"]], seeds[task["concurrent"]:]
         games = [self_play_game(search, task["game"], task["options"], s, random.Random(s * 7919 + 17)) for s in batch]
         records.extend(run_batched(games, evaluator))
-    return {"records": records, "seconds": time.perf_counter() - started, "network_seconds": network_seconds,
+    return {"records": records, "seconds": time.perf_counter() - started, "network_seconds": evaluator.seconds,
             "evaluations": evaluator.positions, "calls": evaluator.calls}
 
 
@@ -375,16 +397,14 @@ def teacher_games(task: dict) -> dict:
     return {"records": records, "seconds": time.perf_counter() - started}
 
 
-def _worker_init() -> None:
-    # one core per worker: numpy's BLAS must not start threads of its own
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[name] = "1"
-    try:
-        from threadpoolctl import threadpool_limits
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
-        threadpool_limits(1)
-    except ImportError:
-        pass
+
+def _worker_init() -> None:
+    """One core per worker: torch (imported by some agents) gets one thread too."""
+    os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 class Workers:
@@ -403,7 +423,18 @@ class Workers:
         elif count > 1:
             import multiprocessing
 
-            self.pool = multiprocessing.get_context("forkserver").Pool(count, initializer=_worker_init)
+            # The workers' numpy must start with one BLAS thread each: the variables must be set
+            # before the fork server starts (it imports numpy before any initializer runs).
+            saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
+            os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
+            try:
+                self.pool = multiprocessing.get_context("forkserver").Pool(count, initializer=_worker_init)
+            finally:
+                for name, value in saved.items():
+                    if value is None:
+                        os.environ.pop(name, None)
+                    else:
+                        os.environ[name] = value
 
     def map(self, function, tasks: list[dict]) -> list[dict]:
         if self.ray is not None:
@@ -517,11 +548,15 @@ class Learner:
         loss.backward()
         self.optimizer.step()
         self.steps += 1
-        return {"loss/policy": float(policy_loss), "loss/value": float(value_loss), "loss/margin": float(margin_loss)}
+        return {"loss/policy": policy_loss.item(), "loss/value": value_loss.item(), "loss/margin": margin_loss.item()}
 
     def weights(self) -> dict[str, np.ndarray]:
         self.model.eval()
         return export_weights(self.model)
+
+    def state_dict(self) -> dict:
+        """The network's weights and normalisation statistics, on the CPU (for the workers)."""
+        return {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
 
 
 # ----- evaluation -----------------------------------------------------------------------------
@@ -648,6 +683,8 @@ class Run:
         run.dir = Path(state["dir"])
         run.learner.model.load_state_dict(state["model"])
         run.learner.optimizer.load_state_dict(state["optimizer"])
+        for group in run.learner.optimizer.param_groups:
+            group["lr"] = config.learning_rate  # the saved rate, or the one --resume was given
         run.learner.steps = state["learner_steps"]
         for name in ("iteration", "games_played", "positions", "wall_seconds", "self_play_seconds", "history",
                      "best_score", "warm_started"):
@@ -698,8 +735,8 @@ class Run:
 
     def evaluate(self, games: int, final: bool = False) -> dict[str, Any]:
         config = self.config
-        name = "latest.zip"
-        path = str(self.save_agent(name))
+        # every evaluated network is kept (small files): learning curves can be measured later
+        path = str(self.save_agent(f"snapshots/iteration_{self.iteration:04d}.zip"))
         results = {}
         for opponent in config.eval_opponents:
             results[opponent] = evaluate_agent(self.workers, self.game, self.options, path, opponent, games,
@@ -715,14 +752,19 @@ class Run:
         return results
 
 
+# What --resume may change (given on its command line); everything else is the run's own.
+RESUMABLE = ("iterations", "max_minutes", "workers", "ray_address", "device", "torch_threads", "eval_games",
+             "final_eval_games", "eval_every", "eval_mcts_games", "simulations", "games_per_iteration",
+             "steps_per_iteration", "learning_rate", "concurrent_games")
+
+
 def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
     if config.resume:
-        overrides = {k: v for k, v in dataclasses.asdict(config).items()
-                     if k in ("iterations", "max_minutes", "workers", "ray_address", "device", "torch_threads",
-                              "eval_games", "final_eval_games", "eval_every", "eval_mcts_games")}
+        given = {arg.split("=")[0][2:].replace("-", "_") for arg in shlex.split(command)[3:] if arg.startswith("--")}
+        overrides = {k: v for k, v in dataclasses.asdict(config).items() if k in RESUMABLE and k in given}
         run = Run.resume(config.resume, overrides)
         print(f"resuming {run.dir} at iteration {run.iteration} ({run.games_played} games, {run.positions} positions)",
               flush=True)
@@ -747,12 +789,19 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
     try:
         if config.warm_start and not run.warm_started:
             run.warm_start(progress)
+            run.wall_seconds = wall_before + (time.perf_counter() - session_started)
+            results = run.evaluate(config.eval_games)
+            print("  after the warm start: " + "; ".join(f"vs {o} {r['score']:.1%}" for o, r in results.items()), flush=True)
+            for opponent, result in results.items():
+                writer.add_scalar(f"eval/{opponent}", result["score"], 0)
+            run.history.append({"iteration": 0, "games": 0, "positions": 0, "wall_seconds": round(run.wall_seconds, 1),
+                                "warm_start": config.warm_start, "evaluation": results})
             run.save_state()
         while run.iteration < config.iterations and time.perf_counter() < deadline:
             started = time.perf_counter()
-            weights = run.learner.weights()
             tasks = run.tasks("self-play", config.games_per_iteration, config.seed * 1_000_003 + run.games_played,
-                              architecture=dataclasses.asdict(run.architecture), weights=weights, index=run.index,
+                              architecture=dataclasses.asdict(run.architecture), state_dict=run.learner.state_dict(),
+                              index=run.index,
                               simulations=config.simulations, considered=config.considered,
                               concurrent=config.concurrent_games)
             parts = run.workers.map(play_games, tasks)
@@ -794,8 +843,10 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             run.history.append(line)
             run.save_state()
             run.save_agent("latest.zip")
-    finally:
-        run.workers_closed = True
+    except BaseException:
+        run.workers.close()
+        writer.close()
+        raise
     final = {}
     try:
         if run.iteration >= config.iterations and config.final_eval_games:

@@ -91,7 +91,9 @@ def softmax(x: np.ndarray) -> np.ndarray:
 
 class Node:
     """A decision node: the network's logits and value where it was first reached, and the
-    visits and summed values (of the player to act here) of every action tried from it."""
+    visits and summed values (of the player to act here) of every action tried from it
+    (arrays over all actions, so that a node reached with other legal moves in another
+    sampled state needs no bookkeeping of its own)."""
 
     __slots__ = ("logits", "value", "player", "visits", "totals", "children")
 
@@ -99,15 +101,9 @@ class Node:
         self.logits = logits
         self.value = float(values[player])
         self.player = player
-        self.visits: dict[int, int] = {}
-        self.totals: dict[int, float] = {}
+        self.visits = np.zeros(len(logits))
+        self.totals = np.zeros(len(logits))
         self.children: dict[int, Any] = {}  # action -> Node, or a dict outcome -> Node after chance
-
-    def stats(self, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        visits, totals = self.visits, self.totals
-        n = np.fromiter((visits.get(a, 0) for a in legal.tolist()), np.float64, len(legal))
-        w = np.fromiter((totals.get(a, 0.0) for a in legal.tolist()), np.float64, len(legal))
-        return n, w
 
     def improved_logits(self, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``logits + σ(completed Q)`` over ``legal`` (and the visit counts): unvisited actions
@@ -115,30 +111,32 @@ class Node:
         weighted by the prior), Q is rescaled to [0, 1] over the actions, and σ grows with
         the visits."""
         logits = self.logits[legal].astype(np.float64)
-        n, w = self.stats(legal)
-        visited = n > 0
+        n = self.visits[legal]
         total = n.sum()
-        if total > 0:
-            q = np.where(visited, w / np.maximum(n, 1), 0.0)
-            prior = np.maximum(softmax(logits), 1e-30)
-            weighted = float((prior * q)[visited].sum() / prior[visited].sum())
-            mixed = (self.value + total * weighted) / (total + 1)
-            completed = np.where(visited, q, mixed)
-            low, high = completed.min(), completed.max()
-            completed = (completed - low) / max(high - low, 1e-8)
-        else:
-            completed = np.zeros(len(legal))
-        return logits + (C_VISIT + n.max()) * C_SCALE * completed, n
+        if total == 0:
+            return logits, n  # every completed Q is the node's own value: σ adds a constant
+        visited = n > 0
+        q = self.totals[legal] / np.maximum(n, 1)
+        prior = np.exp(logits - logits.max())
+        prior /= prior.sum()
+        weights = prior * visited
+        mixed = (self.value + total * float((weights * q).sum() / weights.sum())) / (total + 1)
+        completed = np.where(visited, q, mixed)
+        low, high = completed.min(), completed.max()
+        if high - low > 1e-8:
+            logits = logits + (C_VISIT + n.max()) * C_SCALE * (completed - low) / (high - low)
+        return logits, n
 
     def select(self, legal: np.ndarray) -> int:
         """Below the root: the action whose improved-policy share most exceeds its visit share."""
         improved, n = self.improved_logits(legal)
-        score = softmax(improved) - n / (1.0 + n.sum())
+        share = np.exp(improved - improved.max())
+        score = share / share.sum() - n / (1.0 + n.sum())
         return int(legal[int(np.argmax(score))])
 
     def record(self, action: int, value: float) -> None:
-        self.visits[action] = self.visits.get(action, 0) + 1
-        self.totals[action] = self.totals.get(action, 0.0) + value
+        self.visits[action] += 1
+        self.totals[action] += value
 
 
 def considered_visits(considered: int, simulations: int) -> list[int]:
@@ -214,7 +212,7 @@ class GuidedSearch:
             index = int(candidates[int(np.argmax(scores))])
             action = int(legal[index])
             # common random numbers: the j-th visit of every root action meets the same world
-            world = random.Random(base + 1 + root.visits.get(action, 0))
+            world = random.Random(base + 1 + int(root.visits[action]))
             state = sample(world)
             state.apply(action)
             path = [(root, action, seat)]
@@ -250,8 +248,8 @@ class GuidedSearch:
         policy = np.zeros(len(observation["action_mask"]), np.float64)
         policy[legal] = softmax(improved)
         total = n.sum()
-        value = root.value if total == 0 else float(sum(root.totals.values()) / total)
-        return SearchResult(chosen, policy, value, {int(a): int(v) for a, v in root.visits.items()})
+        value = root.value if total == 0 else float(root.totals.sum() / total)
+        return SearchResult(chosen, policy, value, {int(a): int(root.visits[a]) for a in np.flatnonzero(root.visits)})
 
 
 def run_batched(searches: list[Search], evaluator: Evaluator) -> list[SearchResult]:

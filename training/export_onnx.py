@@ -36,14 +36,13 @@ from typing import Any
 import numpy as np
 
 from training.checkpoint import CheckpointError, PolicyAgent, read_checkpoint
-from training.onnx_agent import (
-    ACTION_MASK, MASKED_LOGIT, MASKED_LOGITS, OBSERVATION, ONNX_FORMAT, ONNX_FORMAT_VERSION, PROBABILITIES,
-)
 # Opset 17 / IR 8 load in every onnxruntime since 1.13 and in onnxruntime-web: the graph needs
-# nothing newer, and a newer default would only lock out older runtimes.
-OPSET = 17
-IR_VERSION = 8
-ACTIVATION_OPS = {"tanh": "Tanh", "relu": "Relu"}
+# nothing newer, and a newer default would only lock out older runtimes. The loader
+# (training.onnx_agent.check_model_bytes) accepts exactly the graph written here.
+from training.onnx_agent import (
+    ACTION_MASK, ACTIVATION_OPS, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, OBSERVATION, ONNX_FORMAT, ONNX_FORMAT_VERSION,
+    OPSET, PROBABILITIES,
+)
 
 
 def build_model(layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]):

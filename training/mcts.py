@@ -2,8 +2,9 @@
 
 ``MCTSAgent`` is information-set MCTS with a single observer tree (SO-ISMCTS, Cowling, Powley
 & Whitehouse 2012): each simulation asks the game's sampler (``GameDescription.sampling``) for
-a fresh full state consistent with the observation — opponents' hidden items and future chance
-(Loom's throws, Knot's pile) drawn anew — then descends one shared tree keyed by actions,
+a fresh full state consistent with the observation — opponents' hidden items drawn anew — then
+descends one shared tree keyed by actions (at a chance node — Loom's dice, Knot's draws — the
+outcome is drawn by its probability and each outcome keeps its own subtree),
 choosing by UCB among the actions legal in *that* state (a child's exploration term counts
 the simulations in which it was available, not its parent's visits), expands one node, plays
 out to the end (among the game's preferred moves, its ``SearchHooks``, or uniformly with
@@ -92,7 +93,6 @@ class MCTSAgent:
                              f"or None (play to the end), not {depth!r}")
         self.depth = depth
         self.evaluate = hooks.evaluate
-        self.chance_key = hooks.chance_key
         self.simulations = simulations
         self.exploration = float(exploration)
         self.options = options
@@ -174,7 +174,7 @@ class MCTSAgent:
     def _simulate(self, node: Node, path: list, state, rng: random.Random) -> None:
         """Descend from ``node`` (already entered through ``path``), expand one node, play out,
         and back the outcome up ``path`` (pairs of node and the player who moved into it)."""
-        preferred_of, chance_of = self.preferred, self.chance_key
+        preferred_of = self.preferred
         expanded = False
         while not expanded:
             player = state.current_player()
@@ -195,10 +195,6 @@ class MCTSAgent:
                 continue
             legal = state.legal_actions()
             children = node.children
-            if chance_of is not None:
-                # One subtree per chance outcome seen here (e.g. Loom's throw), so that the same
-                # action number under different dice is not mistaken for one move.
-                children = children.setdefault(chance_of(state), {})
             for action in legal:
                 child = children.get(action)
                 if child is not None:

@@ -116,6 +116,9 @@ class SuiteEnv(AECEnv):
         self._seed_rng = random.Random()  # replaced by reset(seed=...)
         self._chance_rng = random.Random()  # resolves the game's chance nodes; from the seed
         self.game: Game | None = None
+        # Every action applied to the engine since reset, chance outcomes included: enough to
+        # replay the game elsewhere (OpenSpiel). None after a restore (the past is not known).
+        self.history: list[int] | None = None
         self._scores_seen: list | None = None
         self._legal: frozenset[int] | None = None  # legal actions of the position now (cached)
         self.ended_by_illegal_action = False  # set by env()'s wrapper: the offender got −1
@@ -133,15 +136,19 @@ class SuiteEnv(AECEnv):
             self._seed_rng = random.Random(seed)
         self._chance_rng = random.Random(self._seed_rng.getrandbits(64))
         self.game = self.description.engine(self.options, self._chance_rng)
+        self.history = []
         self._resolve_chance()
         self._begin_bookkeeping()
 
     def _resolve_chance(self) -> None:
         """Play the game's chance nodes (dice, shuffles, draws) from the seeded generator, so
         that PettingZoo users only ever see a player to act or the end."""
-        game, rng = self.game, self._chance_rng
+        game, rng, history = self.game, self._chance_rng, self.history
         while game.current_player() == CHANCE:
-            game.apply(draw_outcome(game.chance_outcomes(), rng))
+            outcome = draw_outcome(game.chance_outcomes(), rng)
+            game.apply(outcome)
+            if history is not None:
+                history.append(outcome)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
@@ -161,6 +168,8 @@ class SuiteEnv(AECEnv):
             return
         game = self.game
         game.apply(action)  # raises IllegalActionError (a ValueError) with the reason
+        if self.history is not None:
+            self.history.append(action_index(action, self._num_actions))
         self._legal = None
         self._resolve_chance()
         self._cumulative_rewards[agent] = 0
@@ -289,6 +298,8 @@ class SuiteEnv(AECEnv):
                 f"{json_ready(mine)}; make the env with the snapshot's options"
             )
         self.game = restored
+        self.history = None
+        self._resolve_chance()
         self._begin_bookkeeping()
 
     def __getattr__(self, name: str) -> Any:

@@ -118,7 +118,7 @@ class Game:
         unknown = sorted(set(options) - set(cls.OPTIONS))
         if unknown:
             raise OptionError(
-                f"unknown option {unknown[0]!r} for {cls.NAME}; "
+                f"unknown option {short_repr(unknown[0])} for {cls.NAME}; "
                 f"the options are: {', '.join(cls.OPTIONS)}"
             )
         resolved = dict(cls.OPTIONS)
@@ -307,22 +307,25 @@ def require(condition: bool, message: str) -> None:
 
 
 def int_list(state: dict, key: str, length: int, low: int, high: int) -> list[int]:
-    """A list of ``length`` ints in ``low…high`` (bools refused), else SnapshotError."""
+    """A list of ``length`` ints in ``low…high`` (bools refused), else SnapshotError. (The
+    message is built only on failure: validators call this on every snapshot they read.)"""
     value = state.get(key)
-    require(isinstance(value, list), f"snapshot field {key!r} must be a list, not {short_repr(value)}")
-    require(len(value) == length, f"snapshot field {key!r} must hold {length} entries, not {len(value)}")
+    if not isinstance(value, list):
+        raise SnapshotError(f"snapshot field {key!r} must be a list, not {short_repr(value)}")
+    if len(value) != length:
+        raise SnapshotError(f"snapshot field {key!r} must hold {length} entries, not {len(value)}")
     for item in value:
-        require(
-            isinstance(item, int) and not isinstance(item, bool) and low <= item <= high,
-            f"snapshot field {key!r} holds {short_repr(item)}; entries must be integers {low}…{high}",
-        )
+        if type(item) is not int or not low <= item <= high:
+            if isinstance(item, int) and not isinstance(item, bool) and low <= item <= high:
+                continue  # an int subclass other than bool
+            raise SnapshotError(f"snapshot field {key!r} holds {short_repr(item)}; entries must be integers {low}…{high}")
     return list(value)
 
 
 def int_field(state: dict, key: str, low: int, high: int) -> int:
     value = state.get(key)
-    require(
-        isinstance(value, int) and not isinstance(value, bool) and low <= value <= high,
-        f"snapshot field {key!r} is {short_repr(value)}; it must be an integer {low}…{high}",
-    )
-    return value
+    if type(value) is int and low <= value <= high:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return value
+    raise SnapshotError(f"snapshot field {key!r} is {short_repr(value)}; it must be an integer {low}…{high}")

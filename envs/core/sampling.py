@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.game import short_repr
 from envs.core.observer import Observer, as_vector
 
 
@@ -40,9 +41,10 @@ def read_observation(engine: type, observer_cls: type, observation: Any, options
     observer = observer_cls(resolved)
     vector = np.asarray(as_vector(observation), dtype=np.float32)
     if vector.shape != (observer.size,):
+        shown = {k: v for k, v in resolved.items() if k not in engine.RUNTIME_OPTIONS}
         raise ValueError(
-            f"a {engine.NAME} observation under these options has {observer.size} entries, not shape {vector.shape} "
-            "(was it made with other options?)"
+            f"a {engine.NAME} observation under options {short_repr(shown, 200)} has {observer.size} entries, "
+            f"not shape {vector.shape} (was it made with other options?)"
         )
     if not np.all((vector >= 0) & (vector <= 1)):
         raise ValueError(f"a {engine.NAME} observation's entries lie in [0, 1]; this one has others (or NaN)")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from envs.core.observer import D4, Observer, PolicyLayout, Symmetry, as_vector, transform_grid
-from envs.linecatch.rules import NO_MARK, LinecatchGame, geometry
+from envs.linecatch.rules import NO_MARK, Geometry, LinecatchGame, geometry
 
 # The planes' channels (docs/observations.md, "Planes"): per-square facts, then constant planes.
 PLANE_NAMES = ("black", "my_marks", "their_marks", "catch_now", "hands_over", "my_score", "their_score", "pro")
@@ -16,6 +17,31 @@ _CELL_BLOCKS = ("BLACK", "MY_MARKS", "THEIR_MARKS", "CATCH_NOW", "HANDS_OVER")
 _GLOBAL_BLOCKS = ("MY_SCORE", "THEIR_SCORE", "PRO")
 # The symmetries of a rectangle keep its shape; a square has all eight of D4.
 RECTANGLE = ("identity", "rot180", "flip_rows", "flip_cols")
+
+
+@lru_cache(maxsize=64)
+def _tables(geo: Geometry, offsets: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+    """Per board (built once: bots and samplers make an observer per observation):
+
+    * the square × line incidence weighted by line length: one matrix product prices every
+      square in whole points (exact in float32, whatever the order of the lines), divided once
+      by the scale, so a square's price does not depend on how the lines are numbered;
+    * per count of white squares left on a line, whether it is 1 and whether it is 2 (the
+      lines a square would catch, and those it would leave one short);
+    * which flat entries fill the planes' per-square channels, and the constant ones.
+    """
+    incidence = np.zeros((geo.size, len(geo.lines)), np.float32)
+    for cell, lines in enumerate(geo.cell_lines):
+        incidence[cell, list(lines)] = 1.0
+    priced = incidence * np.asarray(geo.line_length, np.float32)
+    left_one_two = np.zeros((max(geo.line_length) + 1, 2), np.float32)
+    left_one_two[1, 0] = left_one_two[2, 1] = 1.0
+    cells = len(_CELL_BLOCKS)
+    cell_index = np.stack([np.arange(geo.size) + start for start in offsets[:cells]], axis=-1)
+    global_index = np.array(offsets[cells:])
+    for array in (priced, left_one_two, cell_index, global_index):
+        array.setflags(write=False)
+    return priced, left_one_two, cell_index, global_index
 
 
 class LinecatchObserver(Observer):
@@ -53,45 +79,41 @@ class LinecatchObserver(Observer):
         self.size = self.layout.size
         self.scale = float(self.geo.total_points)
         self.square_scale = float(4 * max(self.geo.rows, self.geo.cols))
-        incidence = np.zeros((n, len(self.geo.lines)), np.float32)
-        for cell, lines in enumerate(self.geo.cell_lines):
-            incidence[cell, list(lines)] = 1.0
-        # Incidence weighted by line length: one matrix product prices every square in whole
-        # points (exact in float32, whatever the order of the lines), divided once by the scale,
-        # so a square's price does not depend on how the lines are numbered.
-        self._priced = incidence * np.asarray(self.geo.line_length, np.float32)
-        # Planes: which flat entries fill the per-square channels and the constant ones.
-        self._cell_index = np.stack([np.arange(n) + getattr(self, name) for name in _CELL_BLOCKS], axis=-1)
-        self._global_index = np.array([getattr(self, name) for name in _GLOBAL_BLOCKS])
+        self._priced, self._left_one_two, self._cell_index, self._global_index = _tables(self.geo, tuple(
+            getattr(self, name) for name in _CELL_BLOCKS + _GLOBAL_BLOCKS))
 
     def observe(self, game: LinecatchGame, player: int) -> np.ndarray:
         n = self.n
         obs = np.zeros(self.size, np.float32)
-        obs[:n] = game.black
+        black = obs[self.BLACK:self.BLACK + n]
+        black[:] = game.black
         marks = np.asarray(game.marks)
-        obs[n:2 * n] = marks == player
-        obs[2 * n:3 * n] = (marks != NO_MARK) & (marks != player)
-        obs[3 * n] = game.points[player] / self.scale
-        obs[3 * n + 1] = game.points[1 - player] / self.scale
-        obs[3 * n + 2] = float(self.options["pro"])
-        remaining = np.asarray(game.remaining)
-        white = obs[:n] == 0
-        obs[3 * n + 3:4 * n + 3] = (self._priced @ (remaining == 1)) * white / self.square_scale
-        obs[4 * n + 3:5 * n + 3] = (self._priced @ (remaining == 2)) * white / self.square_scale
+        obs[self.MY_MARKS:self.MY_MARKS + n] = marks == player
+        obs[self.THEIR_MARKS:self.THEIR_MARKS + n] = (marks != NO_MARK) & (marks != player)
+        obs[self.MY_SCORE] = game.points[player] / self.scale
+        obs[self.THEIR_SCORE] = game.points[1 - player] / self.scale
+        obs[self.PRO] = float(self.options["pro"])
+        # Whole points per square (catch now, hand over): the lengths of its lines with one and
+        # with two white squares left, in one product; divided once by the scale.
+        prices = self._priced.dot(self._left_one_two[game.remaining])
+        prices /= self.square_scale
+        prices *= (black == 0)[:, None]
+        obs[self.CATCH_NOW:self.CATCH_NOW + 2 * n].reshape(2, n)[:] = prices.T  # HANDS_OVER follows CATCH_NOW
         return obs
 
     def decode(self, observation) -> dict[str, Any]:
         vec = as_vector(observation)
-        n, shape = self.n, (self.geo.rows, self.geo.cols)
+        block = self.layout.view
+        shape = (self.geo.rows, self.geo.cols)
         return {
-            "black": vec[:n].reshape(shape) > 0.5,
-            "my_marks": vec[n:2 * n].reshape(shape) > 0.5,
-            "their_marks": vec[2 * n:3 * n].reshape(shape) > 0.5,
-            "my_score": int(round(vec[3 * n] * self.scale)),
-            "their_score": int(round(vec[3 * n + 1] * self.scale)),
-            "pro": bool(vec[3 * n + 2] > 0.5),
-            "catch_now": np.rint(vec[3 * n + 3:4 * n + 3] * self.square_scale).astype(int).reshape(shape),
-            "hands_over": np.rint(vec[4 * n + 3:5 * n + 3] * self.square_scale).astype(int).reshape(shape),
+            "black": block(vec, "BLACK").reshape(shape) > 0.5,
+            "my_marks": block(vec, "MY_MARKS").reshape(shape) > 0.5,
+            "their_marks": block(vec, "THEIR_MARKS").reshape(shape) > 0.5,
+            "my_score": int(round(vec[self.MY_SCORE] * self.scale)),
+            "their_score": int(round(vec[self.THEIR_SCORE] * self.scale)),
+            "pro": bool(vec[self.PRO] > 0.5),
+            "catch_now": np.rint(block(vec, "CATCH_NOW") * self.square_scale).astype(int).reshape(shape),
+            "hands_over": np.rint(block(vec, "HANDS_OVER") * self.square_scale).astype(int).reshape(shape),
         }
 
     # ----- board-shaped observations ------------------------------------------------------------

@@ -1,72 +1,26 @@
-"""Linecatch rules engine: blacken squares, catch lines (``../shared/rules/linecatch.md``).
+"""Linecatch rules engine: blacken squares, catch lines (the rules: ``docs/linecatch.md``).
+
+Two players blacken white squares of a grid in turn. Whoever blackens the last white square of
+a line (a row, a column, and in pro mode a diagonal of 3 or more squares) catches it, scores
+its length and moves again while white squares remain. No chance, nothing hidden.
 
 Pure Python, no PettingZoo. The hot path (``legal_actions``/``apply``) works on flat lists and
-a per-geometry table of lines, so a move costs a handful of list operations.
+a per-geometry table of lines, so a move costs a handful of list operations. The position is
+``black``, ``marks``, ``points`` and ``to_move``; ``remaining`` (white squares per line) and
+``whites`` follow from ``black`` and are kept for speed (``_set_position`` derives them).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
-from envs.core.game import (
-    TERMINAL,
-    Game,
-    IllegalActionError,
-    SnapshotError,
-    int_field,
-    int_list,
-    require,
-)
+from envs.core.game import TERMINAL, Game, IllegalActionError
 from envs.core.notation import cell_name, parse_cell
 from envs.core.options import check_bool, check_int
+from envs.linecatch.geometry import NO_MARK, Geometry, geometry
+from envs.linecatch.snapshots import read_state
 
-NO_MARK = -1
-
-
-class Geometry:
-    """The lines of one board: cells per line, lines per cell, and bitmasks for the solver."""
-
-    def __init__(self, rows: int, cols: int, pro: bool):
-        self.rows, self.cols, self.pro = rows, cols, pro
-        self.size = rows * cols
-        lines: list[tuple[int, ...]] = []
-        for r in range(rows):
-            lines.append(tuple(r * cols + c for c in range(cols)))
-        for c in range(cols):
-            lines.append(tuple(r * cols + c for r in range(rows)))
-        if pro:
-            # Diagonals of constant r-c (falling) and constant r+c (rising), 3 squares or more.
-            for diff in range(-(cols - 1), rows):
-                cells = tuple(r * cols + (r - diff) for r in range(rows) if 0 <= r - diff < cols)
-                if len(cells) >= 3:
-                    lines.append(cells)
-            for total in range(rows + cols - 1):
-                cells = tuple(r * cols + (total - r) for r in range(rows) if 0 <= total - r < cols)
-                if len(cells) >= 3:
-                    lines.append(cells)
-        self.lines = lines
-        self.line_length = [len(line) for line in lines]
-        self.cell_lines = [
-            tuple(i for i, line in enumerate(lines) if cell in line) for cell in range(self.size)
-        ]
-        self.line_mask = [sum(1 << cell for cell in line) for line in lines]
-        self.total_points = sum(self.line_length)
-
-    def catch_points(self, black_mask: int, cell: int) -> int:
-        """Points blackening ``cell`` catches when the squares of ``black_mask`` are black."""
-        after = black_mask | (1 << cell)
-        return sum(
-            self.line_length[line]
-            for line in self.cell_lines[cell]
-            if after & self.line_mask[line] == self.line_mask[line]
-        )
-
-
-@lru_cache(maxsize=None)
-def geometry(rows: int, cols: int, pro: bool) -> Geometry:
-    return Geometry(rows, cols, pro)
-
+__all__ = ["NO_MARK", "Geometry", "LinecatchGame", "geometry"]
 
 class LinecatchGame(Game):
     """State: which squares are black, who last caught across each square, the scores."""
@@ -85,17 +39,31 @@ class LinecatchGame(Game):
     def num_actions_for(cls, options: dict[str, Any]) -> int:
         return options["rows"] * options["cols"]
 
+    @classmethod
+    def max_game_length_for(cls, options: dict[str, Any]) -> int:
+        """Every move blackens one square: a game has exactly ``rows*cols`` moves."""
+        return options["rows"] * options["cols"]
+
     def __init__(self, options: dict[str, Any], rng=None):
-        # No chance in Linecatch: rng is accepted for the common constructor and ignored.
+        # No chance in Linecatch: the engine never reaches a chance node, and rng (the common
+        # constructor's argument) is unused.
         self.options = options
         self.geo = geometry(options["rows"], options["cols"], options["pro"])
         size = self.geo.size
-        self.black = [0] * size
-        self.marks = [NO_MARK] * size
-        self.remaining = list(self.geo.line_length)  # white squares left per line
-        self.points = [0, 0]
-        self.to_move = 0
-        self.whites = size
+        self._set_position([0] * size, [NO_MARK] * size, [0, 0], 0)
+
+    def _set_position(self, black: list[int], marks: list[int], points: list[int], to_move: int) -> None:
+        """The one place a position is set (a new game, a snapshot): the lists are taken as
+        they are, ``remaining`` and ``whites`` derived from ``black``."""
+        self.black = black
+        self.marks = marks
+        self.points = points
+        self.to_move = to_move
+        if any(black):
+            self.remaining = [sum(1 for cell in line if not black[cell]) for line in self.geo.lines]
+        else:  # a new game: every line all white (the common case, kept cheap)
+            self.remaining = list(self.geo.line_length)
+        self.whites = len(black) - sum(black)
 
     # ----- state interface ----------------------------------------------------------------------
     def current_player(self) -> int:
@@ -118,14 +86,12 @@ class LinecatchGame(Game):
         return None
 
     def apply(self, action: Any) -> None:
+        """Blacken the square: every line it completes is caught by the mover (its length
+        scored, its squares marked); a move that caught nothing passes the turn."""
         cell = action if type(action) is int else self._check_action(action)
         if not (0 <= cell < self.geo.size) or self.black[cell] or not self.whites:
             self._raise_illegal(cell)
-        self.caught_lines(cell, self.to_move)
-
-    def caught_lines(self, cell: int, player: int) -> int:
-        """Blacken ``cell`` for ``player``; return the points caught (and pass the turn if none)."""
-        geo = self.geo
+        geo, player = self.geo, self.to_move
         self.black[cell] = 1
         self.whites -= 1
         remaining = self.remaining
@@ -141,7 +107,16 @@ class LinecatchGame(Game):
             self.points[player] += gained
         else:
             self.to_move = 1 - player
-        return gained
+
+    def catch_points(self, cell: int) -> int:
+        """The points blackening white square ``cell`` would catch now (a query: nothing
+        changes): the lengths of the lines whose last white square it is."""
+        remaining, lengths = self.remaining, self.geo.line_length
+        return sum(lengths[line] for line in self.geo.cell_lines[cell] if remaining[line] == 1)
+
+    def black_mask(self) -> int:
+        """The black squares as a bit set (bit ``r*cols + c``): the solver's key."""
+        return sum(1 << cell for cell, b in enumerate(self.black) if b)
 
     def scores(self) -> list[int]:
         return list(self.points)
@@ -161,6 +136,8 @@ class LinecatchGame(Game):
 
     # ----- copies and snapshots ---------------------------------------------------------------------
     def clone(self) -> "LinecatchGame":
+        # Written out: the fastest copy (search clones a state per simulation); a test checks
+        # that it copies every attribute and shares no list.
         other = object.__new__(LinecatchGame)
         other.options = self.options
         other.geo = self.geo
@@ -182,28 +159,8 @@ class LinecatchGame(Game):
 
     @classmethod
     def from_state_dict(cls, options: dict[str, Any], state: dict[str, Any]) -> "LinecatchGame":
+        """A game at the snapshot's position, every field checked by name and the position
+        against what a game can leave behind (``envs.linecatch.snapshots``)."""
         game = cls(options)
-        size, geo = game.geo.size, game.geo
-        black = int_list(state, "black", size, 0, 1)
-        marks = int_list(state, "marks", size, NO_MARK, 1)
-        points = int_list(state, "scores", 2, 0, geo.total_points)
-        to_move = int_field(state, "to_move", 0, 1)
-        caught = [all(black[c] for c in line) for line in geo.lines]
-        require(
-            sum(points) == sum(n for n, done in zip(geo.line_length, caught) if done),
-            "snapshot scores do not add up to the lengths of the caught (all-black) lines",
-        )
-        for cell in range(size):
-            on_caught = any(caught[line] for line in geo.cell_lines[cell])
-            if on_caught != (marks[cell] != NO_MARK):
-                raise SnapshotError(
-                    f"snapshot mark of square {game._name(cell)} disagrees with the caught lines "
-                    "(a square is marked exactly when a caught line crosses it)"
-                )
-        game.black = black
-        game.marks = marks
-        game.points = points
-        game.to_move = to_move
-        game.whites = size - sum(black)
-        game.remaining = [sum(1 for c in line if not black[c]) for line in geo.lines]
+        game._set_position(*read_state(game.geo, state))
         return game

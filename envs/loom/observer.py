@@ -54,9 +54,10 @@ class LoomObserver(Observer):
     (16 + 16), each ÷ ``12 + 2*bounty`` (0 for a filled cell) · ``322`` where the touching law
     lets each thread go in the **opponent's** cloth (16 + 16; mine is in the action mask).
     ``scale = 144 + 8*bounty`` is the most a cloth can score. After the last round the throw,
-    availability, round, rings and touching entries are all zero.
+    availability, round, rings and touching entries are all zero; at a chance node (an engine
+    state the env never shows) the throw, availability, rings and touching entries are.
 
-    The rings are the seed's front end's "cells answer as scored rings": public arithmetic on
+    The rings are the prices a player sees holding a thread over a cell: public arithmetic on
     public cloths, given so a network need not relearn the scoring rule.
     """
 
@@ -90,32 +91,38 @@ class LoomObserver(Observer):
         obs = np.zeros(self.size, np.float32)
         obs[self._one_hot + np.array(game.cloths[player] + game.cloths[1 - player])] = 1.0
         if game.round < ROUNDS:
-            low, high = game.throws[game.round]
-            obs[self.THROW + low - 1] = 1.0
-            obs[self.THROW + 6 + high - 1] = 1.0
-            if game.taken < 0:
-                obs[self.AVAILABLE] = obs[self.AVAILABLE + 1] = 1.0
-            else:
-                obs[self.AVAILABLE + 1 - game.taken] = 1.0
             obs[self.ROUND + game.round] = 1.0
-            other = 1 - player
-            values: list[float] = []
-            for cloth, codes in ((game.cloths[player], game.codes[player]), (game.cloths[other], game.codes[other])):
-                for dye in (low, high):
-                    per_code = self._gain_lists[dye]
-                    line = [per_code[code] for code in codes]
-                    values.extend([0.0 if cloth[c] else line[r] + line[k] for c, r, k in _CELL_LINES])
-            theirs, near = game.cloths[other], game.near[other]
-            for dye in (low, high):
-                bit = 1 << dye
-                clean = [0.0 if theirs[c] or near[c] & bit else 1.0 for c in range(CELLS)]
-                values.extend(clean if 1.0 in clean else [0.0 if theirs[c] else 1.0 for c in range(CELLS)])
-            obs[self.MY_RINGS:self.MY_RINGS + 96] = values
+            if len(game.throws) > game.round:  # the round's throw is on the table (not a chance node)
+                low, high = game.throws[game.round]
+                obs[self.THROW + low - 1] = 1.0
+                obs[self.THROW + 6 + high - 1] = 1.0
+                if game.taken < 0:
+                    obs[self.AVAILABLE] = obs[self.AVAILABLE + 1] = 1.0
+                else:
+                    obs[self.AVAILABLE + 1 - game.taken] = 1.0
+                obs[self.MY_RINGS:self.MY_RINGS + 96] = self._rings(game, player, (low, high))
         obs[self.DRAFTER] = float(game.round % 2 == player)
         obs[self.MY_SCORE] = game.points[player] / self.scale
         obs[self.THEIR_SCORE] = game.points[1 - player] / self.scale
         obs[self.BOUNTY] = game.bounty / MAX_BOUNTY
         return obs
+
+    def _rings(self, game: LoomGame, player: int, throw: tuple[int, int]) -> list[float]:
+        """``MY_RINGS``, ``THEIR_RINGS`` and ``THEIR_ROOM``: each a block per thread of the throw."""
+        other = 1 - player
+        values: list[float] = []
+        for who in (player, other):
+            cloth, codes = game.cloths[who], game.codes[who]
+            for dye in throw:
+                per_code = self._gain_lists[dye]
+                line = [per_code[code] for code in codes]
+                values.extend([0.0 if cloth[c] else line[r] + line[k] for c, r, k in _CELL_LINES])
+        theirs, near = game.cloths[other], game.near[other]
+        for dye in throw:
+            bit = 1 << dye
+            clean = [0.0 if theirs[c] or near[c] & bit else 1.0 for c in range(CELLS)]
+            values.extend(clean if 1.0 in clean else [0.0 if theirs[c] else 1.0 for c in range(CELLS)])
+        return values
 
     def decode(self, observation) -> dict[str, Any]:
         vec = as_vector(observation)

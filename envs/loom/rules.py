@@ -1,113 +1,38 @@
-"""Loom rules engine: two 4×4 cloths, two dyed threads a round (``../shared/rules/loom.md``).
+"""Loom rules engine: two 4×4 cloths, two dyed threads a round (``docs/loom.md``).
 
-The cloth arithmetic (``line_score``, ``cloth_gain``, ``allowed_cells``) is module-level so
-bots and front ends price weaves with exactly the engine's rules.
+The cloth arithmetic (scoring, the touching law, line codes) lives in :mod:`envs.loom.cloth`
+and is re-exported here, the dice (chance outcomes, which cloth got which thread) in
+:mod:`envs.loom.throws`; this module holds the options, the turn machine with its chance nodes,
+the refusals and notation, and snapshots.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from collections import Counter
 from typing import Any
 
 from envs.core.game import (
+    CHANCE,
     TERMINAL,
     Game,
     IllegalActionError,
-    OptionError,
+    SnapshotError,
     int_field,
     int_list,
     require,
+    short_repr,
 )
 from envs.core.notation import cell_name, parse_cell
 from envs.core.options import check_int, check_int_pairs
+from envs.loom.cloth import (  # noqa: F401  (re-exported: the engine's arithmetic, in one place)
+    CELLS, COL_OF, DYES, EMPTY, LINE_CODES, LINE_WEIGHTS, LINES, NEIGHBOURS, ROW_OF, SIDE, allowed_cells,
+    cloth_gain, cloth_score, line_dyes, line_gain_table, line_score, touches,
+)
+from envs.loom.throws import OUTCOMES, PROBABILITIES, THROW_ID, THROWS, parse_throw, threads_fit, throw_name
 
-SIDE = 4
-CELLS = 16
 ROUNDS = 16
-DYES = range(1, 7)
-EMPTY = 0
 MAX_BOUNTY = 100
-
-# Orthogonal neighbours, and the row and column through each cell.
-NEIGHBOURS = [
-    tuple(
-        (r + dr) * SIDE + (c + dc)
-        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-        if 0 <= r + dr < SIDE and 0 <= c + dc < SIDE
-    )
-    for r in range(SIDE)
-    for c in range(SIDE)
-]
-ROW_OF = [tuple(r * SIDE + c for c in range(SIDE)) for r in range(SIDE) for _ in range(SIDE)]
-COL_OF = [tuple(r * SIDE + c for r in range(SIDE)) for _ in range(SIDE) for c in range(SIDE)]
-LINES = [tuple(r * SIDE + c for c in range(SIDE)) for r in range(SIDE)] + [
-    tuple(r * SIDE + c for r in range(SIDE)) for c in range(SIDE)
-]
-# Each line's contents as one base-7 number (digit = dye, 0 empty), kept by the engine so
-# observers can price a line with one table look-up: cell → (row line, weight, column line, weight).
-LINE_WEIGHTS = [
-    (cell // SIDE, 7 ** (cell % SIDE), SIDE + cell % SIDE, 7 ** (cell // SIDE)) for cell in range(CELLS)
-]
-LINE_CODES = 7 ** SIDE
-
-
-def line_dyes(code: int) -> list[int]:
-    """A line's dyes from its base-7 code (see ``LINE_WEIGHTS``), 0 for an empty cell."""
-    return [code // 7 ** k % 7 for k in range(SIDE)]
-
-
-@lru_cache(maxsize=16)
-def line_gain_table(bounty: int) -> tuple[tuple[int, ...], ...]:
-    """``table[code][dye]``: what weaving ``dye`` adds to a line whose contents are ``code``
-    (its dyes as base-7 digits, see ``LINE_WEIGHTS``): the dye if new to the line, plus the
-    bounty when it fills the line's last cell with a fourth different dye."""
-    table = []
-    for code in range(LINE_CODES):
-        dyes = line_dyes(code)
-        present = {d for d in dyes if d}
-        finishing = dyes.count(EMPTY) == 1 and len(present) == SIDE - 1
-        table.append(tuple(
-            0 if dye == EMPTY or dye in present else dye + (bounty if finishing else 0) for dye in range(7)
-        ))
-    return tuple(table)
-
-
-def line_score(dyes, bounty: int) -> int:
-    """Sum of distinct dyes, plus ``bounty`` when the line is full with four different dyes."""
-    distinct = {d for d in dyes if d}
-    score = sum(distinct)
-    if len(distinct) == SIDE and EMPTY not in dyes:
-        score += bounty
-    return score
-
-
-def cloth_score(cloth, bounty: int) -> int:
-    return sum(line_score([cloth[c] for c in line], bounty) for line in LINES)
-
-
-def cloth_gain(cloth, cell: int, dye: int, bounty: int) -> int:
-    """Score after weaving ``dye`` into empty ``cell`` minus before (only its row and column move)."""
-    total = 0
-    for line in (ROW_OF[cell], COL_OF[cell]):
-        before = [cloth[c] for c in line]
-        after = [dye if c == cell else cloth[c] for c in line]
-        total += line_score(after, bounty) - line_score(before, bounty)
-    return total
-
-
-def touches(cloth, cell: int, dye: int) -> bool:
-    for n in NEIGHBOURS[cell]:
-        if cloth[n] == dye:
-            return True
-    return False
-
-
-def allowed_cells(cloth, dye: int) -> list[int]:
-    """The touching law: clean empty cells for ``dye``, or every empty cell if none is clean."""
-    empty = [c for c in range(CELLS) if cloth[c] == EMPTY]
-    clean = [c for c in empty if not touches(cloth, c, dye)]
-    return clean or empty
 
 
 def _check_throws(options: dict[str, Any]) -> list[tuple[int, int]] | None:
@@ -119,8 +44,13 @@ def _check_throws(options: dict[str, Any]) -> list[tuple[int, int]] | None:
 
 
 class LoomGame(Game):
-    """State: both cloths, the round, the throws (future ones hidden from observations), and
-    which thread the drafter took this round (-1 while the drafter is still to choose)."""
+    """State: both cloths (with each line's code and each cell's neighbouring dyes, kept for
+    speed), both scores, the round, the throws so far (``throws[k]`` is round ``k``'s sorted
+    pair; none for the rounds to come) and which thread the drafter took this round (-1 while
+    the drafter is still to choose).
+
+    Each round opens with a chance node (``current_player() == CHANCE``): the shuttle throws,
+    one of 21 outcomes (:mod:`envs.loom.throws`), or the scripted ``throws`` option's pair."""
 
     NAME = "loom_v0"
     OPTIONS = {"bounty": 8, "throws": None}
@@ -135,16 +65,21 @@ class LoomGame(Game):
     def num_actions_for(cls, options: dict[str, Any]) -> int:
         return 2 * CELLS
 
+    @classmethod
+    def max_chance_outcomes_for(cls, options: dict[str, Any]) -> int:
+        return OUTCOMES
+
+    @classmethod
+    def max_game_length_for(cls, options: dict[str, Any]) -> int:
+        return 2 * ROUNDS  # every round: the drafter's weave and the rival's
+
     def __init__(self, options: dict[str, Any], rng=None):
+        """A new game at its first chance node (``rng`` is not used: chance is resolved by
+        whoever plays the chance nodes)."""
         self.options = options
         self.bounty = options["bounty"]
         self.gains = line_gain_table(self.bounty)
-        if options["throws"] is not None:
-            self.throws = list(options["throws"])
-        else:
-            if rng is None:
-                raise ValueError("LoomGame needs an rng (random.Random) when throws are not scripted")
-            self.throws = [tuple(sorted((rng.randint(1, 6), rng.randint(1, 6)))) for _ in range(ROUNDS)]
+        self.throws: tuple[tuple[int, int], ...] = ()  # a tuple, replaced (never mutated) per throw
         self._empty_cloths()
         self.points = [0, 0]
         self.round = 0
@@ -155,9 +90,23 @@ class LoomGame(Game):
         return self.round % 2
 
     def current_player(self) -> int:
+        """The seat to act (the drafter, then the rival), ``CHANCE`` before a round's throw,
+        ``TERMINAL`` at the end."""
         if self.round >= ROUNDS:
             return TERMINAL
+        if len(self.throws) == self.round:
+            return CHANCE
         return self.round % 2 if self.taken < 0 else 1 - self.round % 2
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The throw's 21 outcomes (1/36 a double, 2/36 any other pair), or the scripted pair
+        alone with probability 1."""
+        if self.current_player() != CHANCE:
+            return super().chance_outcomes()
+        scripted = self.options["throws"]
+        if scripted is not None:
+            return [(THROW_ID[scripted[self.round]], 1.0)]
+        return list(PROBABILITIES)
 
     def _threads_for_actor(self) -> tuple[int, ...]:
         """Thread indices the player to act may use."""
@@ -167,8 +116,12 @@ class LoomGame(Game):
         return (1 - self.taken,)
 
     def legal_actions(self) -> list[int]:
+        """The legal weaves of the player to act, thread 0's first (at a chance node: the throws
+        that may fall; at the end: none)."""
         if self.round >= ROUNDS:
             return []
+        if len(self.throws) == self.round:
+            return [outcome for outcome, _ in self.chance_outcomes()]
         player = self.current_player()
         cloth, near = self.cloths[player], self.near[player]
         throw = self.throws[self.round]
@@ -181,7 +134,7 @@ class LoomGame(Game):
         return actions
 
     def _legal(self, action: int) -> bool:
-        if not 0 <= action < 2 * CELLS or self.round >= ROUNDS:
+        if not 0 <= action < 2 * CELLS or self.round >= ROUNDS or len(self.throws) == self.round:
             return False
         t, cell = divmod(action, CELLS)
         if t not in self._threads_for_actor():
@@ -197,14 +150,18 @@ class LoomGame(Game):
         return not any(not cloth[c] and not near[c] & bit for c in range(CELLS))
 
     def why_illegal(self, action: Any) -> str | None:
+        """``None`` for a legal action, else the sentence a player reads (at a chance node,
+        about throws: the actions there are the outcomes)."""
         try:
             action = self._check_action(action)
         except IllegalActionError as error:
             return str(error)
-        if not 0 <= action < 2 * CELLS:
-            return f"action {action} is outside 0…{2 * CELLS - 1}"
         if self.round >= ROUNDS:
             return "the game is over: both cloths are full"
+        if len(self.throws) == self.round:
+            return self._why_not_a_throw(action)
+        if not 0 <= action < 2 * CELLS:
+            return f"action {action} is outside 0…{2 * CELLS - 1}"
         if self._legal(action):
             return None
         t, cell = divmod(action, CELLS)
@@ -225,8 +182,26 @@ class LoomGame(Game):
             f"while your cloth still has a cell where it touches none"
         )
 
+    def _why_not_a_throw(self, outcome: int) -> str | None:
+        if not 0 <= outcome < OUTCOMES:
+            return (f"round {self.round} opens with a throw: the actions now are the {OUTCOMES} throws "
+                    f"0…{OUTCOMES - 1} (0 = throw 1 1, …, {OUTCOMES - 1} = throw 6 6), not {outcome}")
+        scripted = self.options["throws"]
+        if scripted is not None and THROW_ID[scripted[self.round]] != outcome:
+            low, high = scripted[self.round]
+            return f"the throws are scripted: round {self.round} throws {low} {high}, not {throw_name(outcome)[6:]}"
+        return None
+
     def apply(self, action: Any) -> None:
+        """Weave (or, at a chance node, throw); an illegal action raises ``IllegalActionError``
+        with the ``why_illegal`` sentence and changes nothing."""
         action = action if type(action) is int else self._check_action(action)
+        if len(self.throws) == self.round and self.round < ROUNDS:
+            reason = self._why_not_a_throw(action)
+            if reason is not None:
+                raise IllegalActionError(reason)
+            self.throws += (THROWS[action],)
+            return
         if not self._legal(action):
             self._raise_illegal(action)
         t, cell = divmod(action, CELLS)
@@ -258,6 +233,7 @@ class LoomGame(Game):
             near[n] |= bit
 
     def scores(self) -> list[int]:
+        """Both players' points now (kept up to date at every weave)."""
         return list(self.points)
 
     def gain(self, player: int, cell: int, dye: int) -> int:
@@ -274,19 +250,32 @@ class LoomGame(Game):
 
     # ----- notation -------------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
-        if not 0 <= action < 2 * CELLS:
-            raise ValueError(f"action {action} is outside 0…{2 * CELLS - 1}")
+        """A weave as ``dye@cell`` (``5@b3``); at a chance node, a throw as ``throw 2 5``."""
         if self.round >= ROUNDS:
             raise ValueError("the game is over: there is no throw to name a dye from")
+        if len(self.throws) == self.round:
+            if not 0 <= action < OUTCOMES:
+                raise ValueError(f"at a chance node the actions are the throws 0…{OUTCOMES - 1}, not {action}")
+            return throw_name(action)
+        if not 0 <= action < 2 * CELLS:
+            raise ValueError(f"action {action} is outside 0…{2 * CELLS - 1}")
         t, cell = divmod(action, CELLS)
         return f"{self.throws[self.round][t]}@{cell_name(*divmod(cell, SIDE))}"
 
     def string_to_action(self, text: str) -> int:
+        """The action named by ``5@b3`` (a weave of the thread showing dye 5 into b3), or at a
+        chance node by ``throw 2 5``."""
+        if self.round >= ROUNDS:
+            raise ValueError("the game is over")
+        if len(self.throws) == self.round:
+            outcome = parse_throw(text) if isinstance(text, str) else None
+            if outcome is None:
+                raise ValueError(f"{short_repr(text)} is not a throw: round {self.round} opens with a throw, "
+                                 f"written e.g. 'throw 2 5'")
+            return outcome
         match = re.fullmatch(r"\s*([1-6])\s*@\s*(\S+)\s*", text)
         if not match:
             raise ValueError(f"{text!r} is not a weave: write the dye and the cell, e.g. '5@b3'")
-        if self.round >= ROUNDS:
-            raise ValueError("the game is over")
         dye = int(match.group(1))
         row, col = parse_cell(match.group(2), SIDE, SIDE)
         throw = self.throws[self.round]
@@ -298,11 +287,12 @@ class LoomGame(Game):
 
     # ----- copies and snapshots ---------------------------------------------------------------------
     def clone(self) -> "LoomGame":
+        """An independent copy (the cloths' lists copied; the throws tuple shared: never mutated)."""
         other = object.__new__(LoomGame)
         other.options = self.options
         other.bounty = self.bounty
         other.gains = self.gains
-        other.throws = self.throws  # never mutated after creation: safe to share
+        other.throws = self.throws  # a tuple, replaced and never mutated: safe to share
         other.cloths = [self.cloths[0][:], self.cloths[1][:]]
         other.codes = [self.codes[0][:], self.codes[1][:]]
         other.near = [self.near[0][:], self.near[1][:]]
@@ -312,6 +302,8 @@ class LoomGame(Game):
         return other
 
     def state_dict(self) -> dict[str, Any]:
+        """The position: the throws so far (none for the rounds to come), both cloths and
+        scores, the round and the drafter's thread (``docs/loom.md``, Snapshots)."""
         return {
             "throws": [list(t) for t in self.throws],
             "cloths": [list(c) for c in self.cloths],
@@ -322,20 +314,11 @@ class LoomGame(Game):
 
     @classmethod
     def from_state_dict(cls, options: dict[str, Any], state: dict[str, Any]) -> "LoomGame":
-        try:
-            throws = _check_throws({"throws": state.get("throws")})
-        except OptionError as error:
-            raise ValueError(str(error).replace("option 'throws'", "snapshot field 'throws'")) from None
-        require(throws is not None, "snapshot field 'throws' is missing")
-        require(
-            options["throws"] is None or list(options["throws"]) == throws,
-            "snapshot throws differ from its scripted 'throws' option",
-        )
-        cloths = state.get("cloths")
-        require(isinstance(cloths, list) and len(cloths) == 2, "snapshot field 'cloths' must hold two cloths")
-        cloths = [int_list({"cloth": c}, "cloth", CELLS, 0, 6) for c in cloths]
         rnd = int_field(state, "round", 0, ROUNDS)
         taken = int_field(state, "taken", -1, 1)
+        cloths = state.get("cloths")
+        require(isinstance(cloths, list) and len(cloths) == 2, "snapshot field 'cloths' must hold two cloths")
+        cloths = [_dye_list(c) for c in cloths]
         points = int_list(state, "scores", 2, 0, 10_000)
         require(not (rnd == ROUNDS and taken != -1), "snapshot of a finished game has a taken thread")
         # Round k's drafter has woven k+1 threads once taken >= 0, the rival k or k+1.
@@ -343,17 +326,13 @@ class LoomGame(Game):
         for player in (0, 1):
             woven = sum(1 for d in cloths[player] if d)
             expected = rnd + (1 if taken >= 0 and player == drafter else 0)
-            require(
-                woven == expected,
-                f"snapshot cloth of player_{player} holds {woven} threads; round {rnd} "
-                f"with taken={taken} means {expected}",
-            )
-        game = object.__new__(cls)  # every field is set below, from the validated snapshot
-        game.options = options
-        game.bounty = options["bounty"]
-        game.gains = line_gain_table(game.bounty)
+            if woven != expected:
+                raise SnapshotError(f"snapshot field 'cloths': player_{player}'s cloth holds {woven} threads; "
+                                    f"round {rnd} with taken={taken} means {expected}")
+        throws = _read_throws(state, options, rnd, taken)
+        _check_threads(cloths, throws, rnd, taken)
+        game = cls(options)
         game.throws = throws
-        game._empty_cloths()
         for player in (0, 1):
             for cell, dye in enumerate(cloths[player]):
                 if dye:
@@ -361,6 +340,86 @@ class LoomGame(Game):
         game.round = rnd
         game.taken = taken
         recount = [cloth_score(c, game.bounty) for c in cloths]
-        require(points == recount, f"snapshot scores {points} differ from the cloths' recount {recount}")
+        require(points == recount,
+                f"snapshot field 'scores' is {points}; the cloths score {recount} (bounty {game.bounty})")
         game.points = points
         return game
+
+
+def _read_throws(state: dict[str, Any], options: dict[str, Any], rnd: int, taken: int) -> tuple[tuple[int, int], ...]:
+    """The snapshot's throws so far: ``round`` of them at a chance node (the round's throw still
+    to come, so nothing taken), one more once the round's throw lies on the table."""
+    throws = state.get("throws")
+    require(isinstance(throws, list), f"snapshot field 'throws' must be a list of the throws so far, not {short_repr(throws)}")
+    thrown = len(throws) == rnd + 1 and rnd < ROUNDS
+    require(
+        len(throws) == rnd or thrown,
+        f"snapshot field 'throws' holds {len(throws)} throws; in round {rnd} it holds the throws so far: "
+        f"{rnd} (before the round's throw) or {rnd + 1}" if rnd < ROUNDS else
+        f"snapshot field 'throws' holds {len(throws)} throws; a finished game has {ROUNDS}",
+    )
+    out = []
+    for index, pair in enumerate(throws):
+        if not (type(pair) is list and len(pair) == 2 and type(pair[0]) is int and type(pair[1]) is int
+                and 1 <= pair[0] <= 6 and 1 <= pair[1] <= 6):
+            raise SnapshotError(f"snapshot field 'throws': round {index} is {short_repr(pair)}; "
+                                f"a throw is a pair of dyes 1…6")
+        if pair[0] > pair[1]:
+            raise SnapshotError(f"snapshot field 'throws': round {index} is {pair}; a throw lists the lower dye first")
+        out.append((pair[0], pair[1]))
+    scripted = options["throws"]
+    if scripted is not None:
+        for index, pair in enumerate(out):
+            if pair != scripted[index]:
+                raise SnapshotError(f"snapshot field 'throws': round {index} is {list(pair)}, the scripted "
+                                    f"'throws' option says {list(scripted[index])}")
+    if taken >= 0 and not thrown:
+        raise SnapshotError(f"snapshot field 'taken' is {taken}, but 'throws' holds no throw for round {rnd}: "
+                            f"nothing is taken before the round's throw")
+    if thrown and taken == 1:
+        low, high = out[rnd]
+        require(low != high, f"snapshot field 'taken' is 1 with both threads showing dye {low}: the drafter takes thread 0")
+    return tuple(out)
+
+
+def _dye_list(cloth: Any) -> list[int]:
+    """One cloth of a snapshot: 16 dyes 0…6 (checked quickly; ``int_list`` words a refusal)."""
+    if type(cloth) is list and len(cloth) == CELLS and all(type(d) is int and 0 <= d <= 6 for d in cloth):
+        return list(cloth)
+    return int_list({"cloths": cloth}, "cloths", CELLS, 0, 6)
+
+
+def _check_threads(cloths: list[list[int]], throws: tuple[tuple[int, int], ...], rnd: int, taken: int) -> None:
+    """The cloths must hold exactly the threads the throws so far gave them: each finished
+    round one thread to each cloth, and this round's drafter the thread ``taken``."""
+    dyes = [[d for d in cloth if d] for cloth in cloths]
+    given = Counter(d for pair in throws[:rnd] for d in pair)
+    drafted = None
+    if taken >= 0:
+        drafted = throws[rnd][taken]
+        given[drafted] += 1
+    held = Counter(dyes[0]) + Counter(dyes[1])
+    if held != given:
+        extra, missing = held - given, given - held
+        parts = [f"{_count(n)} {d} too many" for d, n in sorted(extra.items())]
+        parts += [f"{_count(n)} {d} too few" for d, n in sorted(missing.items())]
+        took = (f"; round {rnd}'s drafter took thread {taken}, dye {drafted}" if drafted is not None else "")
+        fields = "'cloths', 'throws' and 'taken'" if drafted is not None else "'cloths' and 'throws'"
+        raise SnapshotError(
+            f"snapshot fields {fields} disagree: the cloths hold {', '.join(parts)} for the threads "
+            f"the throws so far gave them (each round one thread to each cloth{took})"
+        )
+    if drafted is not None:
+        mine = dyes[rnd % 2]
+        require(drafted in mine, f"snapshot fields 'cloths' and 'taken' disagree: round {rnd}'s drafter, "
+                                 f"player_{rnd % 2}, took dye {drafted} but their cloth holds none")
+        mine.remove(drafted)
+    require(
+        threads_fit(throws[:rnd], dyes),
+        "snapshot fields 'cloths' and 'throws' disagree: no way to give each finished round's two threads "
+        "one to each cloth leaves each cloth the dyes it holds",
+    )
+
+
+def _count(n: int) -> str:
+    return "one" if n == 1 else str(n)

@@ -21,17 +21,24 @@ OPTION_SETS = {
 
 
 def positions(game: str, options: dict, games: int, seed: int):
-    """(env, seat) at random points of seeded random games, the seat being the one to act."""
+    """(env, seat) at random points of seeded random games, the seat being the one to act. A
+    game is played to its end once to count its decisions, then replayed (same seed, same
+    moves, so the same chance) to a random point before the end."""
     rng = random.Random(seed)
     for index in range(games):
+        moves_seed = rng.getrandbits(32)
+        probe = envs.load(game).raw_env(**options)
+        probe.reset(seed=seed + index)
+        moves = random.Random(moves_seed)
+        length = 0
+        while not probe.game.is_terminal():
+            probe.step(moves.choice(probe.game.legal_actions()))
+            length += 1
         env = envs.load(game).raw_env(**options)
         env.reset(seed=seed + index)
-        probe, actions = env.game.clone(), []
-        while not probe.is_terminal():
-            actions.append(rng.choice(probe.legal_actions()))
-            probe.apply(actions[-1])
-        for action in actions[:rng.randrange(len(actions))]:
-            env.step(action)
+        moves = random.Random(moves_seed)
+        for _ in range(rng.randrange(length)):
+            env.step(moves.choice(env.game.legal_actions()))
         yield env, env.game.current_player()
 
 

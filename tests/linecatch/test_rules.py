@@ -1,4 +1,4 @@
-"""Linecatch rules, one scenario per rule of ``shared/rules/linecatch.md``."""
+"""Linecatch rules, one scenario per rule of the game (``docs/linecatch.md``)."""
 
 from __future__ import annotations
 

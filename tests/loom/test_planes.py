@@ -26,7 +26,8 @@ def scripted_throws(rng: random.Random) -> list[tuple[int, int]]:
 
 
 def random_states(games: int, seed: int, **options):
-    """(game, observer) at every position (the end included) of seeded random games."""
+    """(game, observer) at every position (chance nodes and the end included) of seeded random
+    games, the throws scripted."""
     rng = random.Random(seed)
     for _ in range(games):
         resolved = LoomGame.resolve_options({**options, "throws": scripted_throws(rng)})
@@ -116,9 +117,12 @@ def test_the_per_cell_channels_are_the_engine_arithmetic():
             assert np.array_equal(legal, mask_of(game, seat))
             assert planes[0, 38] == float(game.current_player() == seat)
             if game.is_terminal():
-                assert not planes[:, 14:24].any() and planes[0, 40] == 1.0
+                assert not planes[:, 14:39].any() and planes[0, 40] == 1.0
                 continue
             assert planes[0, 40] == game.round / 16
+            if game.is_chance_node():  # no throw on the table: nothing to price or weave
+                assert not planes[:, 14:39].any()
+                continue
             for t, dye in enumerate(game.throws[game.round]):
                 for who, ring, room in ((seat, 14, 18), (1 - seat, 16, 20)):
                     cloth = game.cloths[who]
@@ -147,6 +151,10 @@ def replay_check(symmetry: Symmetry, games: int, seed: int) -> None:
                 assert mapped.is_terminal() and mapped.scores() == original.scores()
                 break
             action = rng.choice(original.legal_actions())
+            if original.is_chance_node():  # the throw is not board-shaped: the same in both
+                original.apply(action)
+                mapped.apply(action)
+                continue
             image = int(symmetry.actions[action])
             assert image in mapped.legal_actions(), f"{symmetry.name}: {action} maps to illegal {image}"
             original.apply(action)

@@ -1,4 +1,4 @@
-"""Loom rules, one scenario per rule of ``shared/rules/loom.md``."""
+"""Loom rules, one scenario per rule of docs/loom.md."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from envs.core import OptionError
 from envs.loom.rules import CELLS, LoomGame, allowed_cells, cloth_score, line_score
 from training import load_agent
 from training.evaluate import play_game
+from tests.loom.util import throw_dice
 
 FLAT = [(1, 2)] * 16
 
@@ -202,7 +203,7 @@ def test_thousands_of_random_games_keep_the_invariants():
     rng = random.Random(11)
     for index in range(2000):
         bounty = rng.choice([0, 8, 20])
-        g = LoomGame(LoomGame.resolve_options({"bounty": bounty}), random.Random(index))
+        g = throw_dice(LoomGame(LoomGame.resolve_options({"bounty": bounty})), rng)
         steps = 0
         while not g.is_terminal():
             player = g.current_player()
@@ -213,6 +214,7 @@ def test_thousands_of_random_games_keep_the_invariants():
             expected = sorted(t * 16 + c for t in threads for c in naive_allowed(g.cloths[player], g.throws[g.round][t]))
             assert sorted(legal) == expected
             g.apply(rng.choice(legal))
+            throw_dice(g, rng)
             steps += 1
             assert steps <= 32
         assert steps == 32

@@ -1,6 +1,7 @@
-"""Loom search hooks (training/bots/loom.py): the fitted line values are exact on full lines and
-reproducible from their script, weave prices equal a brute force through the engine, the cut-off
-evaluation agrees with the expected margin, and MCTS finds the best last-round draft."""
+"""Loom search hooks (training/bots/loom.py, loom_values.py): the fitted line values are exact
+on full lines and reproducible from their script, weave prices equal a brute force through the
+engine, the cut-off evaluation agrees with the expected margin, and MCTS finds the best
+last-round draft."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-import training.bots.loom as loom_bots
+import training.bots.loom_values as loom_values
 from envs.loom.observer import LoomObserver
 from envs.loom.rules import CELLS, LINE_CODES, ROUNDS, SIDE, LoomGame, line_dyes, line_score
 from training.bots.loom import (evaluate_state, expected_points, line_values, line_weave_values,
                                 preferred_actions, root_preferred_actions)
 from training.mcts import MCTSAgent
+from tests.loom.util import random_play, throw_dice
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,10 +29,11 @@ def random_positions(games: int, seed: int, bounty: int = 8):
     rng = random.Random(seed)
     options = LoomGame.resolve_options({"bounty": bounty})
     for _ in range(games):
-        state = LoomGame(options, rng)
-        while state.current_player() >= 0:
+        state = throw_dice(LoomGame(options), rng)
+        while not state.is_terminal():
             yield state.clone()
             state.apply(rng.choice(state.legal_actions()))
+            throw_dice(state, rng)
 
 
 def woven_lines_change(before: LoomGame, after: LoomGame, player: int, cell: int) -> float:
@@ -64,9 +67,7 @@ def test_full_lines_are_valued_at_their_exact_score_and_open_lines_at_least_thei
 def test_expected_points_are_the_scores_once_the_cloths_are_full():
     rng = random.Random(3)
     for _ in range(200):
-        state = LoomGame(LoomGame.resolve_options({}), rng)
-        while state.current_player() >= 0:
-            state.apply(rng.choice(state.legal_actions()))
+        state = random_play(LoomGame(LoomGame.resolve_options({})), rng)
         assert expected_points(state) == pytest.approx(state.scores())
 
 
@@ -118,9 +119,7 @@ def test_mcts_finds_the_best_last_round_draft():
     observer = LoomObserver(LoomGame.resolve_options({}))
     tested = decided = 0
     while tested < 30:
-        state = LoomGame(LoomGame.resolve_options({}), rng)
-        while state.round < ROUNDS - 1:
-            state.apply(rng.choice(state.legal_actions()))
+        state = random_play(LoomGame(LoomGame.resolve_options({})), rng, moves=2 * (ROUNDS - 1))
         legal = state.legal_actions()
         if len(legal) < 2:
             continue
@@ -154,7 +153,7 @@ def test_the_line_table_is_reproducible_and_a_corrupt_one_says_so(tmp_path, monk
 
     broken = tmp_path / "broken.json"
     broken.write_text('{"table": {}}')
-    monkeypatch.setattr(loom_bots, "LINE_VALUES_PATH", broken)
+    monkeypatch.setattr(loom_values, "LINE_VALUES_PATH", broken)
     line_values.cache_clear()
     try:
         with pytest.raises(RuntimeError, match="missing or corrupt.*fit_loom_lines"):

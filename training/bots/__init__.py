@@ -30,15 +30,15 @@ class SearchHooks:
     * ``root_preferred(state)`` — a costlier candidate rule asked once per move at the root
       (``None``: ``preferred``);
     * ``evaluate(state)`` — one value in [−1, 1] per player for a play-out cut off before the
-      end (default: the relative score margins);
-    * ``chance_key(state)`` — the chance outcome a state was reached under, so the tree keeps
-      one subtree per outcome (``None``: the game has no chance the tree must split on).
+      end (default: the relative score margins).
+
+    Chance needs no hook: engines reach chance nodes, and the search keeps one subtree per
+    outcome it draws.
     """
 
     preferred: Callable[[Any], list[int]] | None = None
     root_preferred: Callable[[Any], list[int]] | None = None
     evaluate: Callable[[Any], list[float]] = score_margins
-    chance_key: Callable[[Any], Any] | None = None
 
 
 @dataclass(frozen=True)

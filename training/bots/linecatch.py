@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from envs.core.sampling import read_observation
 from envs.linecatch.observer import LinecatchObserver
-from envs.linecatch.rules import LinecatchGame
+from envs.linecatch.rules import LinecatchGame, geometry
 from envs.linecatch.solver import LinecatchSolver
 from training.agents import legal_from_mask
 from training.bots import BotKit, LadderSpec, SearchHooks
@@ -15,13 +16,14 @@ from training.bots import BotKit, LadderSpec, SearchHooks
 class _LinecatchBot:
     def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
         self.options = LinecatchGame.resolve_options(options)
-        self.observer = LinecatchObserver(self.options)
-        self.geo = self.observer.geo
+        self.geo = geometry(self.options["rows"], self.options["cols"], self.options["pro"])
         self.rng = random.Random(seed)
 
     def black_mask(self, observation) -> int:
-        black = self.observer.decode(observation)["black"].ravel()
-        return sum(1 << cell for cell, b in enumerate(black) if b)
+        """The observed black squares as a bit set, decoded by the game's observer after the
+        core's checks (an observation of other options is refused by name)."""
+        black = read_observation(LinecatchGame, LinecatchObserver, observation, self.options).fields["black"]
+        return sum(1 << cell for cell, b in enumerate(black.ravel()) if b)
 
 
 class HeuristicLinecatchBot(_LinecatchBot):

@@ -1,0 +1,255 @@
+"""Search-and-learn: the network (numpy twin of the torch one), the Gumbel search, the training
+job (a tiny run per game, resume), and the agents it makes."""
+
+from __future__ import annotations
+
+import json
+import random
+import zipfile
+
+import numpy as np
+import pytest
+
+import envs
+from envs.core.observer import Symmetry
+from training import load_agent
+from training.alphazero import AlphaZeroConfig, Learner, Run, main, torch_network
+from training.az_search import (
+    GuidedSearch, NetworkEvaluator, considered_visits, run_batched, to_absolute, to_relative,
+)
+from training.evaluate import play_game
+from training.checkpoint import CheckpointError
+from training.network import Architecture, PolicyValueNet, load_network, save_network
+
+
+def has_planes(game: str) -> bool:
+    try:
+        envs.describe(game).make_observer({}).planes_shape()
+    except NotImplementedError:
+        return False
+    return True
+
+
+PLANE_GAMES = [g for g in envs.GAMES if has_planes(g)]
+SMALL = {  # small option sets where a tiny run plays in seconds
+    "linecatch_v0": {"rows": 3, "cols": 4},
+    "loom_v0": {},
+    "fill_v0": {},
+    "uzor_v0": {"board_size": 9},
+    "knot_v0": {"size": 4},
+}
+
+
+def random_net(game: str, options: dict, seed: int = 0, filters: int = 8, blocks: int = 1) -> PolicyValueNet:
+    description = envs.describe(game)
+    observer = description.make_observer(options)
+    layout = observer.policy_layout()
+    arch = Architecture(tuple(observer.planes_shape()), filters, blocks, layout.cell_channels, layout.global_actions,
+                        description.num_players(options))
+    rng = np.random.default_rng(seed)
+    weights = {k: rng.standard_normal(s).astype(np.float32) * 0.3 for k, s in arch.weight_shapes().items()}
+    return PolicyValueNet(arch, weights, layout.index)
+
+
+def test_sequential_halving_schedule_matches_the_paper():
+    # 4 actions, 8 simulations: one visit each, then the best 2 get the remaining four
+    assert considered_visits(4, 8) == [0, 0, 0, 0, 1, 1, 2, 2]
+    assert considered_visits(1, 3) == [0, 1, 2]
+    schedule = considered_visits(16, 64)
+    assert len(schedule) == 64 and schedule[:16] == [0] * 16
+    assert max(schedule) < 64
+
+
+def test_values_between_relative_and_absolute_seats():
+    relative = np.array([[0.5, -0.1, 0.2], [0.9, 0.0, -0.9]])
+    absolute = to_absolute(relative, np.array([1, 2]), 3)
+    assert absolute[0].tolist() == [0.2, 0.5, -0.1]  # seat 1 is "me"
+    assert to_relative(absolute[1], 2).tolist() == relative[1].tolist()
+
+
+@pytest.mark.parametrize("game", PLANE_GAMES)
+def test_numpy_network_equals_the_trained_torch_network(game):
+    import torch
+
+    options = SMALL[game]
+    config = AlphaZeroConfig(game=game, options=options, filters=8, blocks=2, seed=1)
+    description = envs.describe(game)
+    observer = description.make_observer(options)
+    layout = observer.policy_layout()
+    arch = Architecture(tuple(observer.planes_shape()), 8, 2, layout.cell_channels, layout.global_actions,
+                        description.num_players(options))
+    learner = Learner(config, arch, observer)
+    # a few updates so that the batch-norm statistics are not the identity
+    rng = np.random.default_rng(0)
+    env = description_env(game, options)
+    vectors = np.stack([env.observe(env.agent_selection)["observation"]] * 8)
+    batch = {"vectors": vectors + 0, "masks": np.ones((8, len(layout.index)), bool),
+             "policies": np.full((8, len(layout.index)), 1.0 / len(layout.index), np.float32),
+             "values": np.zeros((8, arch.players), np.float32), "margins": np.zeros((8, arch.players), np.float32)}
+    for _ in range(3):
+        learner.step(batch, rng)
+    net = PolicyValueNet(arch, learner.weights(), layout.index)
+    planes = observer.planes(vectors)
+    learner.model.eval()
+    with torch.no_grad():
+        head, values, margins = learner.model(torch.as_tensor(planes))
+    ours = net.forward(planes)
+    np.testing.assert_allclose(ours[0], head.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(ours[1], values.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ours[2], margins.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def description_env(game: str, options: dict, seed: int = 0):
+    env = envs.load(game).raw_env(**options)
+    env.reset(seed=seed)
+    return env
+
+
+@pytest.mark.parametrize("game", PLANE_GAMES)
+def test_guided_search_is_legal_in_every_game(game):
+    options = SMALL[game]
+    net = random_net(game, options)
+    search = GuidedSearch(game, options, simulations=12)
+    evaluator = NetworkEvaluator(net, search.observer, search.seats)
+    env = description_env(game, options, seed=3)
+    rng = random.Random(0)
+    searched = 0
+    while not env.game.is_terminal() and searched < 25:
+        name = env.possible_agents[env.game.current_player()]
+        observation = env.observe(name)
+        result = run_batched([search.run(observation, rng)], evaluator)[0]
+        mask = observation["action_mask"]
+        assert mask[result.action] == 1
+        assert abs(result.policy.sum() - 1) < 1e-6 and not result.policy[mask == 0].any()
+        assert sum(result.visits.values()) == (12 if mask.sum() > 1 else 0)
+        env.step(result.action)
+        searched += 1
+    assert searched > 0
+
+
+def test_guided_search_finds_the_winning_square_with_a_random_network():
+    """Linecatch 3×3 with three white squares: one leaves the opponent a catch of the last line
+    and loses, the search must see it through terminal values whatever the network says."""
+    game, options = "linecatch_v0", {"rows": 3, "cols": 3}
+    env = description_env(game, options)
+    # fill all but the last row's squares, alternating, with no catch-deciding difference left
+    wins = 0
+    for seed in range(6):
+        env = description_env(game, options, seed=seed)
+        rng = random.Random(seed)
+        while len(env.game.legal_actions()) > 3:
+            env.step(rng.choice(env.game.legal_actions()))
+        seat = env.game.current_player()
+        observation = env.observe(env.possible_agents[seat])
+        # the exact value of every move, by brute force through the engine
+        def best(state):
+            if state.is_terminal():
+                return state.returns()
+            outcomes = []
+            for a in state.legal_actions():
+                child = state.clone()
+                child.apply(a)
+                outcomes.append(best(child))
+            mover = state.current_player()
+            return max(outcomes, key=lambda r: r[mover])
+        exact = {}
+        for a in env.game.legal_actions():
+            child = env.game.clone()
+            child.apply(a)
+            exact[a] = best(child)[seat]
+        net = random_net(game, options, seed=seed)
+        search = GuidedSearch(game, options, simulations=48)
+        result = run_batched([search.run(observation, random.Random(1))], NetworkEvaluator(net, search.observer, 2))[0]
+        top = max(exact.values())
+        wins += exact[result.action] == top
+    assert wins == 6
+
+
+@pytest.mark.parametrize("game", PLANE_GAMES)
+def test_a_tiny_run_writes_an_agent_that_plays_full_games_and_resumes(game, tmp_path):
+    options = SMALL[game]
+    argv = ["--game", game, "--options", json.dumps(options), "--iterations", "1", "--games-per-iteration", "2",
+            "--simulations", "4", "--concurrent-games", "2", "--workers", "1", "--filters", "8", "--blocks", "1",
+            "--steps-per-iteration", "2", "--batch-size", "16", "--eval-every", "1", "--eval-games", "2",
+            "--final-eval-games", "0", "--out-dir", str(tmp_path), "--seed", "3"]
+    summary = main(argv)
+    run_dir = summary["run"]
+    assert summary["iterations"] == 1 and summary["self_play_games"] == 2 and summary["positions"] > 0
+    agent_file = f"{run_dir}/latest.zip"
+    with zipfile.ZipFile(agent_file) as archive:
+        meta = json.loads(archive.read("meta.json"))
+    assert meta["game"] == game and "--iterations 1" in meta["command"]
+    for spec in (agent_file, f"mcts:3:net={agent_file}"):
+        players = envs.describe(game).num_players(options)
+        agents = [load_agent(spec, game, seed=i, **options) for i in range(players)]
+        returns, _ = play_game(game, agents, 5, options)
+        assert sorted(returns) in ([-1, 1], [0, 0]) or len(returns) > 2
+    # resume: one more iteration on top of the saved state
+    first = Run.resume(run_dir, {})
+    assert first.iteration == 1 and first.games_played == 2
+    summary = main(["--resume", run_dir, "--iterations", "2", "--workers", "1", "--final-eval-games", "0"])
+    assert summary["iterations"] == 2 and summary["self_play_games"] == 4
+    again = Run.resume(run_dir, {})
+    assert again.positions == summary["positions"] and again.buffer.size == summary["positions"]
+    assert again.learner.steps == first.learner.steps + 2
+
+
+def test_agent_files_refuse_damage_and_other_options(tmp_path):
+    game, options = "linecatch_v0", {"rows": 3, "cols": 4}
+    net = random_net(game, options)
+    meta = {"game": game, "options": options, "num_actions": 12}
+    path = save_network(tmp_path / "a.zip", net.architecture, net.weights, net.index, meta)
+    load_network(path)
+    agent = load_agent(str(path), game, **options)
+    env = description_env(game, options)
+    assert env.observe(env.agent_selection)["action_mask"][agent.act(env.observe(env.agent_selection))] == 1
+    planes_env = envs.load(game).raw_env(observation_format="planes", **options)
+    planes_env.reset(seed=0)
+    assert agent.act(planes_env.observe(planes_env.agent_selection)) == agent.act(env.observe(env.agent_selection))
+    with pytest.raises(ValueError, match="trained for linecatch_v0 with options"):
+        agent.act(description_env(game, {}).observe("player_0"))
+    with pytest.raises(ValueError, match="trained for"):
+        load_agent(str(path), game, rows=5, cols=5)
+    # a NaN weight, a wrong dtype, a missing array: each refused by name
+    for damage in ("nan", "dtype", "missing"):
+        weights = dict(net.weights)
+        if damage == "nan":
+            weights["stem.w"] = weights["stem.w"].copy()
+            weights["stem.w"][0, 0, 0, 0] = np.nan
+        bad = tmp_path / f"{damage}.zip"
+        save_network(tmp_path / "ok.zip", net.architecture, net.weights, net.index, meta)
+        with zipfile.ZipFile(tmp_path / "ok.zip") as source, zipfile.ZipFile(bad, "w") as target:
+            target.writestr("meta.json", source.read("meta.json"))
+            import io
+
+            arrays = dict(np.load(io.BytesIO(source.read("weights.npz"))))
+            if damage == "nan":
+                arrays["stem.w"] = weights["stem.w"]
+            elif damage == "dtype":
+                arrays["stem.b"] = arrays["stem.b"].astype(np.int32)
+            else:
+                del arrays["value.fc1.b"]
+            buffer = io.BytesIO()
+            np.savez(buffer, **arrays)
+            target.writestr("weights.npz", buffer.getvalue())
+        with pytest.raises(CheckpointError, match={"nan": "NaN", "dtype": "stem.b", "missing": "value.fc1.b"}[damage]):
+            load_network(bad)
+
+
+def test_trained_without_a_shipped_agent_lists_what_is_shipped():
+    with pytest.raises(ValueError, match="shipped"):
+        load_agent("trained", "linecatch", rows=3, cols=7)
+
+
+def test_network_search_specs_are_checked():
+    with pytest.raises(ValueError, match="net="):
+        load_agent("mcts:10:m=4", "linecatch")
+    with pytest.raises(ValueError, match="with net= only m= applies"):
+        load_agent("mcts:10:net=trained:c=0.5", "linecatch")
+
+
+def test_symmetry_helpers_map_policies_consistently():
+    actions = np.array([2, 0, 1])
+    symmetry = Symmetry("cycle", "identity", actions)
+    policy = np.array([0.5, 0.3, 0.2])
+    assert symmetry.apply_policy(policy).tolist() == [0.3, 0.2, 0.5]
