@@ -11,24 +11,27 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.observer import Layout, Observer, as_vector
+from envs.core.observer import Observer, PolicyLayout, Symmetry, as_vector
+from envs.uzor import planes
 from envs.uzor.patterns import MAP_SIZE, STANDARD_MAP
-from envs.uzor.rules import (
+from envs.uzor.common import (
+    COLOURS,
     COPIES,
     EMPTY,
+    HAND,
     IDLE_LIMIT,
     MARKET,
+    MOTIFS,
     OVER,
     PHASES,
     STONE,
-    TILES,
+    SUPPLY_MAX,
     TYPES,
-    UzorGame,
+    ActionLayout,
 )
 
-CELL_FEATURES = 12  # empty, stone, motif one-hot (5), colour one-hot (5)
-SUPPLY_MAX = TILES - 16  # 59: the supply never grows beyond its size after the deal
-SLOT = 26  # market slot: empty, or one of 25 types; supply place: face down, or a face-up type
+CELL_FEATURES = 2 + len(MOTIFS) + len(COLOURS)  # empty, stone, motif one-hot, colour one-hot
+SLOT = 1 + TYPES  # market slot: empty, or a type; supply place: face down, or a face-up type
 
 
 def _cell_table() -> np.ndarray:
@@ -78,33 +81,33 @@ class UzorObserver(Observer):
         patterns = options["patterns"] or STANDARD_MAP
         points = [p["points"] for p in patterns]
         self.scale = float(max(1, sum(points) + max(points)))
-        layout = Layout()
-        block = layout.take
+        block = self.layout.take  # named blocks: errors about a vector name the block
 
-        self.TABLE = block(n * CELL_FEATURES)
-        self.MY_HAND = block(TYPES)
-        self.THEIR_HAND = block(TYPES)
-        self.SUPPLY_COUNTS = block(TYPES)
-        self.MARKET = block(MARKET * SLOT)
-        self.SUPPLY_PLACES = block(SUPPLY_MAX * SLOT)
-        self.CROSSED = block(MAP_SIZE)
-        self.MY_GOAL = block(MAP_SIZE)
-        self.TO_MOVE = block(1)
-        self.SEAT = block(1)
-        self.PHASE = block(len(PHASES))
-        self.REPEATED = block(1)
-        self.CONTINUED = block(1)
-        self.LAST = block(n)
-        self.FORK = block(MAP_SIZE)
-        self.SUPPLY_SIZE = block(1)
-        self.SCORES = block(2)
-        self.IDLE = block(1)
-        self.size = layout.size
+        self.TABLE = block(n * CELL_FEATURES, "TABLE")
+        self.MY_HAND = block(TYPES, "MY_HAND")
+        self.THEIR_HAND = block(TYPES, "THEIR_HAND")
+        self.SUPPLY_COUNTS = block(TYPES, "SUPPLY_COUNTS")
+        self.MARKET = block(MARKET * SLOT, "MARKET")
+        self.SUPPLY_PLACES = block(SUPPLY_MAX * SLOT, "SUPPLY_PLACES")
+        self.CROSSED = block(MAP_SIZE, "CROSSED")
+        self.MY_GOAL = block(MAP_SIZE, "MY_GOAL")
+        self.TO_MOVE = block(1, "TO_MOVE")
+        self.SEAT = block(1, "SEAT")
+        self.PHASE = block(len(PHASES), "PHASE")
+        self.REPEATED = block(1, "REPEATED")
+        self.CONTINUED = block(1, "CONTINUED")
+        self.LAST = block(n, "LAST")
+        self.FORK = block(MAP_SIZE, "FORK")
+        self.SUPPLY_SIZE = block(1, "SUPPLY_SIZE")
+        self.SCORES = block(2, "SCORES")
+        self.IDLE = block(1, "IDLE")
+        self.size = self.layout.size
+        self._planes = None  # the plane maker, built on first use
         self._table_end = self.TABLE + n * CELL_FEATURES
         self._version = -1
         self._table = None
 
-    def observe(self, game: UzorGame, player: int) -> np.ndarray:
+    def observe(self, game, player: int) -> np.ndarray:
         obs = np.zeros(self.size, np.float32)
         # The table's one-hot block only changes when a tile is placed or closed: the last
         # one is kept, keyed by the table version (unique in the process, shared by clones).
@@ -179,14 +182,11 @@ class UzorObserver(Observer):
             counts = np.rint(vec[offset:offset + TYPES] * COPIES).astype(int)
             return [t for t in range(TYPES) for _ in range(counts[t])]
 
-        market = [
-            int(np.argmax(vec[self.MARKET + m * SLOT:self.MARKET + (m + 1) * SLOT])) - 1 for m in range(MARKET)
-        ]
+        market = (np.argmax(vec[self.MARKET:self.MARKET + MARKET * SLOT].reshape(MARKET, SLOT), axis=1) - 1).tolist()
         size = int(round(vec[self.SUPPLY_SIZE] * SUPPLY_MAX))
-        places = []
-        for i in range(min(size, SUPPLY_MAX)):
-            j = int(np.argmax(vec[self.SUPPLY_PLACES + i * SLOT:self.SUPPLY_PLACES + (i + 1) * SLOT]))
-            places.append(None if j == 0 else j - 1)
+        shown = min(size, SUPPLY_MAX)
+        kinds = np.argmax(vec[self.SUPPLY_PLACES:self.SUPPLY_PLACES + shown * SLOT].reshape(shown, SLOT), axis=1)
+        places = [None if j == 0 else j - 1 for j in kinds.tolist()]
         counts = np.rint(vec[self.SUPPLY_COUNTS:self.SUPPLY_COUNTS + TYPES] * COPIES).astype(int)
         phase_part = vec[self.PHASE:self.PHASE + len(PHASES)]
         last = vec[self.LAST:self.LAST + n]
@@ -212,3 +212,42 @@ class UzorObserver(Observer):
             "fork": [k for k in range(MAP_SIZE) if vec[self.FORK + k] > 0.5],
             "idle": int(round(vec[self.IDLE] * IDLE_LIMIT)),
         }
+
+    # ----- board-shaped observations ----------------------------------------------------------
+    def planes_shape(self) -> tuple[int, int, int]:
+        return (self.board_size, self.board_size, planes.CHANNELS)
+
+    def planes(self, observation) -> np.ndarray:
+        """``(B, B, 64)`` planes of one observation, ``(N, B, B, 64)`` of a batch ``(N, size)``
+        (``envs.uzor.planes``; the channels are listed in ``docs/observations.md``)."""
+        vector = np.asarray(as_vector(observation), np.float32)
+        single = vector.ndim == 1
+        batch = vector[None] if single else vector
+        if batch.ndim != 2 or batch.shape[1] != self.size:
+            raise ValueError(
+                f"Uzor planes take one observation of {self.size} entries or a batch (N, {self.size}) "
+                f"under these options, not shape {vector.shape}"
+            )
+        if self._planes is None:
+            self._planes = planes.PlaneMaker(self)
+        out = self._planes.planes(batch)
+        return out[0] if single else out
+
+    def policy_layout(self) -> PolicyLayout:
+        """PLACE slot ``s`` at cell ``(r, c)`` is the cell head's ``(r, c, s)``: five per-cell
+        logits, one per hand slot; CLOSE, CONTINUE, TAKE, DISCARD and PASS are the 27 global
+        logits, in action order."""
+        n = self.cells
+        places = np.arange(HAND * n)
+        slot, cell = np.divmod(places, n)
+        index = np.concatenate([cell * HAND + slot, HAND * n + np.arange(ActionLayout.count(self.cells) - HAND * n)])
+        return PolicyLayout(cell_channels=HAND, global_actions=len(index) - HAND * n, index=index.astype(np.int64))
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """The identity only. The table and the standard Map look symmetric under the eight
+        rotations and reflections of the square, but the rules are not: when a placement
+        completes several instances of the pattern closed, the one turned to stones is the
+        first in reading order, and no rotation or reflection keeps that order (the tests replay
+        games under each one and find them diverge)."""
+        actions = np.arange(ActionLayout.count(self.cells), dtype=np.int64)
+        return (Symmetry("identity", "identity", actions),)

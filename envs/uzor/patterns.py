@@ -219,6 +219,8 @@ class CompiledMap:
                         if entry is None:
                             entry = groups[mask] = (tuple(origin + x for x in offsets), [])
                         entry[1].append((k, crit, entry[0], hollow))
+        # the patterns each set of cells is an instance of, by its bitmask (a snapshot's closes)
+        self.patterns_of = {mask: frozenset(m[0] for m in members) for mask, (_, members) in groups.items()}
         grouped: list[list] = [[] for _ in range(cells_n)]
         for mask, (cells, members) in groups.items():
             item = (mask, tuple(members))
@@ -249,6 +251,13 @@ class CompiledMap:
         """The instances (cells in ascending order) of pattern ``k`` that contain ``cell``."""
         return [m[2] for _, members in self.grouped[cell] for m in members if m[0] == k]
 
+    def is_instance(self, cells, k: int) -> bool:
+        """Whether ``cells`` (distinct table cells) are an instance of pattern ``k``."""
+        mask = 0
+        for x in cells:
+            mask |= 1 << x
+        return bin(mask).count("1") == len(cells) and k in self.patterns_of.get(mask, ())
+
 
 _CACHE: dict[Any, CompiledMap] = {}
 
@@ -258,6 +267,7 @@ def compiled(size: int, patterns: list[dict[str, Any]] | None) -> CompiledMap:
     found = _CACHE.get(key)
     if found is None:
         found = CompiledMap(size, STANDARD_MAP if patterns is None else patterns)
+        found.key = key
         if len(_CACHE) > 16:
             _CACHE.clear()
         _CACHE[key] = found

@@ -1,31 +1,28 @@
-"""Full Uzor states from one seat's observation, for search bots (determinization).
+"""Full Uzor states from one seat's view, for search bots and the bot protocol.
 
 A seat sees everything but two things: the opponent's secret goal and the order of the
 supply's face-down tiles (their contents follow by elimination; face-up discards lie where the
-observation shows them). ``sampler(observation, options)`` decodes the observation once and
-returns a function that, per call, clones a prepared state and draws only those two:
+observation shows them). :func:`read_position` is the one route from an observation to a full
+state: it reads the observation through the core's :func:`~envs.core.sampling.read_observation`
+(options, shape, range, mask), settles the public history the observation forgets
+(``envs.uzor.history``: stone instances, faces and owners), builds the position through the
+engine's own ``from_state_dict`` (which validates it) and checks with
+:func:`~envs.core.sampling.check_reproduces` that it shows the seat exactly the observation and
+mask it was given. Drawing what the seat cannot see is separate:
 
-* the face-down tiles: a uniform shuffle of their known contents (with scripted ``tiles`` the
-  order is part of the options everyone was given: the face-down part of the supply is always
-  the last tiles of the dealt order, so there is nothing to draw);
-* the opponent's goal: uniform among the patterns that can still be it — not my goal, and able
-  to explain both scores (a goal closed by its owner counts double, so a score can rule goals
-  out). The observation does not say who closed which pattern, so "able to explain" means
-  that some split of the crossed-out patterns between the players gives both scores. (How
-  likely each goal made the opponent's play is not weighed: no model of the opponent here.)
-  With scripted ``goals`` it is the scripted one.
+* the face-down tiles (:func:`draw_face_down`): a uniform shuffle of their known contents
+  (with scripted ``tiles`` the order is part of the options everyone was given: the face-down
+  part of the supply is always the last tiles of the dealt order, so there is nothing to draw);
+* the opponent's goal (:func:`draw_goal`): uniform among the patterns that can still be it —
+  not my goal, and able to explain both scores (a goal closed by its owner counts double, so a
+  score can rule goals out). The observation does not say who closed which pattern, so "able
+  to explain" means that some split of the crossed-out patterns between the players gives both
+  scores; the owners are then the first such split under the drawn goal. (How likely each goal
+  made the opponent's play is not weighed: no model of the opponent here.) With scripted
+  ``goals`` it is the scripted one.
 
-The observation also forgets some public history that a snapshot must hold: which cells each
-closed pattern turned to stones, who closed it, and the face of each stone. None of it changes
-what anybody can do or see from now on, so ``sampler`` settles it once, without chance, among
-the possibilities: stone cells are split into instances of the crossed-out patterns (an exact
-cover, searched in reading order); each instance gets faces from the stones' known contents
-that meet its pattern's criterion (a way per instance — which motif, colour or type — by a
-search pruned with a max flow of tiles to instances; after FACE_SEARCH_BUDGET flows it gives
-up and lays the faces in type order, which the snapshot check does not look at; that is rare:
-once in 5,552 positions of greedy-closing 9×9 games); the owners are the first split of
-the crossed-out patterns that gives both scores under the drawn goal. ``placed`` follows from
-the phase, ``faceup`` from the supply places, the fork's instances from the table.
+``sampler(observation, options)`` reads the position once and returns ``draw(rng)``: a clone
+with the hidden items drawn from ``rng`` alone.
 
 ``complete_snapshot(partial, seat, rng)`` fills a snapshot in the engine's format
 (``UzorGame.snapshot()``) from ``seat``'s point of view. In ``partial["state"]`` exactly these
@@ -38,9 +35,9 @@ may be left out:
   table, in no hand and in no market is then in the supply, face down).
 
 The unknown places get the tiles left over by elimination, shuffled (scripted ``tiles``: the
-ones the dealt order puts there); a ``null`` goal is drawn as ``sampler`` draws it, except that
-the snapshot names who closed what, so only a goal that gives the opponent exactly their score
-can be drawn. Every other key of the state is public: missing or ``null`` it is a
+ones the dealt order puts there); a ``null`` goal is drawn as ``draw_goal`` draws it, except
+that the snapshot names who closed what, so only a goal that gives the opponent exactly their
+score can be drawn. Every other key of the state is public: missing or ``null`` it is a
 ``SnapshotError`` naming it.
 """
 
@@ -48,62 +45,53 @@ from __future__ import annotations
 
 import copy
 import random
+from dataclasses import dataclass
 from typing import Any, Callable
 
-import numpy as np
-
 from envs.core.game import SnapshotError, int_list, require
-from envs.core.observer import as_vector
+from envs.core.sampling import SeatView, check_reproduces, read_observation
+from envs.uzor.common import COPIES, EMPTY, FORK, PHASES, STONE, TAKE, TILES, TYPES, tile_name
+from envs.uzor.history import split_closes, stone_cover, stone_faces
 from envs.uzor.observer import UzorObserver
-from envs.uzor.patterns import (
-    DIFF_COLOURS,
-    DIFF_MOTIFS,
-    IDENTICAL,
-    MAP_SIZE,
-    SAME_COLOUR,
-    SAME_EITHER,
-    SAME_MOTIF,
-)
-from envs.uzor.rules import COPIES, EMPTY, FORK, PHASES, STONE, TAKE, TILES, TYPES, UzorGame, geometry, tile_name
+from envs.uzor.patterns import MAP_SIZE
+from envs.uzor.rules import UzorGame, geometry
 
 # The state keys a seat can see (all but goals and supply) that complete_snapshot requires.
 PUBLIC_KEYS = (
     "board", "hands", "market", "faceup", "scores", "closed", "to_move", "phase",
     "repeated", "continued", "placed", "fork", "last_cell", "idle",
 )
-FACE_SEARCH_BUDGET = 200  # max flows tried before laying stone faces in type order
 
 
-# ----- the sampler ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SeatPosition:
+    """What one seat's observation fixes, read and checked (:func:`read_position`).
 
-def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], UzorGame]:
-    """Decode one seat's observation once (the env's dict or the bare vector; ``options`` as
-    given to the env). That seat must be the one to act now, else ValueError. Each call of
-    the returned function builds, from the rng given alone, a fresh full state that gives the
-    same observation and mask: the opponent's goal and the face-down supply's order drawn
-    among the possibilities (see the module docstring). A vector that cannot come from these
-    options raises ValueError saying what does not fit."""
-    resolved = UzorGame.resolve_options(dict(options))
-    observer = UzorObserver(resolved)
-    vector = as_vector(observation)
-    if vector.shape != (observer.size,):
-        raise ValueError(
-            f"an Uzor observation for board_size {resolved['board_size']} has {observer.size} entries, "
-            f"not shape {vector.shape}"
-        )
-    mask = None
-    if isinstance(observation, dict) and "action_mask" in observation:
-        mask = np.asarray(observation["action_mask"])
-        if not mask.any():
-            raise ValueError("the observation's action mask is empty: this seat is not to act now")
-    seen = observer.decode(vector)
+    ``state`` is a full position showing the seat its observation: the opponent's goal the
+    first of ``goal_choices`` (the goals the scores allow), the face-down tiles in type order;
+    ``closed_by_goal`` gives the closes (with owners) under each possible goal, ``face_down``
+    the face-down tiles to shuffle (empty when there is nothing to draw: none, or scripted)."""
+
+    view: SeatView
+    seat: int
+    state: UzorGame
+    goal_choices: tuple[int, ...]
+    closed_by_goal: dict[int, list]
+    face_down: tuple[int, ...]
+
+
+def read_position(observation, options: dict[str, Any]) -> SeatPosition:
+    """The one route from an observation (the env's dict or the bare vector, of the seat to
+    act) to a full position; a ``ValueError`` says what does not fit (other options, a
+    finished game, the other seat's turn, a vector no position shows)."""
+    view = read_observation(UzorGame, UzorObserver, observation, options)
+    resolved, seen = view.options, view.fields
     if seen["phase"] == "over":
         raise ValueError("the observation is of a finished game: there is no seat to act")
     if not seen["to_move"]:
         raise ValueError("the observation's seat is not the one to act now (it is the opponent's turn)")
     seat, opp = seen["seat"], 1 - seen["seat"]
     geo = geometry(resolved["board_size"], resolved["patterns"])
-    points = geo.map.points
 
     hands = [None, None]
     hands[seat], hands[opp] = seen["my_hand"], seen["their_hand"]
@@ -128,13 +116,13 @@ def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], U
         )
     down = [t for t in range(TYPES) for _ in range(down_counts[t])]
     scripted_tiles = resolved["tiles"]
+    to_shuffle = tuple(down)
     if scripted_tiles is not None:
         dealt = [m * 5 + c for m, c in scripted_tiles]
         down = dealt[TILES - down_places:]
-        if sorted(down) != [t for t in range(TYPES) for _ in range(down_counts[t])]:
-            raise ValueError(
-                "the observation's face-down supply is not the last tiles of the scripted 'tiles' order"
-            )
+        if sorted(down) != list(to_shuffle):
+            raise ValueError("the observation's face-down supply is not the last tiles of the scripted 'tiles' order")
+        to_shuffle = ()
 
     # Stones: their contents by elimination, their instances and faces settled once.
     stone_counts = [COPIES] * TYPES
@@ -166,7 +154,9 @@ def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], U
             f"the observation's stones cannot be split into one instance of each crossed-out pattern {crossed}"
         )
     faces = stone_faces(geo.map, cover, stone_counts)
-    full_board = [faces.get(x, v) for x, v in enumerate(board)]
+    full_board = list(board)
+    for x, face in faces.items():
+        full_board[x] = face
 
     # The opponent's goal: every pattern that can explain both scores.
     my_goal = seen["my_goal"]
@@ -180,18 +170,22 @@ def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], U
     else:
         candidates = [g for g in range(MAP_SIZE) if g != my_goal]
     closed_by_goal: dict[int, list[tuple[int, int, tuple[int, ...]]]] = {}
+    splits: dict[Any, list | None] = {}  # a goal not crossed out changes no close's value: one split for all
     for g in candidates:
-        goals = [0, 0]
-        goals[seat], goals[opp] = my_goal, g
-        owners = split_closes(points, crossed, goals, scores)
-        if owners is not None:
-            closed_by_goal[g] = [(owners[k], k, cover[k]) for k in crossed]
+        key = g if g in crossed else "uncrossed"
+        if key not in splits:
+            goals = [0, 0]
+            goals[seat], goals[opp] = my_goal, g
+            owners = split_closes(geo.map.points, crossed, goals, scores)
+            splits[key] = None if owners is None else [(owners[k], k, cover[k]) for k in crossed]
+        if splits[key] is not None:
+            closed_by_goal[g] = list(splits[key])
     if not closed_by_goal:
         raise ValueError(
             f"no secret goal for player_{opp} and no split of the crossed-out patterns {crossed} gives "
             f"the scores {scores}"
         )
-    goal_choices = sorted(closed_by_goal)
+    goal_choices = tuple(sorted(closed_by_goal))
 
     phase = PHASES.index(seen["phase"])
     goals = [0, 0]
@@ -229,253 +223,47 @@ def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], U
         base = UzorGame.from_state_dict(resolved, state)
     except SnapshotError as error:
         raise ValueError(f"the observation is not an Uzor position under these options: {error}") from None
-    rebuilt = observer.observe(base, seat)
-    if not np.array_equal(rebuilt, vector.astype(np.float32, copy=False)):
-        raise ValueError(
-            f"the observation cannot come from these options: its {_first_difference(observer, rebuilt, vector)} "
-            "block is not what the position it describes shows"
-        )
-    if mask is not None:
-        if np.flatnonzero(mask).tolist() != sorted(base.legal_actions()):
-            raise ValueError("the observation's action mask is not the legal actions of the position it describes")
+    check_reproduces(view, base, seat)
+    return SeatPosition(view, seat, base, goal_choices, closed_by_goal, to_shuffle)
 
-    if scripted_tiles is not None or not down:
-        down = []  # nothing to shuffle: the face-down order is known (or there is none)
-    many_goals = len(goal_choices) > 1
+
+# ----- drawing what the seat cannot see -----------------------------------------------------------
+
+def draw_goal(position: SeatPosition, game: UzorGame, rng: random.Random) -> None:
+    """The opponent's goal in ``game`` (a clone of ``position.state``): uniform among the
+    goals the scores allow, with the owners of the closes that go with it."""
+    choices = position.goal_choices
+    if len(choices) > 1:
+        g = choices[rng.randrange(len(choices))]
+        game.goals[1 - position.seat] = g
+        game.closed = position.closed_by_goal[g][:]
+
+
+def draw_face_down(position: SeatPosition, game: UzorGame, rng: random.Random) -> None:
+    """The face-down part of the supply of ``game`` (a clone of ``position.state``): a
+    uniform shuffle of its contents (nothing to draw with scripted tiles or none face down)."""
+    if position.face_down:
+        order = list(position.face_down)
+        rng.shuffle(order)
+        game.supply[:len(order)] = order
+
+
+def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], UzorGame]:
+    """Read one seat's observation once (the env's dict or the bare vector; ``options`` as
+    given to the env; the seat must be the one to act, else ValueError). Each call of the
+    returned function builds, from the rng given alone, a fresh full state that gives the
+    same observation and mask: the opponent's goal, then the face-down supply's order, drawn
+    among the possibilities (see the module docstring)."""
+    position = read_position(observation, options)
 
     def sample(rng: random.Random) -> UzorGame:
-        game = base.clone()
-        if many_goals:
-            g = goal_choices[rng.randrange(len(goal_choices))]
-            game.goals[opp] = g
-            game.closed = closed_by_goal[g][:]
-        if down:
-            order = down[:]
-            rng.shuffle(order)
-            game.supply[:len(order)] = order
+        game = position.state.clone()
+        draw_goal(position, game, rng)
+        draw_face_down(position, game, rng)
         return game
 
-    sample.goal_choices = tuple(goal_choices)  # for tests and bots: the possible opponent goals
+    sample.goal_choices = position.goal_choices  # for tests and bots: the possible opponent goals
     return sample
-
-
-def _first_difference(observer: UzorObserver, a: np.ndarray, b: np.ndarray) -> str:
-    """The name of the observer block holding the first entry where ``a`` and ``b`` differ."""
-    index = int(np.flatnonzero(a != b)[0])
-    blocks = sorted((v, k) for k, v in vars(observer).items() if k.isupper() and isinstance(v, int))
-    name = blocks[0][1]
-    for start, key in blocks:
-        if start <= index:
-            name = key
-    return name
-
-
-# ----- what the observation forgets: stone instances, faces and owners --------------------------
-
-def stone_cover(geo_map, stone_bb: int, crossed: list[int]) -> dict[int, tuple[int, ...]] | None:
-    """One instance per crossed-out pattern, together covering exactly the stone cells (closed
-    instances never overlap, and only closing makes stones), or None if there is none. The
-    lowest uncovered stone must be the first cell of some instance: that bounds the search."""
-    failed: set[tuple[int, int]] = set()
-    chosen: dict[int, tuple[int, ...]] = {}
-
-    def cover(left: int, unused: int) -> bool:
-        if not left or not unused:
-            return not left and not unused
-        if (left, unused) in failed:
-            return False
-        x = (left & -left).bit_length() - 1
-        for mask, members in geo_map.grouped[x]:
-            if mask & left != mask:
-                continue
-            for k, _, cells, _ in members:
-                if unused >> k & 1:
-                    chosen[k] = cells
-                    if cover(left & ~mask, unused & ~(1 << k)):
-                        return True
-                    del chosen[k]
-        failed.add((left, unused))
-        return False
-
-    unused = sum(1 << k for k in crossed)
-    return dict(chosen) if cover(stone_bb, unused) else None
-
-
-_MOTIF_TYPES = [tuple(m * 5 + c for c in range(5)) for m in range(5)]
-_COLOUR_TYPES = [tuple(m * 5 + c for m in range(5)) for c in range(5)]
-
-
-def _ways(criterion: int) -> list[tuple[list[tuple[int, ...]], bool]]:
-    """The ways an instance can meet ``criterion``: (groups of tile types, whether each group
-    gives at most one tile). One motif, one colour, one type, or one tile from each of
-    different colours (motifs); "any" and the Ring take any tiles."""
-    if criterion == IDENTICAL:
-        return [([(t,)], False) for t in range(TYPES)]
-    if criterion == SAME_MOTIF:
-        return [([g], False) for g in _MOTIF_TYPES]
-    if criterion == SAME_COLOUR:
-        return [([g], False) for g in _COLOUR_TYPES]
-    if criterion == SAME_EITHER:
-        return [([g], False) for g in _MOTIF_TYPES + _COLOUR_TYPES]
-    if criterion == DIFF_COLOURS:
-        return [(_COLOUR_TYPES, True)]
-    if criterion == DIFF_MOTIFS:
-        return [(_MOTIF_TYPES, True)]
-    return [([tuple(range(TYPES))], False)]
-
-
-def _transport(demands: list[tuple[int, list[tuple[int, ...]], bool]], counts: list[int]) -> list[list[int]] | None:
-    """Tiles for each demand ``(need, groups, one per group)`` from ``counts``, or None: a max
-    flow source -> demand -> group -> type -> sink (a group's edge carries 1 when it gives one
-    tile at most)."""
-    graph: dict[int, dict[int, int]] = {}
-
-    def edge(u: int, v: int, capacity: int) -> None:
-        graph.setdefault(u, {})[v] = graph.get(u, {}).get(v, 0) + capacity
-        graph.setdefault(v, {}).setdefault(u, 0)
-
-    source, sink, type0 = 0, 1, 2
-    node = type0 + TYPES
-    group_nodes: list[list[int]] = []
-    for need, groups, single in demands:
-        demand = node
-        node += 1
-        edge(source, demand, need)
-        mine = []
-        for group in groups:
-            edge(demand, node, 1 if single else need)
-            for t in group:
-                if counts[t]:
-                    edge(node, type0 + t, need)
-            mine.append(node)
-            node += 1
-        group_nodes.append(mine)
-    for t in range(TYPES):
-        if counts[t]:
-            edge(type0 + t, sink, counts[t])
-    wanted = sum(need for need, _, _ in demands)
-    total = 0
-    while total < wanted:
-        parent = {source: source}
-        stack = [source]
-        while stack and sink not in parent:
-            u = stack.pop()
-            for v, capacity in graph.get(u, {}).items():
-                if capacity > 0 and v not in parent:
-                    parent[v] = u
-                    stack.append(v)
-        if sink not in parent:
-            return None
-        path = []
-        v = sink
-        while v != source:
-            path.append((parent[v], v))
-            v = parent[v]
-        push = min(graph[u][v] for u, v in path)
-        for u, v in path:
-            graph[u][v] -= push
-            graph[v][u] += push
-        total += push
-    out = []
-    for mine in group_nodes:
-        tiles = []
-        for g in mine:
-            for t in range(TYPES):
-                tiles += [t] * graph.get(type0 + t, {}).get(g, 0)  # the reverse edge holds the flow
-        out.append(tiles)
-    return out
-
-
-def stone_faces(geo_map, cover: dict[int, tuple[int, ...]], counts: list[int]) -> dict[int, int]:
-    """A face (``STONE + type``) for every stone cell, from the stones' contents ``counts``,
-    such that each closed instance met its pattern's criterion. The search picks a way (which
-    motif, colour or type) per instance, pruned by each group's supply, and asks a max flow
-    for the tiles once every instance has one; after FACE_SEARCH_BUDGET flows without success
-    the contents are laid in type order on the cells in reading order instead."""
-    key = (tuple(sorted(cover.items())), tuple(geo_map.criteria[k] for k in sorted(cover)), tuple(counts))
-    found = _FACE_CACHE.get(key)
-    if found is not None:
-        return found
-    def feasible_ways(k: int) -> int:
-        need = len(cover[k])
-        return sum(1 for groups, single in _ways(geo_map.criteria[k])
-                   if sum(1 if single else counts[t] for g in groups for t in g if counts[t]) >= need)
-
-    # fail first: the instances with the fewest ways open (a Triplet's type) choose first
-    order = sorted(cover, key=lambda k: (feasible_ways(k), k))
-    chosen: list[tuple[int, list[tuple[int, ...]], bool]] = []
-    demand: dict[tuple[int, ...], int] = {}  # tiles asked of each one-way group so far
-    budget = [FACE_SEARCH_BUDGET]
-    tiles: list[list[int]] = []
-
-    def search(i: int) -> bool:
-        if i == len(order):
-            return True
-        k = order[i]
-        need = len(cover[k])
-        ways = _ways(geo_map.criteria[k])
-        # the group with the most tiles not yet asked for first
-        ways.sort(key=lambda way: demand.get(way[0][0], 0) - sum(counts[t] for g in way[0] for t in g))
-        for groups, single in ways:
-            if not single:
-                group = groups[0]
-                if demand.get(group, 0) + need > sum(counts[t] for t in group):
-                    continue
-                demand[group] = demand.get(group, 0) + need
-            chosen.append((need, groups, single))
-            # the instances given a way so far must be able to get their tiles together
-            budget[0] -= 1
-            found = _transport(chosen, counts)
-            if found is not None and search(i + 1):
-                if not tiles:
-                    tiles.extend(found)
-                return True
-            chosen.pop()
-            if not single:
-                demand[groups[0]] -= need
-            if budget[0] <= 0:
-                return False
-        return False
-
-    if search(0):
-        faces = {x: STONE + t for k, picked in zip(order, tiles) for x, t in zip(cover[k], picked)}
-    else:
-        cells = sorted(x for k in cover for x in cover[k])
-        types = [t for t in range(TYPES) for _ in range(counts[t])]
-        faces = {x: STONE + t for x, t in zip(cells, types)}
-    if len(_FACE_CACHE) > 256:
-        _FACE_CACHE.clear()
-    _FACE_CACHE[key] = faces
-    return faces
-
-
-_FACE_CACHE: dict[Any, dict[int, int]] = {}  # positions of one game share their stones for many moves
-
-
-def split_closes(points: list[int], crossed: list[int], goals: list[int], scores: list[int]) -> dict[int, int] | None:
-    """An owner for each crossed-out pattern such that the recount (a player's own goal
-    doubled) gives ``scores``, or None. Points are never negative, so a branch stops as soon
-    as a player's remaining score would go below zero."""
-    values = [(points[k] * (2 if goals[0] == k else 1), points[k] * (2 if goals[1] == k else 1)) for k in crossed]
-    failed: set[tuple[int, int, int]] = set()
-    owners: list[int] = []
-
-    def split(i: int, left0: int, left1: int) -> bool:
-        if left0 < 0 or left1 < 0:
-            return False
-        if i == len(values):
-            return left0 == 0 and left1 == 0
-        if (i, left0, left1) in failed:
-            return False
-        for p in (0, 1):
-            owners.append(p)
-            if split(i + 1, left0 - values[i][0] * (p == 0), left1 - values[i][1] * (p == 1)):
-                return True
-            owners.pop()
-        failed.add((i, left0, left1))
-        return False
-
-    return dict(zip(crossed, owners)) if split(0, scores[0], scores[1]) else None
 
 
 # ----- the bot protocol: complete a partial snapshot -------------------------------------------

@@ -46,7 +46,8 @@ def test_heuristic_closes_its_secret_goal_when_two_patterns_are_equal():
 
 
 def test_heuristic_continues_when_its_hand_makes_the_line_longer():
-    game = position(draw("Ca Cr", top=4, left=4), tiles("Ce", "Cm", "Ci"),
+    # (the wave/amber is there so that the supply holds no more than a real game's 59 tiles)
+    game = position(draw("Ca Cr", top=4, left=4), tiles("Ce", "Cm", "Ci", "Wm"),
                     hand1=tiles("Xi", "Xi", "Xe", "Xe", "Xe"))
     place(game, tile("Ce"), "g5")
     bot = load_agent("heuristic", "uzor_v0", seed=0, board_size=9)

@@ -417,3 +417,24 @@ def test_snapshots_round_trip_and_refuse_tampering():
     for wrong in bad:
         with pytest.raises(SnapshotError):
             UzorGame.from_snapshot({**snap, "state": wrong})
+
+
+def test_the_declared_state_fields_make_the_snapshot_and_the_copy():
+    from envs.uzor.state import STATE_FIELDS
+
+    rng = random.Random(8)
+    game = UzorGame(UzorGame.resolve_options({"board_size": 11}), random.Random(8))
+    for _ in range(70):
+        game.apply(rng.choice(game.legal_actions()))
+    assert list(game.snapshot()["state"]) == [f.key for f in STATE_FIELDS]
+    copy = game.clone()
+    for field in STATE_FIELDS:
+        mine, theirs = getattr(game, field.attr), getattr(copy, field.attr)
+        assert mine == theirs
+        if isinstance(mine, (list, dict)):
+            assert mine is not theirs  # copied, not shared
+    assert copy.hands[0] is not game.hands[0] and copy.hands[1] is not game.hands[1]
+    before = json.dumps(game.snapshot())
+    while not copy.is_terminal():
+        copy.apply(rng.choice(copy.legal_actions()))
+    assert json.dumps(game.snapshot()) == before

@@ -460,3 +460,36 @@ def test_complete_snapshot_with_scripted_tiles_refuses_a_place_the_script_contra
     partial["state"]["supply"][0] = next(t for t in face_down(game) if t != game.supply[0])
     with pytest.raises(SnapshotError, match="scripted 'tiles'"):
         complete_snapshot(partial, seat, random.Random(0))
+
+
+# ----- the one route, for bots too ------------------------------------------------------------
+
+def test_bots_read_their_position_through_the_one_route():
+    from envs.uzor.sampling import read_position
+    from training import load_agent
+
+    options = {"board_size": 9}
+    for seed in range(3):
+        for step, (game, seat, obs) in enumerate(play(options, seed)):
+            if step % 5:
+                continue
+            bot = load_agent("heuristic", "uzor_v0", seed=step, **options)
+            state = bot.position(obs)
+            position = read_position(obs, options)
+            assert bot.me == seat == position.seat
+            observer = UzorObserver(position.view.options)
+            assert observer.observe(state, seat).tobytes() == obs["observation"].tobytes()
+            assert state.legal_actions() == np.flatnonzero(obs["action_mask"]).tolist()
+            assert sorted(face_down(state)) == sorted(face_down(position.state))
+
+
+def test_an_observation_outside_the_encoding_is_refused_by_name():
+    # A position built for a puzzle may leave more tiles in the supply than a game ever does
+    # (59 after the deal); its observation is no game's, and the route says so.
+    from tests.uzor.util import draw, position as puzzle, tiles
+
+    game = puzzle(draw("Ca Cr", top=4, left=4), tiles("Ce", "Cm", "Ci"))
+    assert len(game.supply) == 60
+    vector = UzorObserver(game.options).observe(game, 0)
+    with pytest.raises(ValueError, match=r"lie in \[0, 1\]"):
+        sampler(vector, {"board_size": 9})

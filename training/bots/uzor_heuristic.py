@@ -1,0 +1,186 @@
+"""Uzor's heuristic bot: it prices every placement it considers by what it closes now (its
+secret goal doubled), what it prepares for its own next turn, and what it hands the opponent
+(whose hand is public); weighs CLOSE now against CONTINUE for a bigger pattern in the repeated
+turn; takes the market tile that serves it best or denies the opponent a pattern; discards its
+least useful tile in a dead end. The search hooks (``training.bots.uzor_search``) price root
+placements the same way."""
+
+from __future__ import annotations
+
+from envs.uzor.common import DEAD_TAKE, DISCARD, FORK, PLACE, TAKE
+from envs.uzor.rules import UzorGame, bits_of
+from training.agents import legal_from_mask
+from training.bots.uzor_simple import SeatBot
+
+
+class HeuristicUzorBot(SeatBot):
+    """See the module docstring. Weights were tuned by play against random and ``closer``."""
+
+    name = "heuristic"
+    PREPARE = 0.45  # what my own next turn could close, after the opponent has moved
+    THREAT = 0.9  # what the opponent could close next turn
+    DENY = 0.3  # what a market tile would let the opponent close later
+    TOP = 12  # placements examined in depth
+
+    # ----- scans ----------------------------------------------------------------------------
+    def best_close(self, game: UzorGame, types, player: int, region: int = -1) -> float:
+        """The most valuable pattern ``player`` could complete with one of ``types``."""
+        acc = game.acceptance()
+        best = 0.0
+        seen = set()
+        for t in types:
+            if t in seen:
+                continue
+            seen.add(t)
+            for cell in bits_of(acc[t] & region):
+                for k in game.completions(cell, t):
+                    v = self.value(k, game, player)
+                    if v > best:
+                        best = v
+        return best
+
+    def threats(self, game: UzorGame, types, player: int) -> list[tuple[float, int, int]]:
+        """Every (value, pattern, cell) ``player`` could complete now with one of ``types``."""
+        acc = game.acceptance()
+        out = []
+        for t in set(types):
+            for cell in bits_of(acc[t]):
+                for k in game.completions(cell, t):
+                    out.append((self.value(k, game, player), k, cell))
+        return out
+
+    def opponent_threat(self, sim: UzorGame, baseline, changed: int, opp: int) -> float:
+        """The opponent's best close after my move: the baseline's threats that survive (their
+        pattern not crossed out, their cell far from what changed), and a fresh scan nearby."""
+        region = 0
+        for x in bits_of(changed):
+            region |= self.near[x]
+        best = 0.0
+        crossed = sim.crossed
+        for v, k, cell in baseline:
+            if v > best and not crossed >> k & 1 and not region >> cell & 1:
+                best = v
+        local = self.best_close(sim, sim.hands[opp], opp, region)
+        return max(best, local)
+
+    # ----- decisions ---------------------------------------------------------------------------
+    def act(self, observation) -> int:
+        legal = legal_from_mask(observation)
+        if len(legal) == 1:
+            return legal[0]
+        game = self.position(observation)
+        phase = game.phase
+        if phase == PLACE:
+            return self.place(game, legal)
+        if phase == FORK:
+            return self.fork(game, legal)
+        if phase in (TAKE, DEAD_TAKE):
+            return self.take(game, legal)
+        if phase == DISCARD:
+            return self.discard(game, legal)
+        return legal[0]  # PASS
+
+    def _close_value(self, game: UzorGame) -> tuple[float, int]:
+        """The best pattern in the fork and its value."""
+        best_k, best_v = -1, -1.0
+        for k in game.fork:
+            v = self.value(k, game, self.me)
+            if v > best_v:
+                best_k, best_v = k, v
+        return best_v, best_k
+
+    def place(self, game: UzorGame, legal: list[int]) -> int:
+        geo = game.geo
+        me, opp = self.me, 1 - self.me
+        hand = game.hands[me]
+        baseline = self.threats(game, game.hands[opp], opp)
+        quick = []
+        for a in legal:
+            s, cell = divmod(a, geo.cells)
+            done = game.completions(cell, hand[s])
+            now = max((self.value(k, game, me) for k in done), default=0.0)
+            quick.append((now + self.rng.random() * 1e-3, a, done))
+        quick.sort(reverse=True)
+        scored = []
+        for now, a, done in quick[: self.TOP]:
+            sim = game.clone()
+            sim.apply(a)
+            s, cell = divmod(a, geo.cells)
+            changed = 1 << cell
+            if sim.phase == FORK:
+                v, k = self._close_value(sim)
+                changed |= sum(1 << x for x in sim.fork[k])
+                sim.apply(geo.close0 + k)
+            mine = sim.hands[me]
+            prepare = self.best_close(sim, mine, me, self.near[cell])
+            threat = self.opponent_threat(sim, baseline, changed, opp)
+            scored.append((now + self.PREPARE * prepare - self.THREAT * threat, a))
+        # placements with nothing to close: judged by preparation and threat only, sampled
+        rest = quick[self.TOP:]
+        if rest:
+            for now, a, done in self.rng.sample(rest, min(len(rest), self.TOP)):
+                sim = game.clone()
+                sim.apply(a)
+                s, cell = divmod(a, geo.cells)
+                if sim.phase == FORK:
+                    continue
+                prepare = self.best_close(sim, sim.hands[me], me, self.near[cell])
+                threat = self.opponent_threat(sim, baseline, 1 << cell, opp)
+                scored.append((now + self.PREPARE * prepare - self.THREAT * threat, a))
+        best = max(v for v, _ in scored)
+        return self.rng.choice([a for v, a in scored if v >= best - 1e-9])
+
+    def fork(self, game: UzorGame, legal: list[int]) -> int:
+        geo = game.geo
+        me, opp = self.me, 1 - self.me
+        baseline = self.threats(game, game.hands[opp], opp)
+        options = []
+        for k in game.fork:
+            sim = game.clone()
+            sim.apply(geo.close0 + k)
+            changed = sum(1 << x for x in game.fork[k]) | (1 << game.last_cell)
+            threat = self.opponent_threat(sim, baseline, changed, opp)
+            options.append((self.value(k, game, me) - self.THREAT * threat, geo.close0 + k))
+        if not game.repeated:
+            # CONTINUE: take the best market tile, then close the best pattern in the repeated turn.
+            best = 0.0
+            for m, t in enumerate(game.market):
+                if t < 0:
+                    continue
+                hand = game.hands[me] + [t]
+                best = max(best, self.best_close(game, hand, me))
+            if not any(t >= 0 for t in game.market):
+                best = self.best_close(game, game.hands[me], me)
+            # the repeated turn is mine, but the tiles stay open for the opponent afterwards
+            options.append((0.95 * best - self.THREAT * 0.5 * max((v for v, _, _ in baseline), default=0.0),
+                            geo.cont))
+        else:
+            threat = max((v for v, _, _ in baseline), default=0.0)
+            threat = max(threat, self.best_close(game, game.hands[opp], opp))
+            options.append((-self.THREAT * threat, geo.cont))
+        return max(options)[1]
+
+    def take(self, game: UzorGame, legal: list[int]) -> int:
+        geo = game.geo
+        me, opp = self.me, 1 - self.me
+        again = game.phase == TAKE and game.continued and not game.repeated
+        scored = []
+        for a in legal:
+            t = game.market[a - geo.take0]
+            hand = game.hands[me] + [t]
+            mine = self.best_close(game, hand, me)
+            theirs = self.best_close(game, [t], opp)
+            fits = bin(game.acceptance()[t]).count("1")
+            weight = 1.0 if again else self.PREPARE
+            scored.append((weight * mine + self.DENY * theirs + 0.01 * fits + self.rng.random() * 1e-4, a))
+        return max(scored)[1]
+
+    def discard(self, game: UzorGame, legal: list[int]) -> int:
+        geo = game.geo
+        hand = game.hands[self.me]
+        scored = []
+        for a in legal:
+            t = hand[a - geo.discard0]
+            useful = sum(1 for x in hand if x // 5 == t // 5 or x % 5 == t % 5)
+            scored.append((useful + self.rng.random() * 1e-3, a))
+        return min(scored)[1]
