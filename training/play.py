@@ -7,8 +7,9 @@
 The board is the env's ``ansi`` picture, drawn for your seat (your own hidden items show, an
 opponent's never do). Type a move in the game's notation; ``help`` explains the commands, sums
 up the rules (the game's ``PlayRules.rules_summary``) and lists the legal moves, grouped when
-there are many; ``undo`` takes back a step of your turn where the game allows it; ``quit``
-stops. A mistyped or refused move shows the reason (the engine's ``why_illegal`` sentence) and
+there are many (as the game groups them, ``PlayRules.group_moves``, or by their first part);
+``moves`` lists every legal move in full; ``undo`` takes back a step of your turn where the game
+allows it; ``quit`` stops. A mistyped or refused move shows the reason (the engine's ``why_illegal`` sentence) and
 asks again. After each move the game's narration (``PlayRules.narrate``, where the game gives
 one) says what it did: a caught line, a closed ribbon, the dice thrown. Input is read line by
 line from stdin, so a pipe or a pseudo-terminal can drive it as well as a person.
@@ -159,16 +160,26 @@ class TerminalGame:
             self.say(line)
 
     def show_help(self) -> None:
-        """The commands, the rules in a few lines, and the legal moves."""
+        """The commands, the rules in a few lines, and the legal moves (grouped when many)."""
         undo = "take back a step of your turn" if self.rules.undo_phases else "not in this game"
-        self.say(f"commands: a move in the game's notation; help (this); undo ({undo}: {self.rules.undo_rule}); quit")
+        self.say(f"commands: a move in the game's notation; help (this); moves (every legal move, in full); "
+                 f"undo ({undo}: {self.rules.undo_rule}); quit")
         if self.rules.rules_summary:
             self.say(self.rules.rules_summary)
-        self.show_legal()
+        self.show_legal(grouped=True)
 
-    def show_legal(self) -> None:
-        legal = [self.env.action_to_string(a) for a in self.env.legal_actions()]
-        groups = group_moves(legal) if len(legal) > GROUP_ABOVE else None
+    def show_legal(self, grouped: bool = False) -> None:
+        """The legal moves: in full, one wrapped list; ``grouped``, as the game groups them
+        (``PlayRules.group_moves``) or, for a long list, by first part (:func:`group_moves`)."""
+        actions = self.env.legal_actions()
+        legal = [self.env.action_to_string(a) for a in actions]
+        if grouped and self.rules.group_moves is not None:
+            self.say(f"legal moves ({len(legal)}), grouped:")
+            for line in self.rules.group_moves(self.env.game, actions):
+                self.say(textwrap.fill(line, width=100, initial_indent="  ", subsequent_indent="      ",
+                                       break_on_hyphens=False, break_long_words=False))
+            return
+        groups = group_moves(legal) if grouped and len(legal) > GROUP_ABOVE else None
         if groups is None:
             text = f"legal moves ({len(legal)}): " + ", ".join(legal)
             self.say(textwrap.fill(text, width=100, subsequent_indent="  ", break_on_hyphens=False))
@@ -266,7 +277,8 @@ class TerminalGame:
         env.reset(seed=self.seed)
         labels = ", ".join(self.seat_label(p) for p in range(len(env.possible_agents)))
         self.say(f"{self.name} (seed {self.seed}): {labels}")
-        self.say("type a move in the game's notation, or help (the commands, the rules and the legal moves), undo, quit")
+        self.say("type a move in the game's notation, or help (the commands, the rules and the legal moves), moves, "
+                 "undo, quit")
         self.bot_moves()
         show = True
         while not env.game.is_terminal():
@@ -282,6 +294,8 @@ class TerminalGame:
                 return False
             if text in ("help", "?"):
                 self.show_help()
+            elif text == "moves":
+                self.show_legal()
             elif text == "undo":
                 before = len(self.undo_stack)
                 self.undo()

@@ -1,6 +1,6 @@
 """Terminal play (training.play) driven through a pseudo-terminal, as a person would type.
 
-The scripted player asks ``help`` at every prompt and types one of the listed moves (seeded
+The scripted player asks ``moves`` at every prompt and types one of the listed moves (seeded
 choice), so the whole game runs through the notation; on the way it types a refused move
 (the engine's why_illegal sentence must appear), takes a step back with ``undo`` where the game
 allows it (the legal moves must be those from before), tries ``undo`` where it is not allowed,
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import envs
-from training.play import PROMPT
+from training.play import PROMPT, group_moves
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 60
@@ -69,10 +69,11 @@ class Terminal:
         return text[len(echo):]
 
     def legal_moves(self) -> list[str]:
-        """The moves ``help`` lists (a plain list, or grouped by first part), in its order."""
-        text = self.type("help")
-        self.last_help = text
-        return parse_legal_moves(text)
+        """The moves ``moves`` lists, in its order."""
+        return parse_legal_moves(self.type("moves"))
+
+    def help(self) -> str:
+        return self.type("help")
 
     def close(self) -> int:
         code = self.process.wait(timeout=TIMEOUT_S)
@@ -207,7 +208,8 @@ def test_fill_with_traps_undo_of_a_trap_choice_and_no_undo_after_a_fill():
     assert state == {"trap_undone": True, "filled": True, "undo_refused": True}
     check_final_scores(end, seat=1)
     # the opponent's trap phase is never shown: no "plays trap" or "plays no-trap" line
-    assert not re.search(r"player_0 \(heuristic\) plays (no-)?trap", terminal.transcript)
+    # (a Trap token is public: "plays trap-token" may show)
+    assert not re.search(r"player_0 \(heuristic\) plays (no-trap\b|trap [a-h]\d)", terminal.transcript)
     assert terminal.close() == 0
 
 
@@ -258,36 +260,74 @@ def test_a_full_game_of_every_game_in_the_terminal(game, option):
 
 
 def test_help_explains_the_commands_and_the_rules_and_groups_a_long_list():
-    """Knot's first turn has hundreds of legal moves: ``help`` groups them by first part into a
-    screenful of lines that still name every move, after the commands and the rules."""
+    """Knot's first turn has hundreds of legal moves: ``help`` shows them as the game groups
+    them, a screenful of lines, after the commands and the rules; ``moves`` lists them all."""
     terminal = Terminal("--game", "knot", "--opponent", "random", "--seed", "2")
     terminal.read_until(PROMPT)
     moves = terminal.legal_moves()
-    text = terminal.last_help
-    assert text.startswith("commands: a move in the game's notation; help (this); undo (")
+    text = terminal.help()
+    assert text.startswith("commands: a move in the game's notation; help (this); moves (every legal move, in full); undo (")
     assert "quit" in text.splitlines()[0]
-    summary = envs.describe("knot").play.rules_summary
-    if summary:
-        assert summary.splitlines()[0] in text
+    rules = envs.describe("knot").play
+    if rules.rules_summary:
+        assert rules.rules_summary.splitlines()[0] in text
     reference = envs.load("knot").raw_env()
     reference.reset(seed=2)
-    expected = [reference.action_to_string(a) for a in reference.legal_actions()]
-    assert len(expected) > 100 and sorted(moves) == sorted(expected)
+    legal = reference.legal_actions()
+    assert len(legal) > 100 and moves == [reference.action_to_string(a) for a in legal]
     listing = text[text.index("legal moves ("):].replace(PROMPT, "").splitlines()
-    assert "grouped" in listing[0] and len(listing) < len(expected) / 5
-    assert all(len(line) <= 104 for line in listing)
+    assert listing[0].startswith(f"legal moves ({len(legal)})") and len(listing) < len(legal) / 5
+    if rules.group_moves is not None:  # the game's own lines, wrapped at 100 columns
+        entries: list[str] = []
+        for line in listing[1:]:
+            if line.startswith("      "):
+                entries[-1] += " " + line.strip()
+            elif line.strip():
+                entries.append(line.strip())
+        assert entries == [" ".join(line.split()) for line in rules.group_moves(reference.game, legal)]
+    else:
+        assert sorted(parse_legal_moves(text)) == sorted(moves)
     os.write(terminal.master, b"quit\n")
     terminal.read_until("before its end")
     assert terminal.close() == 0
+
+
+def test_help_groups_a_long_list_by_first_part_where_the_game_gives_no_grouping():
+    """Fill's trap phase: ``trap a1`` … ``trap f6`` and ``no-trap`` are shown as ``trap … a1 b1 …``."""
+    assert envs.describe("fill").play.group_moves is None
+    terminal = Terminal("--game", "fill", "--option", "traps=true", "--opponent", "heuristic", "--seat", "1", "--seed", "5")
+    terminal.read_until(PROMPT)
+    moves = terminal.legal_moves()
+    while not any(move.startswith("trap ") for move in moves):
+        terminal.type(moves[0])
+        moves = terminal.legal_moves()
+    assert len(moves) > 30
+    text = terminal.help().replace(PROMPT, "")
+    listing = text[text.index("legal moves ("):]
+    assert listing.startswith(f"legal moves ({len(moves)}), grouped: ") and "\n  trap … " in listing
+    assert sorted(parse_legal_moves(text)) == sorted(moves)
+    os.write(terminal.master, b"quit\n")
+    terminal.read_until("before its end")
+    assert terminal.close() == 0
+
+
+def test_group_moves_by_first_part():
+    moves = ["cut/ne@a1", "cut/ne@b2", "run/n@a1", "END", "draw pile", "draw market 0", "trap a1", "trap b2",
+             "no-trap", "place cedar/azure @ h8", "place cedar/azure @ h9"]
+    assert group_moves(moves) == [
+        ("cut/ne@", ["a1", "b2"]), ("trap ", ["a1", "b2"]), ("place cedar/azure @ ", ["h8", "h9"]),
+        ("", ["run/n@a1", "END", "draw pile", "draw market 0", "no-trap"]),
+    ]
+    assert group_moves(["a1", "b2", "c3"]) is None  # nothing to group: the plain list
 
 
 @pytest.mark.parametrize("game", [g for g in envs.GAMES if envs.describe(g).play.rules_summary])
 def test_help_shows_the_rules_summary(game):
     terminal = Terminal("--game", game, "--opponent", "random")
     terminal.read_until(PROMPT)
-    terminal.legal_moves()
+    text = terminal.help()
     for line in envs.describe(game).play.rules_summary.splitlines():
-        assert line in terminal.last_help
+        assert line in text
     os.write(terminal.master, b"quit\n")
     terminal.read_until("before its end")
     assert terminal.close() == 0
