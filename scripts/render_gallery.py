@@ -4,7 +4,7 @@
     python scripts/render_gallery.py --games loom knot --out /tmp/gallery
 
 Each picture is the env's own ``render_mode="rgb_array"`` frame of a game in progress: the
-game's default options, seed 1, the heuristic bot playing every seat, halfway through the
+game's default options (Fill with its optional traps, rocks and gems), seed 1, the heuristic bot playing every seat, halfway through the
 game (so the board is neither empty nor finished), drawn for seat ``player_0`` (its own hidden
 items show, nobody else's). Run it again
 after a renderer changes; the pictures are committed.
@@ -29,13 +29,16 @@ from training import load_agent  # noqa: E402
 SEED = 1
 SHARE = {"linecatch_v0": 0.72, "loom_v0": 0.55, "fill_v0": 0.5, "uzor_v0": 0.5, "knot_v0": 0.5}
 """How far into the game each picture is taken, as a share of that game's moves."""
+OPTIONS = {"fill_v0": {"traps": True, "rocks": True, "gems": True}}
+"""Options other than the defaults, where they show more of a game (Fill's optional rules)."""
 
 
 def heuristic_game(game: str, seed: int = SEED) -> list[int]:
     """The player actions of one seeded game with the heuristic bot in every seat."""
-    env = envs.load(game).raw_env()
+    options = OPTIONS.get(envs.canonical_name(game), {})
+    env = envs.load(game).raw_env(**options)
     env.reset(seed=seed)
-    bots = [load_agent("heuristic", game, seed=seed + seat) for seat in range(len(env.possible_agents))]
+    bots = [load_agent("heuristic", game, seed=seed + seat, **options) for seat in range(len(env.possible_agents))]
     actions = []
     while not env.game.is_terminal():
         seat = env.game.current_player()
@@ -48,7 +51,7 @@ def position(game: str, share: float, seed: int = SEED):
     """A seeded env (``rgb_array``, drawn for ``player_0``) with the first ``share`` of the
     moves of :func:`heuristic_game` played (the env draws chance from the same seed)."""
     actions = heuristic_game(game, seed)
-    env = envs.load(game).raw_env(render_mode="rgb_array", viewer=0)
+    env = envs.load(game).raw_env(render_mode="rgb_array", viewer=0, **OPTIONS.get(envs.canonical_name(game), {}))
     env.reset(seed=seed)
     for action in actions[: int(share * len(actions))]:
         env.step(action)
