@@ -54,16 +54,7 @@ ALLOWED: list[tuple[str, str, str]] = [
 PENDING: dict[str, str] = {
     "docs/fill.md": "opens with the rules' source outside the project (Fill's page)",
     "docs/uzor.md": "cites the game's original text and rules outside the project, 'the issue's' yardstick (Uzor's page)",
-    "docs/protocol.md": "'the seeds' in its terminal-play section (the server's page)",
-    "envs/core/render.py": "'as the seeds use' in a comment on the palette (the core's)",
     "tests/uzor/test_rules.py": "names the rules page outside the project (Uzor's)",
-    "tests/clients/__init__.py": "'(issue 16)' (the hardening tests)",
-    "tests/fuzz/bounded.py": "'the bound issue 16 sets' (the hardening tests)",
-    "tests/fuzz/craft.py": "'every kind of damage issue 16 lists' (the hardening tests)",
-    "tests/fuzz/test_checkpoint_files.py": "'the reproductions of issue 16', 'the issue's case' (the hardening tests)",
-    "tests/fuzz/test_game_inputs.py": "'the issue's Linecatch reproduction', '(issue 16: …)' (the hardening tests)",
-    "tests/training/test_self_play.py": "'(issue 16)' in a banner (the hardening tests)",
-    "tests/training/test_serve.py": "'(issue 16)' in a banner (the hardening tests)",
 }
 
 
