@@ -113,8 +113,9 @@ class AlphaZeroConfig:
     """games of mcts:S:net (S = --simulations) against mcts:100 in each evaluation (0: none)"""
     device: str = "cpu"
     """torch device of the learner (``cuda`` when a GPU is there)"""
-    torch_threads: int = 2
-    """CPU threads of the learner"""
+    torch_threads: int = 1
+    """CPU threads of the learner (more help only on an otherwise idle machine: on a busy one
+    torch's threads wait for each other and a step can take ten times as long)"""
     out_dir: str = "runs"
     """where run folders go"""
     resume: str | None = None
@@ -436,12 +437,24 @@ class Workers:
                     else:
                         os.environ[name] = value
 
-    def map(self, function, tasks: list[dict]) -> list[dict]:
+    def map(self, function, tasks: list[dict], progress=None) -> list[dict]:
+        """The results of ``function`` over ``tasks``, in order; ``progress`` (a tqdm bar) is
+        advanced by each task's ``"games"`` count as it finishes."""
         if self.ray is not None:
-            return self.ray.get([self.remote.remote(function, task) for task in tasks])
-        if self.pool is not None:
-            return self.pool.map(function, tasks, chunksize=1)
-        return [function(task) for task in tasks]
+            pending = [self.remote.remote(function, task) for task in tasks]
+            results = []
+            for ref in pending:
+                results.append(self.ray.get(ref))
+                if progress is not None:
+                    progress.update(len(tasks[len(results) - 1]["seeds"]))
+            return results
+        iterator = self.pool.imap(function, tasks, chunksize=1) if self.pool is not None else map(function, tasks)
+        results = []
+        for task, result in zip(tasks, iterator):
+            results.append(result)
+            if progress is not None:
+                progress.update(len(task["seeds"]))
+        return results
 
     def close(self) -> None:
         if self.pool is not None:
@@ -633,6 +646,7 @@ class Run:
         self.history: list[dict] = []
         self.best_score = -1.0
         self.warm_started = False
+        self.teacher_games_done = False
         stamp = time.strftime("%Y%m%d-%H%M%S")
         self.dir = Path(config.out_dir) / f"{self.description.short_name}__alphazero__{config.seed}__{stamp}"
 
@@ -659,7 +673,8 @@ class Run:
             "learner_steps": self.learner.steps, "iteration": self.iteration, "games_played": self.games_played,
             "positions": self.positions, "wall_seconds": self.wall_seconds,
             "self_play_seconds": self.self_play_seconds, "history": self.history, "best_score": self.best_score,
-            "warm_started": self.warm_started, "rng": self.rng.bit_generator.state,
+            "warm_started": self.warm_started, "teacher_games_done": self.teacher_games_done,
+            "rng": self.rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(), "buffer": self.buffer.state(),
         }
         temporary = self.dir / "state.pt.part"
@@ -687,7 +702,7 @@ class Run:
             group["lr"] = config.learning_rate  # the saved rate, or the one --resume was given
         run.learner.steps = state["learner_steps"]
         for name in ("iteration", "games_played", "positions", "wall_seconds", "self_play_seconds", "history",
-                     "best_score", "warm_started"):
+                     "best_score", "warm_started", "teacher_games_done"):
             setattr(run, name, state[name])
         run.rng.bit_generator.state = state["rng"]
         torch.set_rng_state(state["torch_rng"])
@@ -695,11 +710,12 @@ class Run:
         return run
 
     # ----- phases -----------------------------------------------------------------------------
-    def tasks(self, kind: str, games: int, seed_base: int, **extra) -> list[dict]:
+    def tasks(self, games: int, seed_base: int, per_task: int, **extra) -> list[dict]:
+        """Seeded games split into tasks of ``per_task`` (small tasks: progress is shown as they
+        finish and the workers stay busy to the end)."""
         seeds = [seed_base + i for i in range(games)]
-        count = min(self.workers.count, games)
-        return [{"kind": kind, "game": self.game, "options": self.options, "seeds": seeds[i::count], **extra}
-                for i in range(count)]
+        return [{"game": self.game, "options": self.options, "seeds": seeds[i:i + per_task], **extra}
+                for i in range(0, games, per_task)]
 
     def add_records(self, parts: list[dict]) -> tuple[int, int]:
         games = positions = 0
@@ -722,12 +738,16 @@ class Run:
 
     def warm_start(self, progress_factory) -> None:
         config = self.config
-        started = time.perf_counter()
-        print(f"warm start: {config.warm_start_games} games of {config.warm_start} playing every seat", flush=True)
-        tasks = self.tasks("teacher", config.warm_start_games, 10_000_000 + config.seed * 100_000, teacher=config.warm_start)
-        parts = self.workers.map(teacher_games, tasks)
-        games, positions = self.add_records(parts)
-        print(f"  {games} games, {positions} positions in {time.perf_counter() - started:.0f} s; imitating", flush=True)
+        if not self.teacher_games_done:
+            started = time.perf_counter()
+            print(f"warm start: {config.warm_start_games} games of {config.warm_start} playing every seat", flush=True)
+            tasks = self.tasks(config.warm_start_games, 10_000_000 + config.seed * 100_000, 4, teacher=config.warm_start)
+            with progress_factory(total=config.warm_start_games, desc="teacher games") as bar:
+                parts = self.workers.map(teacher_games, tasks, bar)
+            games, positions = self.add_records(parts)
+            self.teacher_games_done = True
+            self.save_state()  # the teacher's games are the costly part: a resumed run keeps them
+            print(f"  {games} games, {positions} positions in {time.perf_counter() - started:.0f} s; imitating", flush=True)
         with progress_factory(total=config.warm_start_steps, desc="imitation") as bar:
             losses = self.learn(config.warm_start_steps, bar, "warm start")
         self.warm_started = True
@@ -799,12 +819,15 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             run.save_state()
         while run.iteration < config.iterations and time.perf_counter() < deadline:
             started = time.perf_counter()
-            tasks = run.tasks("self-play", config.games_per_iteration, config.seed * 1_000_003 + run.games_played,
+            tasks = run.tasks(config.games_per_iteration, config.seed * 1_000_003 + run.games_played,
+                              config.concurrent_games,
                               architecture=dataclasses.asdict(run.architecture), state_dict=run.learner.state_dict(),
                               index=run.index,
                               simulations=config.simulations, considered=config.considered,
                               concurrent=config.concurrent_games)
-            parts = run.workers.map(play_games, tasks)
+            with progress(total=config.games_per_iteration, desc=f"iteration {run.iteration + 1} self-play",
+                          leave=False) as bar:
+                parts = run.workers.map(play_games, tasks, bar)
             games, positions = run.add_records(parts)
             play_seconds = time.perf_counter() - started
             run.games_played += games

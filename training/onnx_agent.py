@@ -377,8 +377,15 @@ class OnnxAgent:
 
 
 def load_onnx_agent(path: str | Path, game: str, seed: int | None = None, sample: bool = False, **options: Any) -> OnnxAgent:
-    """Load ``path`` as an agent for ``game`` under ``options`` (checked against its metadata)."""
+    """Load ``path`` as an agent for ``game`` under ``options`` (checked against its metadata).
+    An exported policy-value network (``training.onnx_network``) becomes its own agent."""
     path = Path(path)
+    if path.is_file() and path.stat().st_size <= MAX_ARCHIVE_BYTES:
+        from training.onnx_network import is_network_onnx, load_onnx_network_agent
+
+        data = path.read_bytes()
+        if is_network_onnx(data):
+            return load_onnx_network_agent(path, data, game, options)
     session, props = open_session(path)
     meta = read_metadata(path, props)
     observation_shape, action_n = check_fits(path, meta, game, options)
