@@ -409,6 +409,8 @@ class FillGame(FillChance, FillSnapshots, Game):
             return self.n + SPECIAL_NAMES.index(words[0])
         if len(words) == 3 and words[0] in KIND_NAMES and words[1] == "gem":
             return KIND_NAMES.index(words[0]) * self.n + self._parse_cell(words[2])
+        if len(words) == 2 and words[0] == "trap" and self.phase != TRAP_PHASE and self.phase < PLAYER_PHASES:
+            raise ValueError(self._no_trap_now())
         if len(words) == 2 and words[0] in ("trap", "rock"):
             words = words[1:]
         if len(words) != 1 or len(words[0]) > 8:
@@ -417,6 +419,16 @@ class FillGame(FillChance, FillSnapshots, Game):
                 + ", ".join(SPECIAL_NAMES) + " (chance outcomes: 'rock c4', 'double gem c4')"
             )
         return self._parse_cell(words[0])
+
+    def _no_trap_now(self) -> str:
+        """Why ``trap c4`` is no move now (the trap phase comes before the fill)."""
+        if not self.options["traps"]:
+            return "this game is played without traps (traps=False)"
+        if self.phase in (SEED, CHOOSE):
+            return "no trap before the game starts: traps are set in a turn's trap phase, before its fill"
+        if self.phase == TOKEN:
+            return "first use one of your tokens or choose no-token; a trap, if you have one ready, comes after"
+        return "traps are set in the trap phase, before you fill (and only with a trap ready): now fill a cell, e.g. 'c4'"
 
     def _parse_cell(self, word: str) -> int:
         size = self.options["size"]
