@@ -1,16 +1,15 @@
-"""
-# Fill
+"""Fill: fill cells in turns without three in a row or a solid 2×2; whoever cannot fill loses.
 
 | Import             | `from envs import fill_v0`                                  |
 |--------------------|-------------------------------------------------------------|
 | Actions            | Discrete                                                    |
 | Parallel API       | No                                                          |
-| Manual Control     | No                                                          |
+| Manual Control     | No (terminal play: `python -m training.play --game fill`)   |
 | Agents             | `agents= ['player_0', 'player_1']`                          |
 | Agents             | 2                                                           |
 | Action Shape       | (1,)                                                        |
 | Action Values      | Discrete(size*size + 7)                                     |
-| Observation Shape  | (10*size*size + 30 + 8*slots,), slots = 3 unless scripted gems need more |
+| Observation Shape  | (10*size*size + 30 + 8*slots,), slots = 3 unless a long gem script needs more; or (size, size, 58) with `observation_format="planes"` |
 | Observation Values | [0, 1]                                                      |
 
 Players take turns filling empty cells; filled cells belong to nobody. A fill must touch a
@@ -18,16 +17,19 @@ filled cell (8 neighbours), must not make three in a row (across or down; diagon
 `lines="strict"`; never with `lines="off"`) and must not complete a solid 2×2 block. Whoever
 has no legal cell at the start of their turn loses; there are no draws. `player_0` seeds any
 cell, `player_1` then chooses STAY (moves next) or SWAP (the seeder moves next). Optional
-traps (hidden: a trapped cell cancels the opponent's fill and turn), rocks, gems (Double,
-Pass, Trap tokens) and chess clocks. Full rules: `docs/fill.md`.
+traps (hidden: a trapped cell cancels the opponent's fill and the rest of their turn), rocks,
+gems (Double, Pass, Trap tokens) and chess clocks. Rocks and gems are chance nodes of the
+engine, which the env resolves from its seeded generator. The whole specification is
+`docs/fill.md`.
 
 ### Options
 
 `size` (6, 7, 8; default 6), `lines` (`"orthogonal"`, `"strict"`, `"off"`), `traps`, `rocks`,
 `gems`, `time_limit` (all default False), `clocked` (agents with a clock, default all), `clock`
 (time source, default `time.monotonic`), `rock_cells`, `gem_cells` (scripted chance).
-`raw_env`/`env` also take `viewer` (render only: `None` spectator, `"player_0"`,
-`"player_1"` or `"all"`: whose traps the pictures show).
+`raw_env`/`env` also take `render_mode`, `observation_format` (`"flat"`, `"planes"`) and
+`viewer` (render only: `None` spectator, `"player_0"`, `"player_1"` or `"all"`: whose traps
+the pictures show).
 
 ### Observation Space
 
@@ -36,8 +38,9 @@ A dict: `"observation"`, a float32 vector in [0, 1] from the observer's seat: pl
 sprung trap and my live trap; then whose turn, my phase (only while I act), seeder, the choice,
 both players' tokens, who owned the last sprung trap, my trap stock and recharge, the result,
 the clocks and the rule switches. Never the opponent's traps or phase.
-`envs.fill.observer.FillObserver.decode` gives named fields. `"action_mask"`: the legal actions
-of the agent to act (a trapped cell stays legal), zeros for the other agent.
+`envs.fill.observer.FillObserver.decode` gives named fields; `observation_format="planes"`
+gives the same as a `(size, size, 58)` array (`docs/observations.md`). `"action_mask"`: the
+legal actions of the agent to act (a trapped cell stays legal), zeros for the other agent.
 
 ### Action Space
 
@@ -48,7 +51,7 @@ USE_DOUBLE, USE_PASS, USE_TRAP, NO_TRAP. Notation: `c4`, `trap c4`, `stay`, `swa
 ### Rewards
 
 0 until the end; then +1 for the winner and −1 for the loser. `infos[agent]["scores"]` is 1
-for the winner, 0 otherwise (0 for both until the end).
+for the winner, 0 otherwise (0 for both until the end), a float32 array in seat order.
 
 ### Version History
 
@@ -61,7 +64,7 @@ for the winner, 0 otherwise (0 for both until the end).
 """
 
 from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
-from envs.fill import render, sampling
+from envs.fill import render, sampling, terminal
 from envs.fill.observer import FillObserver
 from envs.fill.rules import FillGame
 
@@ -77,6 +80,8 @@ GAME = GameDescription(
         undo_rule="in Fill, a token or trap choice can be taken back until you fill a cell",
         undo_phases=frozenset({"token", "trap"}),
         secret_phases=frozenset({"trap"}),
+        rules_summary=terminal.RULES_SUMMARY,
+        narrate=terminal.narrate,
     ),
     bots="training.bots.fill",
     docs="docs/fill.md",

@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from envs.core.game import SnapshotError
+from envs.fill.snapshots import shown
 from envs.fill.board import geometry
 from envs.fill.rules import (
     CHOOSE, DOUBLE, GEM_COUNT, GEMS, KIND_NAMES, OVER, RECHARGE, ROCKS, SEED, TOKEN, TRAP, TRAP_PHASE, FILL2, FillGame,
@@ -192,13 +193,13 @@ class HiddenTraps:
         opp, turn = self.opp, self.turn
         for name, value in (("extra_traps", extra), ("live_trap", live)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                raise SnapshotError(f"player_{opp}'s {name!r} entry must be an integer or null, not {value!r}")
+                raise SnapshotError(f"player_{opp}'s {name!r} entry must be an integer or null, not {shown(value)}")
         pattern = None
         if recharge is not None:
             if not isinstance(recharge, list) or len(recharge) != 2:
-                raise SnapshotError(f"player_{opp}'s 'recharge' entry must list their two regular traps, not {recharge!r}")
+                raise SnapshotError(f"player_{opp}'s 'recharge' entry must list their two regular traps, not {shown(recharge)}")
             if any(isinstance(r, bool) or not isinstance(r, int) for r in recharge):
-                raise SnapshotError(f"player_{opp}'s 'recharge' entry must hold two turn numbers, not {recharge!r}")
+                raise SnapshotError(f"player_{opp}'s 'recharge' entry must hold two turn numbers, not {shown(recharge)}")
             if any(r - turn > RECHARGE for r in recharge):
                 raise SnapshotError(
                     f"player_{opp}'s 'recharge' {recharge} has a trap ready more than {RECHARGE} of their turns after "

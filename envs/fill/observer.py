@@ -39,9 +39,12 @@ def cell_permutation(size: int, transform: str, extra: int = 0) -> np.ndarray:
 
 
 def token_slots(options: dict[str, Any]) -> int:
-    """Token slots per player: 3 (the most random gems give), or more for a long script."""
+    """Token slots per player: 3 (the most random gems give), or more for a long script (at
+    most one per cell: a script places at most one gem a cell)."""
     scripted = options.get("gem_cells")
-    return max(3, len(scripted)) if options.get("gems") and scripted is not None else 3
+    if options.get("gems") and scripted is not None:
+        return max(3, min(len(scripted), options["size"] ** 2))
+    return 3
 
 
 class FillObserver(Observer):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from envs.core.game import SnapshotError
 from envs.fill.rules import KIND_NAMES, STAY, SWAP, FillGame, bits
 
 GEM_CHARS = {"D": 0, "P": 1, "T": 2}
@@ -69,6 +70,10 @@ def position(picture: str, first: int = 1, tokens: dict | None = None, **options
         for kind, left in held:
             game.tokens[player].append([KIND_NAMES.index(kind), left, 0])
     game.apply(game.n + (STAY if first == 1 else SWAP))
+    try:  # a position the rules cannot reach would be a game no snapshot restores
+        FillGame.from_state_dict(game.options, game.state_dict())
+    except SnapshotError as error:
+        raise ValueError(f"no Fill game reaches this picture: {error}") from None
     return game
 
 

@@ -1,9 +1,12 @@
-"""Fill pictures with the seed's hints: live cells as squares, poisoned cells as crosses.
+"""Fill pictures and text boards, with the hints: live cells as squares, poisoned cells as
+crosses, and a legend that says so.
 
-A picture is drawn for a viewer: ``None`` (a spectator: no trap is shown), a seat ``0`` / ``1``
-(that player's own live trap and trap stock, as on their screen) or ``"all"`` (both players'
-traps: replays and debugging). Public facts (board, gems, tokens, the last sprung trap, clocks)
-are shown to everybody.
+Both take ``(game, seats)``: the seats whose hidden items they may show (``()`` a spectator:
+no trap and no trap stock; ``(i,)`` seat ``i``'s own live trap, trap stock and phase; ``(0, 1)``
+both, for replays). Public facts (board, gems, tokens, the last sprung trap, clocks) are shown to
+everybody. The picture is the board with its coordinates (column letters, row numbers, as the
+notation writes cells) and a panel beside it: whose turn, the seat key, tokens, clocks, the
+result at the end, and the legend.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import numpy as np
 from envs.core.notation import column_name
 from envs.core.render import GRID, INK, PAPER, SEAT_COLOURS, canvas, font, to_array
 from envs.fill.rules import (
-    CHOOSE, KIND_NAMES, KIND_TITLES, OVER, PHASE_NAMES, SEED, STAY, FillGame,
+    CHOOSE, GEMS, KIND_TITLES, OVER, PHASE_NAMES, PLAYER_PHASES, ROCKS, SEED, STAY, FillGame,
 )
 
 GEM_LETTERS = "DPT"
@@ -22,44 +25,53 @@ FILLED = (60, 60, 70)
 ROCK = (125, 115, 100)
 LIVE = (40, 150, 70)
 POISON = (200, 50, 50)
-STATUS_LINES = 7  # rows of status text under the board in pictures
+BOARD_PX = 372  # the board's side in pixels, whatever its size
+PANEL_W = 330  # the panel beside the board
+LEGEND = [("filled", "#"), ("rock", "R"), ("live: legal now", "□"), ("poisoned: never legal", "×"),
+          ("other empty cell", "·")]
 
 
-def viewer_seats(viewer) -> tuple[int, ...]:
-    if isinstance(viewer, tuple):  # already the seats (the env's viewer_seats)
-        return viewer
-    if viewer is None:
-        return ()
-    if viewer == "all":
-        return (0, 1)
-    if viewer in ("player_0", "player_1"):
-        return (int(viewer[-1]),)
-    if viewer in (0, 1) and not isinstance(viewer, bool):
-        return (viewer,)
-    raise ValueError(f"viewer must be None, 0, 1, 'player_0', 'player_1' or 'all', not {viewer!r}")
+def _seats(seats) -> tuple[int, ...]:
+    """The renderers take the core's seat tuple; ``None`` is a spectator."""
+    return tuple(seats) if seats is not None else ()
 
 
-def status_lines(game: FillGame, viewer=None) -> list[str]:
-    lines = []
+def turn_line(game: FillGame, seats=()) -> str:
+    """Whose turn and (to its own seat only) the phase; at the end, the result."""
+    seats = _seats(seats)
     if game.phase == OVER:
-        how = "on time" if game.end_reason == "time" else "(no legal cell for player_%d)" % (1 - game.winner)
-        lines.append(f"game over: player_{game.winner} wins {how}")
-    elif game.phase == SEED:
-        lines.append("player_0 (the seeder) fills any cell")
-    elif game.phase == CHOOSE:
-        lines.append("player_1 chooses: stay (move next) or swap (the seeder moves next)")
-    else:
-        turn = game.turns[game.to_move]
-        if game.to_move in viewer_seats(viewer):
-            lines.append(f"player_{game.to_move} to act, turn {turn}: {PHASE_NAMES[game.phase]}")
-        else:
-            lines.append(f"player_{game.to_move} to act, turn {turn}")
-    if game.choice >= 0:
-        lines.append("chooser chose " + ("stay" if game.choice == STAY else "swap"))
+        scores = game.scores()
+        how = "on time" if game.end_reason == "time" else f"(player_{1 - game.winner} has no legal cell)"
+        return f"game over: player_{game.winner} wins {how}; scores {scores[0]} : {scores[1]}"
+    if game.phase == ROCKS:
+        return "rocks are being placed"
+    if game.phase == GEMS:
+        return "gems are being placed"
+    if game.phase == SEED:
+        return "player_0 (the seeder) fills any cell"
+    if game.phase == CHOOSE:
+        return "player_1 chooses: stay (move next) or swap (the seeder moves next)"
+    mover = game.to_move
+    text = f"player_{mover} to act, turn {game.turns[mover]}"
+    if mover in seats:
+        text += f": {PHASE_NAMES[game.phase]}"
+    return text
+
+
+def choice_line(game: FillGame) -> str:
+    first = 1 if game.choice == STAY else 0
+    how = "stay" if game.choice == STAY else "swap"
+    return f"player_0 seeded {game._name(game.seed_cell)}; player_1 chose {how}: player_{first} moved first"
+
+
+def seat_lines(game: FillGame, seats=()) -> list[str]:
+    """Per player: tokens, the trap stock (viewer seats only), the clock."""
+    seats = _seats(seats)
+    lines = []
     for p in (0, 1):
         held = ", ".join(f"{KIND_TITLES[k]} {left}" for k, left, _ in sorted(game.tokens[p])) or "none"
         text = f"player_{p} tokens: {held}"
-        if game.options["traps"] and p in viewer_seats(viewer):
+        if game.options["traps"] and p in seats:
             recharge = game.recharge_counts(p)
             text += f"; traps ready {game.ready_regular(p)}, extra {game.extra[p]}"
             if recharge:
@@ -67,18 +79,37 @@ def status_lines(game: FillGame, viewer=None) -> list[str]:
         if game.timed and game.clocked[p]:
             text += f"; clock {game.time_left[p]:.0f}s"
         lines.append(text)
+    return lines
+
+
+def status_lines(game: FillGame, seats=()) -> list[str]:
+    lines = [turn_line(game, seats)]
+    if game.choice >= 0:
+        lines.append(choice_line(game))
+    lines += seat_lines(game, seats)
     if game.last_sprung is not None:
         cell, owner = game.last_sprung
         lines.append(f"last sprung trap: {game._name(cell)} (player_{owner}'s)")
     return lines
 
 
-def ansi(game: FillGame, viewer=None) -> str:
-    """Text board: ``#`` filled, ``R`` rock, ``□`` live, ``×`` poisoned, ``·`` other empty;
-    gems as ``D``/``P``/``T`` (``d``/``p``/``t`` when not live now); ``[ ]`` the viewer's live
-    trap, ``< >`` the last sprung trap."""
+def legend_line(game: FillGame, seats=()) -> str:
+    """The one-line key of the text board's symbols (those that can appear in it)."""
+    seats = _seats(seats)
+    parts = [f"{symbol} {words}" for words, symbol in LEGEND]
+    if game.options["gems"]:
+        parts.append("D/P/T gem: Double/Pass/Trap (d/p/t: not live now)")
+    if any(game.live_trap[p] >= 0 for p in seats):
+        parts.append("[ ] your live trap")
+    if game.last_sprung is not None:
+        parts.append("< > last sprung trap")
+    return "legend: " + ", ".join(parts)
+
+
+def ansi(game: FillGame, seats=()) -> str:
+    """Text board (see :func:`legend_line`), then whose turn, tokens and the legend."""
     size = game.options["size"]
-    seats = viewer_seats(viewer)
+    seats = _seats(seats)
     traps = {game.live_trap[p] for p in seats if game.live_trap[p] >= 0}
     sprung = game.last_sprung[0] if game.last_sprung else -1
     legal, poison = game.legal_mask(), game.poison
@@ -108,80 +139,190 @@ def ansi(game: FillGame, viewer=None) -> str:
             else:
                 row.append(f" {mark} ")
         out.append(f"{r + 1:>3} " + "".join(row))
-    out.extend(status_lines(game, viewer))
+    out.extend(status_lines(game, seats))
+    out.append(legend_line(game, seats))
     return "\n".join(out)
 
 
-def rgb(game: FillGame, viewer=None, cell_px: int = 48) -> np.ndarray:
+# ----- the picture -----------------------------------------------------------------------------------
+
+def _live_mark(draw, box, width=3):
+    draw.rectangle(box, outline=LIVE, width=width)
+
+
+def _cross(draw, box, width=3):
+    x0, y0, x1, y1 = box
+    draw.line((x0, y0, x1, y1), fill=POISON, width=width)
+    draw.line((x0, y1, x1, y0), fill=POISON, width=width)
+
+
+def _gem(draw, centre, half, kind, small_font):
+    mx, my = centre
+    draw.polygon([(mx, my - half), (mx + half, my), (mx, my + half), (mx - half, my)], fill=GEM_COLOURS[kind], outline=INK)
+    letter = GEM_LETTERS[kind]
+    w = draw.textlength(letter, font=small_font)
+    draw.text((mx - w / 2, my - half * 0.62), letter, fill=(255, 255, 255), font=small_font)
+
+
+def _trap(draw, box, colour, width):
+    """A live trap: a thick ring in the setter's colour with teeth pointing in."""
+    x0, y0, x1, y1 = box
+    draw.ellipse(box, outline=colour, width=width)
+    mx, my, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
+    for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0)):
+        tip = (mx + dx * r * 0.45, my + dy * r * 0.45)
+        base = (mx + dx * r, my + dy * r)
+        side = (-dy * r * 0.22, dx * r * 0.22)
+        draw.polygon([tip, (base[0] + side[0], base[1] + side[1]), (base[0] - side[0], base[1] - side[1])], fill=colour)
+
+
+def _wrap(draw, text: str, width: float, fnt) -> list[str]:
+    words, lines, line = text.split(" "), [], ""
+    for word in words:
+        trial = f"{line} {word}".strip()
+        if line and draw.textlength(trial, font=fnt) > width:
+            lines.append(line)
+            line = "  " + word
+        else:
+            line = trial
+    return lines + [line]
+
+
+def rgb(game: FillGame, seats=()) -> np.ndarray:
+    """The board with its coordinates, and a panel: whose turn (the phase only to its own seat),
+    the seat key with tokens, traps (the viewer's) and clocks, the result at the end, and the
+    legend of the marks. One frame size per board size (frames make a video)."""
+    seats = _seats(seats)
     size = game.options["size"]
-    seats = viewer_seats(viewer)
-    margin, top = 26, 26
-    board_px = size * cell_px
-    status = status_lines(game, viewer)
-    small, tiny = font(14), font(11)
-    # One frame size per board size (videos need it): status lines wrap at "; " to fit.
-    width = max(board_px + 2 * margin, 640)
-    _, measure = canvas(1, 1)
-    wrapped: list[str] = []
-    for line in status:
-        while measure.textlength(line, font=small) > width - 2 * margin and "; " in line:
-            cut = line.rfind("; ")
-            while measure.textlength(line[:cut], font=small) > width - 2 * margin and line.rfind("; ", 0, cut) > 0:
-                cut = line.rfind("; ", 0, cut)
-            wrapped.append(line[:cut])
-            line = "    " + line[cut + 2:]
-        wrapped.append(line)
-    status = wrapped[:STATUS_LINES]
-    height = top + board_px + 16 + 18 * STATUS_LINES
+    cell = BOARD_PX // size
+    board = cell * size
+    left, top = 40, 44
+    panel_x = left + board + 28
+    width = panel_x + PANEL_W
+    height = top + board + 40
     image, draw = canvas(width, height)
+    title, text_font, small, label = font(20), font(14), font(13), font(15)
     legal, poison = game.legal_mask(), game.poison
+    finished = game.phase == OVER
+
+    # coordinates as the notation writes them: column letter, then row number from 1 at the top
     for c in range(size):
-        draw.text((margin + c * cell_px + cell_px // 2 - 4, 6), column_name(c), fill=INK, font=tiny)
+        name = column_name(c)
+        x = left + c * cell + cell / 2 - draw.textlength(name, font=label) / 2
+        draw.text((x, top - 22), name, fill=INK, font=label)
+        draw.text((x, top + board + 6), name, fill=INK, font=label)
     for r in range(size):
-        draw.text((6, top + r * cell_px + cell_px // 2 - 6), str(r + 1), fill=INK, font=tiny)
-    q = cell_px // 4
-    for cell in range(size * size):
-        r, c = divmod(cell, size)
-        x0, y0 = margin + c * cell_px, top + r * cell_px
-        x1, y1 = x0 + cell_px, y0 + cell_px
-        bit = 1 << cell
+        name = str(r + 1)
+        y = top + r * cell + cell / 2 - 9
+        draw.text((left - 10 - draw.textlength(name, font=label), y), name, fill=INK, font=label)
+
+    q = cell // 7  # the live square's inset: outside a gem's diamond
+    for index in range(size * size):
+        r, c = divmod(index, size)
+        x0, y0 = left + c * cell, top + r * cell
+        box = (x0, y0, x0 + cell, y0 + cell)
+        bit = 1 << index
         if game.rock & bit:
-            draw.rectangle((x0, y0, x1, y1), fill=PAPER, outline=GRID)
-            draw.ellipse((x0 + 6, y0 + 8, x1 - 6, y1 - 6), fill=ROCK, outline=INK)
+            draw.rectangle(box, fill=PAPER, outline=GRID)
+            draw.ellipse((x0 + cell * 0.14, y0 + cell * 0.2, x0 + cell * 0.86, y0 + cell * 0.86), fill=ROCK, outline=INK)
             continue
         if game.filled & bit:
-            draw.rectangle((x0, y0, x1, y1), fill=FILLED, outline=GRID)
+            draw.rectangle(box, fill=FILLED, outline=GRID)
             continue
-        draw.rectangle((x0, y0, x1, y1), fill=PAPER, outline=GRID)
-        if legal & bit:  # the seed's square hint
-            draw.rectangle((x0 + q, y0 + q, x1 - q, y1 - q), outline=LIVE, width=3)
-        elif poison & bit:  # the seed's cross hint
-            draw.line((x0 + q, y0 + q, x1 - q, y1 - q), fill=POISON, width=3)
-            draw.line((x0 + q, y1 - q, x1 - q, y0 + q), fill=POISON, width=3)
-        if cell in game.gems:
-            kind = game.gems[cell]
-            mx, my, h = (x0 + x1) // 2, (y0 + y1) // 2, cell_px // 3
-            draw.polygon([(mx, my - h), (mx + h, my), (mx, my + h), (mx - h, my)], fill=GEM_COLOURS[kind], outline=INK)
-            draw.text((mx - 4, my - 7), GEM_LETTERS[kind], fill=(255, 255, 255), font=small)
+        draw.rectangle(box, fill=PAPER, outline=GRID)
+        if legal & bit:
+            _live_mark(draw, (x0 + q, y0 + q, x0 + cell - q, y0 + cell - q), width=max(2, cell // 18))
+        elif poison & bit:
+            pad = cell // 4
+            _cross(draw, (x0 + pad, y0 + pad, x0 + cell - pad, y0 + cell - pad), width=max(2, cell // 16))
+        if index in game.gems:
+            _gem(draw, (x0 + cell / 2, y0 + cell / 2), cell * 0.26, game.gems[index], small)
     if game.last_sprung is not None:
-        cell, owner = game.last_sprung
-        r, c = divmod(cell, size)
-        x0, y0 = margin + c * cell_px, top + r * cell_px
-        draw.rectangle((x0 + 2, y0 + 2, x0 + cell_px - 2, y0 + cell_px - 2), outline=SEAT_COLOURS[owner], width=2)
-        draw.text((x0 + 4, y0 + 2), "!", fill=SEAT_COLOURS[owner], font=small)
+        index, owner = game.last_sprung
+        r, c = divmod(index, size)
+        x0, y0 = left + c * cell, top + r * cell
+        draw.rectangle((x0 + 2, y0 + 2, x0 + cell - 2, y0 + cell - 2), outline=SEAT_COLOURS[owner], width=max(3, cell // 12))
+        draw.text((x0 + 5, y0 + 2), "!", fill=SEAT_COLOURS[owner], font=label)
     for p in seats:
-        cell = game.live_trap[p]
-        if cell >= 0:
-            r, c = divmod(cell, size)
-            x0, y0 = margin + c * cell_px, top + r * cell_px
-            # a trap: a seat-coloured triangle in the cell's corner
-            draw.polygon([(x0 + cell_px - 18, y0 + cell_px - 4), (x0 + cell_px - 4, y0 + cell_px - 4),
-                          (x0 + cell_px - 11, y0 + cell_px - 18)], fill=SEAT_COLOURS[p], outline=INK)
-    y = top + board_px + 10
-    for line in status:
-        draw.text((margin, y), line, fill=INK, font=small)
+        index = game.live_trap[p]
+        if index >= 0:
+            r, c = divmod(index, size)
+            x0, y0 = left + c * cell, top + r * cell
+            pad = cell * 0.1
+            _trap(draw, (x0 + pad, y0 + pad, x0 + cell - pad, y0 + cell - pad), SEAT_COLOURS[p], max(3, cell // 12))
+
+    # the panel: title, whose turn / the result, the seat key, the legend
+    x, y = panel_x, 10
+    rules = [game.options["lines"] + " lines"] + [name for name in ("traps", "rocks", "gems") if game.options[name]]
+    if game.timed:
+        rules.append("clocks")
+    draw.text((x, y), f"Fill {size} x {size}", fill=INK, font=title)
+    y += 26
+    draw.text((x, y), ", ".join(rules), fill=INK, font=small)
+    y += 24
+    headline = turn_line(game, seats)
+    colour = SEAT_COLOURS[game.winner] if finished else (
+        SEAT_COLOURS[game.to_move] if game.phase < PLAYER_PHASES else INK)
+    for line in _wrap(draw, headline, PANEL_W - 12, text_font):
+        draw.text((x, y), line, fill=colour, font=text_font)
         y += 18
+    if finished:
+        result = f"player_{game.winner} wins"
+        draw.text((x, y + 2), result, fill=SEAT_COLOURS[game.winner], font=title)
+        y += 28
+    y += 6
+    for p, line in enumerate(seat_lines(game, seats)):
+        # the seat key: a swatch of the seat's colour (its traps' colour), an arrow at the one to act
+        if not finished and game.phase < PLAYER_PHASES and game.to_move == p:
+            draw.polygon([(x, y + 3), (x + 9, y + 9), (x, y + 15)], fill=SEAT_COLOURS[p])
+            line += " (to act)"
+        draw.rectangle((x + 13, y + 2, x + 27, y + 16), fill=SEAT_COLOURS[p], outline=INK)
+        for part in _wrap(draw, line, PANEL_W - 40, small):
+            draw.text((x + 33, y), part, fill=INK, font=small)
+            y += 16
+        y += 4
+    if game.choice >= 0:
+        for part in _wrap(draw, choice_line(game), PANEL_W - 12, small):
+            draw.text((x, y), part, fill=INK, font=small)
+            y += 16
+        y += 2
+    if game.last_sprung is not None:
+        index, owner = game.last_sprung
+        draw.text((x, y), f"last sprung trap: {game._name(index)} (player_{owner}'s)", fill=INK, font=small)
+        y += 18
+    # the legend, each mark drawn as on the board
+    rows = 4 + sum(bool(game.options[name]) for name in ("rocks", "gems", "traps", "traps"))
+    y = max(y + 8, height - 8 - 22 * rows)
+    draw.text((x, y), "legend", fill=INK, font=text_font)
+    y += 20
+    icon = 18
+
+    def item(words: str, paint, icons: int = 1) -> None:
+        nonlocal y
+        box = (x, y, x + icon, y + icon)
+        paint(box)
+        draw.text((x + icons * (icon + 3) + 6, y + 1), words, fill=INK, font=small)
+        y += 22
+
+    item("filled cell (belongs to nobody)", lambda b: draw.rectangle(b, fill=FILLED, outline=GRID))
+    item("live: may be filled now", lambda b: (draw.rectangle(b, fill=PAPER, outline=GRID),
+                                               _live_mark(draw, (b[0] + 3, b[1] + 3, b[2] - 3, b[3] - 3), 2)))
+    item("poisoned: can never be filled", lambda b: (draw.rectangle(b, fill=PAPER, outline=GRID),
+                                                     _cross(draw, (b[0] + 4, b[1] + 4, b[2] - 4, b[3] - 4), 2)))
+    if game.options["rocks"]:
+        item("rock", lambda b: draw.ellipse((b[0] + 1, b[1] + 3, b[2] - 1, b[3] - 1), fill=ROCK, outline=INK))
+    if game.options["gems"]:
+        kinds = 3 if game.options["traps"] else 2
+        item(f"gem: {', '.join(KIND_TITLES[:kinds])} token", lambda b: [
+            _gem(draw, (b[0] + icon / 2 + i * (icon + 3), b[1] + icon / 2), icon / 2, i, font(10)) for i in range(kinds)],
+             icons=kinds)
+    if game.options["traps"] and seats:
+        words = "your live trap (in your colour)" if len(seats) == 1 else "a live trap (its setter's colour)"
+        item(words, lambda b: _trap(draw, b, SEAT_COLOURS[seats[0]], 2))
+    if game.options["traps"]:
+        item("last sprung trap (its setter's colour)",
+             lambda b: draw.rectangle(b, fill=PAPER, outline=SEAT_COLOURS[1], width=3))
     return to_array(image)
 
 
-__all__ = ["ansi", "rgb", "status_lines", "viewer_seats", "KIND_NAMES"]
+__all__ = ["ansi", "rgb", "status_lines", "legend_line", "turn_line"]

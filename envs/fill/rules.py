@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from envs.core.bits import set_bits as bits
-from envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError
+from envs.core.game import CHANCE, TERMINAL, Game, IllegalActionError, short_repr
 from envs.core.notation import cell_name, parse_cell
 from envs.fill import options as fill_options
 from envs.fill.board import Geometry, fill_witness, geometry, place
@@ -402,19 +402,33 @@ class FillGame(FillChance, FillSnapshots, Game):
     def string_to_action(self, text: str) -> int:
         """The action (or chance outcome) ``text`` names: the inverse of
         :meth:`action_to_string`; ``trap c4``, ``rock c4`` and ``c4`` are read in any phase."""
+        if not isinstance(text, str):
+            raise ValueError(f"a Fill move is text such as 'c4' or 'no-trap', not {short_repr(text)}")
         words = text.strip().lower().split()
         if len(words) == 1 and words[0] in SPECIAL_NAMES:
             return self.n + SPECIAL_NAMES.index(words[0])
         if len(words) == 3 and words[0] in KIND_NAMES and words[1] == "gem":
             return KIND_NAMES.index(words[0]) * self.n + self._parse_cell(words[2])
+        if len(words) == 2 and words[0] == "trap" and self.phase != TRAP_PHASE and self.phase < PLAYER_PHASES:
+            raise ValueError(self._no_trap_now())
         if len(words) == 2 and words[0] in ("trap", "rock"):
             words = words[1:]
-        if len(words) != 1:
+        if len(words) != 1 or len(words[0]) > 8:
             raise ValueError(
-                f"{text!r} is not a Fill action: write a cell like 'c4', 'trap c4', or one of "
+                f"{short_repr(text)} is not a Fill action: write a cell like 'c4', 'trap c4', or one of "
                 + ", ".join(SPECIAL_NAMES) + " (chance outcomes: 'rock c4', 'double gem c4')"
             )
         return self._parse_cell(words[0])
+
+    def _no_trap_now(self) -> str:
+        """Why ``trap c4`` is no move now (the trap phase comes before the fill)."""
+        if not self.options["traps"]:
+            return "this game is played without traps (traps=False)"
+        if self.phase in (SEED, CHOOSE):
+            return "no trap before the game starts: traps are set in a turn's trap phase, before its fill"
+        if self.phase == TOKEN:
+            return "first use one of your tokens or choose no-token; a trap, if you have one ready, comes after"
+        return "traps are set in the trap phase, before you fill (and only with a trap ready): now fill a cell, e.g. 'c4'"
 
     def _parse_cell(self, word: str) -> int:
         size = self.options["size"]

@@ -95,12 +95,12 @@ from typing import Callable
 import numpy as np
 
 from envs.core.game import SnapshotError
+from envs.fill.snapshots import STATE_KEYS, shown
 from envs.core.sampling import check_reproduces, read_observation
 from envs.fill.hidden import HiddenTraps, stock_pattern
 from envs.fill.history import ObservedPosition
 from envs.fill.observer import FillObserver
 from envs.fill.rules import FillGame
-from envs.fill.snapshots import STATE_KEYS
 
 # ----- sampler --------------------------------------------------------------------------------
 
@@ -170,7 +170,7 @@ def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
     module docstring for which keys may be left out)."""
     partial, options = FillGame.read_snapshot(partial)
     if isinstance(seat, bool) or seat not in (0, 1):
-        raise ValueError(f"seat must be 0 or 1, not {seat!r}")
+        raise ValueError(f"seat must be 0 or 1, not {shown(seat)}")
     state = partial["state"]
     opp = 1 - seat
     for key in STATE_KEYS:
@@ -182,7 +182,7 @@ def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
     for key in HIDDEN_ENTRIES:
         value = state[key]
         if not isinstance(value, list) or len(value) != 2:
-            raise SnapshotError(f"snapshot field {key!r} must hold one entry per player, not {value!r}")
+            raise SnapshotError(f"snapshot field {key!r} must hold one entry per player, not {shown(value)}")
         if value[seat] is None:
             raise SnapshotError(
                 f"snapshot field {key!r} lacks player_{seat}'s own entry, which player_{seat} knows: only the opponent's may be null"

@@ -12,7 +12,9 @@ import math
 from typing import Any
 
 from envs.core.bits import set_bits as bits
-from envs.core.game import SnapshotError, int_field, int_list, require, short_repr
+from envs.core.game import SnapshotError, require, short_repr
+from envs.core.game import int_field as core_int_field
+from envs.core.game import int_list as core_int_list
 from envs.fill.chance import gem_kinds, rock_target
 from envs.fill.facts import (
     CHOOSE, FILL, FILL2, GEM_COUNT, GEMS, KIND_NAMES, OVER, PHASE_NAMES, RECHARGE, REGULAR_TRAPS, ROCKS, SEED,
@@ -88,9 +90,34 @@ TURN_PHASES = (TOKEN, TRAP_PHASE, FILL, FILL2)
 MOST_TURNS = 10**6
 
 
+def shown(value: Any) -> str:
+    """A value cut short for a message (any value: one nested past Python's recursion limit too)."""
+    try:
+        return short_repr(value)
+    except RecursionError:
+        return f"a {type(value).__name__} nested too deeply"
+
+
+def int_list(state: dict, key: str, length: int, low: int, high: int) -> list[int]:
+    """The core's check of a list of integers (its message names the field), for any value."""
+    try:
+        return core_int_list(state, key, length, low, high)
+    except RecursionError:
+        raise SnapshotError(f"snapshot field {key!r} holds a value nested too deeply") from None
+
+
+def int_field(state: dict, key: str, low: int, high: int) -> int:
+    """The core's check of one integer (its message names the field), for any value."""
+    try:
+        return core_int_field(state, key, low, high)
+    except RecursionError:
+        raise SnapshotError(f"snapshot field {key!r} holds a value nested too deeply") from None
+
+
 def _cell_list(state: dict, key: str, n: int) -> list[int]:
     value = state[key]
-    require(isinstance(value, list), f"snapshot field {key!r} must be a list of cells, not {short_repr(value)}")
+    if not (isinstance(value, list)):
+        raise SnapshotError(f"snapshot field {key!r} must be a list of cells, not {shown(value)}")
     cells = int_list(state, key, len(value), 0, n - 1)
     require(len(set(cells)) == len(cells), f"snapshot field {key!r} repeats a cell")
     return cells
@@ -101,7 +128,8 @@ def _number_pair(state: dict, key: str, limit: float) -> list[float]:
     ok = isinstance(value, list) and len(value) == 2 and all(
         isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= limit for v in value
     )
-    require(ok, f"snapshot field {key!r} must hold two numbers of seconds 0…{limit:g}, not {short_repr(value)}")
+    if not (ok):
+        raise SnapshotError(f"snapshot field {key!r} must hold two numbers of seconds 0…{limit:g}, not {shown(value)}")
     return [float(v) for v in value]
 
 
@@ -118,13 +146,14 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
 
     # ----- the phase, the rocks and the board
     phase_name = state["phase"]
-    require(phase_name in PHASE_NAMES, f"snapshot field 'phase' is {short_repr(phase_name)}; phases are {', '.join(PHASE_NAMES)}")
+    if not (phase_name in PHASE_NAMES):
+        raise SnapshotError(f"snapshot field 'phase' is {shown(phase_name)}; phases are {', '.join(PHASE_NAMES)}")
     phase = PHASE_NAMES.index(phase_name)
     target = rock_target(options)
     require(phase != ROCKS or target, "snapshot field 'phase' is 'rocks' but this game has no rocks to place")
     require(phase != GEMS or options["gems"], "snapshot field 'phase' is 'gems' but the option 'gems' is off")
     rocks = _cell_list(state, "rocks", n)
-    scripted = options["rock_cells"]
+    scripted = options["rock_cells"] if options["rocks"] else None
     if phase == ROCKS:
         require(len(rocks) < target, f"snapshot field 'rocks' holds {len(rocks)} rocks while rocks are still placed (of {target})")
         if scripted is not None:
@@ -186,17 +215,20 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
     # ----- gems
     allowed_kinds = KIND_NAMES[:gem_kinds(options)]
     gems = state["gems"]
-    require(isinstance(gems, list), f"snapshot field 'gems' must be a list, not {short_repr(gems)}")
+    if not (isinstance(gems, list)):
+        raise SnapshotError(f"snapshot field 'gems' must be a list, not {shown(gems)}")
     require(options["gems"] or not gems, "snapshot field 'gems' holds gems but the option 'gems' is off")
     require(not gems or phase not in (ROCKS, SEED), "snapshot field 'gems' holds gems before the seed")
     require(len(gems) <= GEM_COUNT or options["gem_cells"] is not None,
             f"snapshot field 'gems' holds {len(gems)} gems; a game has {GEM_COUNT}")
     for item in gems:
-        require(isinstance(item, list) and len(item) == 2, f"snapshot field 'gems' holds {short_repr(item)}; a gem is [cell, kind]")
+        if not (isinstance(item, list) and len(item) == 2):
+            raise SnapshotError(f"snapshot field 'gems' holds {shown(item)}; a gem is [cell, kind]")
         cell, kind = item
         require(isinstance(cell, int) and not isinstance(cell, bool) and 0 <= cell < n,
-                f"snapshot field 'gems' holds cell {short_repr(cell)}, off the board")
-        require(kind in allowed_kinds, f"snapshot field 'gems' holds kind {short_repr(kind)}; kinds are {', '.join(allowed_kinds)}")
+                f"snapshot field 'gems' holds cell {shown(cell)}, off the board")
+        if not (kind in allowed_kinds):
+            raise SnapshotError(f"snapshot field 'gems' holds kind {shown(kind)}; kinds are {', '.join(allowed_kinds)}")
         if (filled | rock) >> cell & 1:
             raise SnapshotError(f"snapshot field 'gems' puts a gem on {name(cell)}, a filled or rock cell")
         if cell in game.gems:
@@ -217,23 +249,25 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
         require(turns[to_move] >= 1, "snapshot field 'turns' must count the turn in progress")
     tokens = state["tokens"]
     require(isinstance(tokens, list) and len(tokens) == 2 and all(isinstance(t, list) for t in tokens),
-            f"snapshot field 'tokens' must hold two lists, not {short_repr(tokens)}")
+            f"snapshot field 'tokens' must hold two lists, not {shown(tokens)}")
     life = TOKEN_LIFE[size]
     for p in (0, 1):
         for token in tokens[p]:
             require(isinstance(token, list) and len(token) == 3,
-                    f"snapshot field 'tokens' holds {short_repr(token)}; a token is [kind, turns left, turn collected]")
+                    f"snapshot field 'tokens' holds {shown(token)}; a token is [kind, turns left, turn collected]")
             kind, left, born = token
-            require(kind in allowed_kinds, f"snapshot field 'tokens' holds kind {short_repr(kind)}; kinds are {', '.join(allowed_kinds)}")
+            if not (kind in allowed_kinds):
+                raise SnapshotError(f"snapshot field 'tokens' holds kind {shown(kind)}; kinds are {', '.join(allowed_kinds)}")
             require(isinstance(left, int) and not isinstance(left, bool) and 1 <= left <= life,
-                    f"snapshot field 'tokens' holds turns left {short_repr(left)}; it must be 1…{life}")
+                    f"snapshot field 'tokens' holds turns left {shown(left)}; it must be 1…{life}")
             require(isinstance(born, int) and not isinstance(born, bool) and 0 <= born <= turns[p],
-                    f"snapshot field 'tokens' holds collection turn {short_repr(born)}; it must be 0…{turns[p]} "
+                    f"snapshot field 'tokens' holds collection turn {shown(born)}; it must be 0…{turns[p]} "
                     f"(player_{p}'s turns so far)")
             game.tokens[p].append([KIND_NAMES.index(kind), left, born])
     require(not before_choice or tokens == [[], []], "snapshot field 'tokens' holds tokens before the choice")
     recharge = state["recharge"]
-    require(isinstance(recharge, list) and len(recharge) == 2, f"snapshot field 'recharge' must hold two lists, not {short_repr(recharge)}")
+    if not (isinstance(recharge, list) and len(recharge) == 2):
+        raise SnapshotError(f"snapshot field 'recharge' must hold two lists, not {shown(recharge)}")
     game.recharge = [int_list({"recharge": r}, "recharge", REGULAR_TRAPS, 0, MOST_TURNS) for r in recharge]
     for p in (0, 1):
         for ready in game.recharge[p]:
@@ -245,7 +279,8 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
             require(ready == 0 or ready > RECHARGE,
                     f"snapshot field 'recharge' holds {ready} for player_{p}: a trap set on their turn T ≥ 1 is "
                     f"ready at T + {RECHARGE}, so an entry is 0 (never set) or more than {RECHARGE}")
-    game.extra = int_list(state, "extra_traps", 2, 0, GEM_COUNT if options["gem_cells"] is None else MOST_TURNS)
+    long_script = options["gems"] and options["gem_cells"] is not None
+    game.extra = int_list(state, "extra_traps", 2, 0, MOST_TURNS if long_script else GEM_COUNT)
     game.live_trap = int_list(state, "live_trap", 2, -1, n - 1)
     for p in (0, 1):
         trap = game.live_trap[p]
@@ -257,7 +292,7 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
     sprung = state["last_sprung"]
     if sprung is not None:
         require(isinstance(sprung, list) and len(sprung) == 2,
-                f"snapshot field 'last_sprung' must be null or [cell, owner], not {short_repr(sprung)}")
+                f"snapshot field 'last_sprung' must be null or [cell, owner], not {shown(sprung)}")
         cell = int_field({"last_sprung": sprung[0]}, "last_sprung", 0, n - 1)
         owner = int_field({"last_sprung": sprung[1]}, "last_sprung", 0, 1)
         require(not rock >> cell & 1, f"snapshot field 'last_sprung' is on {name(cell)}, a rock")
@@ -268,7 +303,8 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
         require(game.recharge == [[0, 0], [0, 0]], "snapshot field 'recharge' shows used traps but the option 'traps' is off")
         require(sprung is None, "snapshot field 'last_sprung' is set but the option 'traps' is off")
     double = state["double"]
-    require(isinstance(double, bool), f"snapshot field 'double' must be true or false, not {short_repr(double)}")
+    if not (isinstance(double, bool)):
+        raise SnapshotError(f"snapshot field 'double' must be true or false, not {shown(double)}")
     require(not double or phase in (TRAP_PHASE, FILL, FILL2), "snapshot field 'double' is set outside a Double's phases")
     require(double or phase != FILL2, "snapshot field 'double' must be set in the second-fill phase")
     game.double = double
@@ -277,7 +313,8 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
     game.winner = winner = int_field(state, "winner", -1, 1)
     require((winner >= 0) == (phase == OVER), "snapshot field 'winner' must be set exactly when the game is over")
     reason = state["end_reason"]
-    require(reason in ("", "no legal cell", "time"), f"snapshot field 'end_reason' is {short_repr(reason)}; it is '', 'no legal cell' or 'time'")
+    if not (reason in ("", "no legal cell", "time")):
+        raise SnapshotError(f"snapshot field 'end_reason' is {shown(reason)}; it is '', 'no legal cell' or 'time'")
     require((reason != "") == (phase == OVER), "snapshot field 'end_reason' must be given exactly when the game is over")
     if phase == OVER:
         require(winner == 1 - to_move, "snapshot field 'winner' must be the player not to move (the loser is to move)")

@@ -97,17 +97,18 @@ def test_heuristic_uses_a_trap_token_then_sets_a_trap_where_the_opponent_may_fil
 
 
 def test_heuristic_passes_when_passing_wins():
-    # Two independent single moves are left (b1, e1). Filling one leaves the last to the
+    # Two independent single moves are left (e1, e3). Filling one leaves the last to the
     # opponent, who then wins; passing hands them the move: they fill one, we fill the last.
+    # (The filled cells d2 and c3 touch: every board a game reaches is joined up.)
     game = position("""
-    # . . . . #
+    R R R R . R
+    R R R # R R
+    R R # R . R
     R R R R R R
-    . . . . . .
-    . . . . . .
-    . . . . . .
-    . . . . . .
+    R R R R R R
+    R R R R R R
     """, tokens={1: [("pass", 8)]})
-    assert game.legal_cells() == [1, 4]
+    assert game.legal_cells() == [4, 16]
     bot = FillHeuristicBot(seed=0, rocks=True)  # the picture's rocks switch rocks on
     assert bot.act(observation(game, 1)) == game.n + 4
 

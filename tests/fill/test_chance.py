@@ -20,7 +20,7 @@ def new(**options) -> FillGame:
 
 
 def open_cells(game: FillGame) -> list[int]:
-    """The cells a gem may appear on, from the rules page's words: empty, not a rock, not the
+    """The cells a gem may appear on, from the rules' words (docs/fill.md): empty, not a rock, not the
     seed's neighbour, and can still be filled."""
     seed = game.seed_cell
     return [c for c in range(game.n) if not (game.rock | game.filled) >> c & 1

@@ -3,7 +3,7 @@
 The brute force knows nothing of chains or bitmasks: it explores every set of cells reachable
 from the position by legal fills (anyone's, ignoring turns) and collects every cell that is
 ever legal. A cell can still be filled exactly when some sequence of legal fills ends by
-filling it (the chain of the rules page, filled from its far end, is such a sequence; and any
+filling it (the chain of docs/fill.md, filled from its far end, is such a sequence; and any
 such sequence contains a chain back from the cell to the original filled cells).
 """
 

@@ -147,8 +147,9 @@ def test_poisoned_cells_never_become_legal():
 # ----- rocks ------------------------------------------------------------------------------------
 
 def test_rocks_never_count_as_filled():
+    # (c1 joins b2 and d2: the filled cells of a game are always joined up)
     game = position("""
-    . . . . . .
+    . . # . . .
     . # R # . .
     . . . . . .
     . . . . . .

@@ -210,7 +210,7 @@ def test_draws_cover_every_possible_stock_in_a_rich_position():
 
 
 def test_trap_stocks_match_every_sequence_of_turns():
-    """The enumeration against every history of up to 6 turns (the rules page's recharge and
+    """The enumeration against every history of up to 6 turns (docs/fill.md's recharge and
     extra-trap rules, walked turn by turn)."""
     for budget in (0, 1, 2):
         brute = {point: {} for point in ("start", "before_trap", "after_trap")}
