@@ -54,6 +54,10 @@ placement tests.
 ### Version History
 
 * v0: Initial release.
+* v0, chance made explicit: the secret goals, the deal and every draw from the face-down supply
+  are chance nodes of the engine (the supply keeps counts, no order), resolved by the env from
+  its seeded generator. The spaces, observations and rules are unchanged; the trajectory of a
+  given seed is not the one it was.
 """
 
 from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
@@ -64,6 +68,8 @@ from envs.uzor.rules import UzorGame, geometry
 
 def secret_goal(observer: UzorObserver, fields: dict) -> list[str]:
     """Terminal play's reminder of the seat's own goal (its observation holds it)."""
+    if fields["my_goal"] is None:
+        return []  # not dealt yet
     options = observer.options
     name = geometry(options["board_size"], options["patterns"]).map.names[fields["my_goal"]]
     return [f"your secret goal: {name} (its points count double for you)"]

@@ -18,13 +18,16 @@ from envs.core.notation import cell_name, column_name
 from envs.core.render import GRID, INK, PAPER, SEAT_COLOURS, canvas, font, to_array
 from envs.uzor.rules import (
     DEAD_TAKE,
+    DEAL,
     DISCARD,
     EMPTY,
     FORK,
+    GOAL,
     IDLE_LIMIT,
     OVER,
     PASS,
     PLACE,
+    REFILL,
     STONE,
     TAKE,
     UzorGame,
@@ -49,6 +52,10 @@ def status(game: UzorGame) -> str:
         why = (f"no placement in the last {IDLE_LIMIT} turns" if game.idle >= IDLE_LIMIT
                else "no tile outside the table fits")
         return f"game over ({why}): {p0}–{p1}, {result}"
+    if game.phase in (GOAL, DEAL):
+        return "the setup: dealing the secret goals and the tiles"
+    if game.phase == REFILL:
+        return f"player_{game.to_move} took: the market slot {game.pending} is refilled from the supply"
     who = f"player_{game.to_move}"
     extra = " (repeated turn)" if game.repeated else ""
     what = {
@@ -65,7 +72,7 @@ def status(game: UzorGame) -> str:
 def ansi(game: UzorGame, seats: tuple[int, ...] = ()) -> str:
     size = game.geo.size
     board = game.board
-    used = [x for x, v in enumerate(board) if v != EMPTY]
+    used = [x for x, v in enumerate(board) if v != EMPTY] or [game.geo.centre]
     rows = [x // size for x in used]
     cols = [x % size for x in used]
     r0, r1 = max(0, min(rows) - 1), min(size - 1, max(rows) + 1)
@@ -84,9 +91,9 @@ def ansi(game: UzorGame, seats: tuple[int, ...] = ()) -> str:
     for p in (0, 1):
         hand = " ".join(code(t) for t in game.hands[p]) or "(empty)"
         lines.append(f"player_{p}  {game.points[p]:>3} points   hand {hand}")
-    faceup = game.supply[len(game.supply) - game.faceup:]
+    faceup = game.discards
     shown = (", face up at the bottom: " + " ".join(code(t) for t in faceup)) if faceup else ""
-    lines.append(f"supply  {len(game.supply)} tiles{shown}")
+    lines.append(f"supply  {sum(game.facedown) + len(faceup)} tiles{shown}")
     names = game.geo.map.names
     points = game.geo.map.points
     lines.append("map     " + "  ".join(
@@ -183,8 +190,8 @@ def rgb(game: UzorGame, seats: tuple[int, ...] = (), cell_px: int | None = None)
         for s, t in enumerate(game.hands[p]):
             _tile(draw, t, px + s * (slot + 6), y, slot)
         y += slot + 12
-    faceup = game.supply[len(game.supply) - game.faceup:]
-    draw.text((px, y), f"supply: {len(game.supply)} tiles" + (", face up at the bottom:" if faceup else ""),
+    faceup = game.discards
+    draw.text((px, y), f"supply: {sum(game.facedown) + len(faceup)} tiles" + (", face up at the bottom:" if faceup else ""),
               fill=INK, font=small)
     y += 16
     if faceup:
