@@ -53,6 +53,11 @@ for the winner, 0 otherwise (0 for both until the end).
 ### Version History
 
 * v0: Initial release.
+* v0, snapshot version 2: rocks (at the start) and gems (right after the seed) are chance
+  nodes of the engine, which the env resolves from its seeded generator, so a given
+  `reset(seed=…)` now places other rocks and gems than before; snapshots hold no random
+  generator any more (future chance is never part of the state), and `rock_cells` scripts are
+  placed in their own order.
 """
 
 from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory

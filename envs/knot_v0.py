@@ -1,4 +1,5 @@
-"""
+"""Knot: 2–4 players lay strands into ribbons woven as a Celtic knot; close yours to score, grow into another's end to capture it (PettingZoo AEC).
+
 # Knot
 
 | Import             | `from envs import knot_v0`                                     |
@@ -26,6 +27,12 @@ start of a turn, nobody can place; the longest closed ribbon earns 5 more.
 `[Cut, Run, Hook, Flip]` of totals; default 12, 9, 9, 6 per player); `pile` (scripted chance:
 the exact pile order, top first, kinds as 0–3 or names; replaces `deck`).
 
+### Chance
+
+The deal and every draw from the pile are chance nodes of the engine (outcome = the kind
+drawn, probability = its share of the pile, or the scripted `pile`'s next strand); the env
+resolves them itself, so agents never see them.
+
 ### Observation Space
 
 A dict: `"observation"`, a float32 vector in [0, 1] relative to the observer (observer first,
@@ -52,10 +59,14 @@ during the game, plus the longest-ribbon bonus at the end).
 ### Version History
 
 * v0: Initial release.
+* v0, chance nodes: the pile is no longer shuffled up front; every strand that leaves it (the
+  deal, a market refill, a blind draw) is a chance node the env resolves from its seeded
+  generator, so the game a given seed plays changed. Snapshots (version 2) hold the pile's
+  counts per kind and the draw waiting for the pile, never an order.
 """
 
 from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
-from envs.knot import render, sampling
+from envs.knot import render, sampling, terminal
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import KnotGame
 
@@ -70,6 +81,9 @@ GAME = GameDescription(
     play=PlayRules(
         undo_rule="in Knot, placements can be taken back until you draw",
         undo_phases=frozenset({"place"}),
+        rules_summary=terminal.RULES_SUMMARY,
+        narrate=terminal.narrate,
+        group_moves=terminal.group_moves,
     ),
     bots="training.bots.knot",
     docs="docs/knot.md",

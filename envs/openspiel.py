@@ -51,14 +51,27 @@ def game_short_name(description: GameDescription) -> str:
 
 # ----- parameters ---------------------------------------------------------------------------------
 
+def integer_unset_options(description: GameDescription) -> set[str]:
+    """Options whose default is ``None`` but which take a whole number (Knot's ``size``, chosen
+    by the number of players when unset): pyspiel parameters have one type, so these are
+    integer parameters where 0 stands for ``None``."""
+    resolved = description.resolve_options({})
+    return {name for name, default in description.engine.OPTIONS.items()
+            if default is None and type(resolved[name]) is int}
+
+
 def parameter_defaults(description: GameDescription) -> dict[str, Any]:
     """The pyspiel parameter of every option: scalars as themselves, everything else as JSON
-    text (``""`` for ``None``); run-time options are left out. Plus ``opening``."""
+    text (``""`` for ``None``), whole-number options that default to ``None`` as integers (0 for
+    ``None``); run-time options are left out. Plus ``opening``."""
     out: dict[str, Any] = {}
+    integers = integer_unset_options(description)
     for name, default in description.engine.OPTIONS.items():
         if name in description.runtime_options:
             continue
-        if isinstance(default, SCALAR):
+        if name in integers:
+            out[name] = 0
+        elif isinstance(default, SCALAR):
             out[name] = default
         else:
             out[name] = "" if default is None else json.dumps(json_ready(default))
@@ -77,9 +90,12 @@ def options_from_parameters(description: GameDescription, params: dict[str, Any]
         )
     options: dict[str, Any] = {}
     opening: list[int] = []
+    integers = integer_unset_options(description)
     for name, value in params.items():
         default = defaults[name]
-        if name == "opening" or not isinstance(description.engine.OPTIONS.get(name), SCALAR):
+        if name in integers:
+            options[name] = None if value == 0 else value
+        elif name == "opening" or not isinstance(description.engine.OPTIONS.get(name), SCALAR):
             if not isinstance(value, str):
                 raise OptionError(f"option {name!r} is JSON text in OpenSpiel (\"\" for none), not {value!r:.60}")
             try:
@@ -259,7 +275,9 @@ class SuiteState(pyspiel.State):
             raise ValueError(f"resample_from_infostate needs the seat to act (player {player} is not)")
         seed = int(sampler() * 2**52) if sampler is not None else random.getrandbits(52)
         draw = game.description.sampling.sampler(self.observation_dict(player), game.env_options)
-        return SuiteState(game, EngineBox(draw(random.Random(seed))))
+        resampled = self.clone()  # keeps OpenSpiel's own record (history, move number)
+        resampled.box = EngineBox(draw(random.Random(seed)))
+        return resampled
 
 
 class SuiteObserver:
@@ -326,10 +344,13 @@ class OpenSpielAgent:
 def parameters_from_options(description: GameDescription, options: dict[str, Any]) -> dict[str, Any]:
     """The pyspiel parameters of env options (the inverse of :func:`options_from_parameters`)."""
     params = {}
+    integers = integer_unset_options(description)
     for name, value in options.items():
         if name in description.runtime_options:
             continue
-        if isinstance(description.engine.OPTIONS.get(name), SCALAR):
+        if name in integers:
+            params[name] = 0 if value is None else value
+        elif isinstance(description.engine.OPTIONS.get(name), SCALAR):
             params[name] = value
         else:
             params[name] = "" if value is None else json.dumps(json_ready(value))

@@ -22,12 +22,18 @@ from __future__ import annotations
 import argparse
 import copy
 import random
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-import envs
-from envs.core.game import CHANCE, draw_outcome
+# Measure the code of the tree this script lives in (a checkout or a worktree), whatever is
+# installed: the editable install would otherwise put another checkout first.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import envs  # noqa: E402
+from envs.core.game import CHANCE, draw_outcome  # noqa: E402
 
 
 def aec_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:

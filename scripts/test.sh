@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The test command: set up (scripts/setup.sh), add the optional Ray RLlib and OpenSpiel extras
-# (scripts/main.sh needs neither), then run the whole test suite.
+# The test command: set up (scripts/setup.sh), add the optional Ray RLlib, OpenSpiel and real RL
+# clients extras (their tests are skipped without them; scripts/main.sh needs none), then run the
+# whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[rllib,openspiel]"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[rllib,openspiel,clients]"
 .venv/bin/python -m pytest -q "$@"

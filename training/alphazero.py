@@ -29,7 +29,8 @@ has them) are the policy targets, the outcomes the value targets.
 Outputs go to ``runs/<game>__alphazero__<seed>__<time>/``: ``config.json``, TensorBoard logs,
 ``state.pt`` (everything ``--resume`` needs: network, optimiser, replay buffer, counters, random
 generators), ``latest.zip`` and ``best.zip`` (agent files that ``load_agent`` plays with numpy
-alone) and ``evaluation.json``. Training a game may take longer than one sitting: the state is
+alone), ``snapshots/iteration_NNNN.zip`` (every evaluated network, for learning curves) and
+``evaluation.json``. Training a game may take longer than one sitting: the state is
 saved after every iteration, and ``--resume RUN_DIR`` continues where it stopped.
 """
 
@@ -112,8 +113,9 @@ class AlphaZeroConfig:
     """games of mcts:S:net (S = --simulations) against mcts:100 in each evaluation (0: none)"""
     device: str = "cpu"
     """torch device of the learner (``cuda`` when a GPU is there)"""
-    torch_threads: int = 2
-    """CPU threads of the learner"""
+    torch_threads: int = 1
+    """CPU threads of the learner (more help only on an otherwise idle machine: on a busy one
+    torch's threads wait for each other and a step can take ten times as long)"""
     out_dir: str = "runs"
     """where run folders go"""
     resume: str | None = None
@@ -435,12 +437,24 @@ class Workers:
                     else:
                         os.environ[name] = value
 
-    def map(self, function, tasks: list[dict]) -> list[dict]:
+    def map(self, function, tasks: list[dict], progress=None) -> list[dict]:
+        """The results of ``function`` over ``tasks``, in order; ``progress`` (a tqdm bar) is
+        advanced by each task's ``"games"`` count as it finishes."""
         if self.ray is not None:
-            return self.ray.get([self.remote.remote(function, task) for task in tasks])
-        if self.pool is not None:
-            return self.pool.map(function, tasks, chunksize=1)
-        return [function(task) for task in tasks]
+            pending = [self.remote.remote(function, task) for task in tasks]
+            results = []
+            for ref in pending:
+                results.append(self.ray.get(ref))
+                if progress is not None:
+                    progress.update(len(tasks[len(results) - 1]["seeds"]))
+            return results
+        iterator = self.pool.imap(function, tasks, chunksize=1) if self.pool is not None else map(function, tasks)
+        results = []
+        for task, result in zip(tasks, iterator):
+            results.append(result)
+            if progress is not None:
+                progress.update(len(task["seeds"]))
+        return results
 
     def close(self) -> None:
         if self.pool is not None:
@@ -632,6 +646,7 @@ class Run:
         self.history: list[dict] = []
         self.best_score = -1.0
         self.warm_started = False
+        self.teacher_games_done = False
         stamp = time.strftime("%Y%m%d-%H%M%S")
         self.dir = Path(config.out_dir) / f"{self.description.short_name}__alphazero__{config.seed}__{stamp}"
 
@@ -658,7 +673,8 @@ class Run:
             "learner_steps": self.learner.steps, "iteration": self.iteration, "games_played": self.games_played,
             "positions": self.positions, "wall_seconds": self.wall_seconds,
             "self_play_seconds": self.self_play_seconds, "history": self.history, "best_score": self.best_score,
-            "warm_started": self.warm_started, "rng": self.rng.bit_generator.state,
+            "warm_started": self.warm_started, "teacher_games_done": self.teacher_games_done,
+            "rng": self.rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(), "buffer": self.buffer.state(),
         }
         temporary = self.dir / "state.pt.part"
@@ -682,9 +698,11 @@ class Run:
         run.dir = Path(state["dir"])
         run.learner.model.load_state_dict(state["model"])
         run.learner.optimizer.load_state_dict(state["optimizer"])
+        for group in run.learner.optimizer.param_groups:
+            group["lr"] = config.learning_rate  # the saved rate, or the one --resume was given
         run.learner.steps = state["learner_steps"]
         for name in ("iteration", "games_played", "positions", "wall_seconds", "self_play_seconds", "history",
-                     "best_score", "warm_started"):
+                     "best_score", "warm_started", "teacher_games_done"):
             setattr(run, name, state[name])
         run.rng.bit_generator.state = state["rng"]
         torch.set_rng_state(state["torch_rng"])
@@ -692,11 +710,12 @@ class Run:
         return run
 
     # ----- phases -----------------------------------------------------------------------------
-    def tasks(self, kind: str, games: int, seed_base: int, **extra) -> list[dict]:
+    def tasks(self, games: int, seed_base: int, per_task: int, **extra) -> list[dict]:
+        """Seeded games split into tasks of ``per_task`` (small tasks: progress is shown as they
+        finish and the workers stay busy to the end)."""
         seeds = [seed_base + i for i in range(games)]
-        count = min(self.workers.count, games)
-        return [{"kind": kind, "game": self.game, "options": self.options, "seeds": seeds[i::count], **extra}
-                for i in range(count)]
+        return [{"game": self.game, "options": self.options, "seeds": seeds[i:i + per_task], **extra}
+                for i in range(0, games, per_task)]
 
     def add_records(self, parts: list[dict]) -> tuple[int, int]:
         games = positions = 0
@@ -719,12 +738,16 @@ class Run:
 
     def warm_start(self, progress_factory) -> None:
         config = self.config
-        started = time.perf_counter()
-        print(f"warm start: {config.warm_start_games} games of {config.warm_start} playing every seat", flush=True)
-        tasks = self.tasks("teacher", config.warm_start_games, 10_000_000 + config.seed * 100_000, teacher=config.warm_start)
-        parts = self.workers.map(teacher_games, tasks)
-        games, positions = self.add_records(parts)
-        print(f"  {games} games, {positions} positions in {time.perf_counter() - started:.0f} s; imitating", flush=True)
+        if not self.teacher_games_done:
+            started = time.perf_counter()
+            print(f"warm start: {config.warm_start_games} games of {config.warm_start} playing every seat", flush=True)
+            tasks = self.tasks(config.warm_start_games, 10_000_000 + config.seed * 100_000, 4, teacher=config.warm_start)
+            with progress_factory(total=config.warm_start_games, desc="teacher games") as bar:
+                parts = self.workers.map(teacher_games, tasks, bar)
+            games, positions = self.add_records(parts)
+            self.teacher_games_done = True
+            self.save_state()  # the teacher's games are the costly part: a resumed run keeps them
+            print(f"  {games} games, {positions} positions in {time.perf_counter() - started:.0f} s; imitating", flush=True)
         with progress_factory(total=config.warm_start_steps, desc="imitation") as bar:
             losses = self.learn(config.warm_start_steps, bar, "warm start")
         self.warm_started = True
@@ -732,8 +755,8 @@ class Run:
 
     def evaluate(self, games: int, final: bool = False) -> dict[str, Any]:
         config = self.config
-        name = "latest.zip"
-        path = str(self.save_agent(name))
+        # every evaluated network is kept (small files): learning curves can be measured later
+        path = str(self.save_agent(f"snapshots/iteration_{self.iteration:04d}.zip"))
         results = {}
         for opponent in config.eval_opponents:
             results[opponent] = evaluate_agent(self.workers, self.game, self.options, path, opponent, games,
@@ -749,14 +772,19 @@ class Run:
         return results
 
 
+# What --resume may change (given on its command line); everything else is the run's own.
+RESUMABLE = ("iterations", "max_minutes", "workers", "ray_address", "device", "torch_threads", "eval_games",
+             "final_eval_games", "eval_every", "eval_mcts_games", "simulations", "games_per_iteration",
+             "steps_per_iteration", "learning_rate", "concurrent_games")
+
+
 def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
     if config.resume:
-        overrides = {k: v for k, v in dataclasses.asdict(config).items()
-                     if k in ("iterations", "max_minutes", "workers", "ray_address", "device", "torch_threads",
-                              "eval_games", "final_eval_games", "eval_every", "eval_mcts_games")}
+        given = {arg.split("=")[0][2:].replace("-", "_") for arg in shlex.split(command)[3:] if arg.startswith("--")}
+        overrides = {k: v for k, v in dataclasses.asdict(config).items() if k in RESUMABLE and k in given}
         run = Run.resume(config.resume, overrides)
         print(f"resuming {run.dir} at iteration {run.iteration} ({run.games_played} games, {run.positions} positions)",
               flush=True)
@@ -781,15 +809,25 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
     try:
         if config.warm_start and not run.warm_started:
             run.warm_start(progress)
+            run.wall_seconds = wall_before + (time.perf_counter() - session_started)
+            results = run.evaluate(config.eval_games)
+            print("  after the warm start: " + "; ".join(f"vs {o} {r['score']:.1%}" for o, r in results.items()), flush=True)
+            for opponent, result in results.items():
+                writer.add_scalar(f"eval/{opponent}", result["score"], 0)
+            run.history.append({"iteration": 0, "games": 0, "positions": 0, "wall_seconds": round(run.wall_seconds, 1),
+                                "warm_start": config.warm_start, "evaluation": results})
             run.save_state()
         while run.iteration < config.iterations and time.perf_counter() < deadline:
             started = time.perf_counter()
-            tasks = run.tasks("self-play", config.games_per_iteration, config.seed * 1_000_003 + run.games_played,
+            tasks = run.tasks(config.games_per_iteration, config.seed * 1_000_003 + run.games_played,
+                              config.concurrent_games,
                               architecture=dataclasses.asdict(run.architecture), state_dict=run.learner.state_dict(),
                               index=run.index,
                               simulations=config.simulations, considered=config.considered,
                               concurrent=config.concurrent_games)
-            parts = run.workers.map(play_games, tasks)
+            with progress(total=config.games_per_iteration, desc=f"iteration {run.iteration + 1} self-play",
+                          leave=False) as bar:
+                parts = run.workers.map(play_games, tasks, bar)
             games, positions = run.add_records(parts)
             play_seconds = time.perf_counter() - started
             run.games_played += games

@@ -2,6 +2,11 @@
 
     python -m training.export_onnx checkpoints/loom/loom__maskppo__0.zip            # -> …/loom__maskppo__0.onnx
     python -m training.export_onnx checkpoints/loom/loom__maskppo__0.zip -o bot.onnx
+    python -m training.export_onnx checkpoints/linecatch/linecatch__alphazero__0.zip  # a policy-value network
+
+A policy-value network (``training.alphazero``) is exported by ``training.onnx_network`` (inputs
+``planes`` and ``action_mask``; outputs ``masked_logits``, ``probabilities`` and ``value``). The
+rest of this page is the MaskablePPO policy's graph.
 
 The graph is built straight from the checkpoint's numpy weights with ``onnx.helper`` (no torch
 needed): one ``Gemm`` per linear layer, ``Tanh`` or ``Relu`` between them as the checkpoint's
@@ -36,14 +41,13 @@ from typing import Any
 import numpy as np
 
 from training.checkpoint import CheckpointError, PolicyAgent, read_checkpoint
-from training.onnx_agent import (
-    ACTION_MASK, MASKED_LOGIT, MASKED_LOGITS, OBSERVATION, ONNX_FORMAT, ONNX_FORMAT_VERSION, PROBABILITIES,
-)
 # Opset 17 / IR 8 load in every onnxruntime since 1.13 and in onnxruntime-web: the graph needs
-# nothing newer, and a newer default would only lock out older runtimes.
-OPSET = 17
-IR_VERSION = 8
-ACTIVATION_OPS = {"tanh": "Tanh", "relu": "Relu"}
+# nothing newer, and a newer default would only lock out older runtimes. The loader
+# (training.onnx_agent.check_model_bytes) accepts exactly the graph written here.
+from training.onnx_agent import (
+    ACTION_MASK, ACTIVATION_OPS, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, OBSERVATION, ONNX_FORMAT, ONNX_FORMAT_VERSION,
+    OPSET, PROBABILITIES,
+)
 
 
 def build_model(layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]):
@@ -124,10 +128,23 @@ def export_onnx(checkpoint: str | Path, out: str | Path | None = None, check: bo
     """Write ``checkpoint`` (a suite .zip) as ONNX to ``out`` (default: the same name, .onnx);
     with ``check``, first compare the graph with the numpy policy in onnxruntime."""
     checkpoint = Path(checkpoint)
-    meta, layers = read_checkpoint(checkpoint)
     out = Path(out) if out is not None else checkpoint.with_suffix(".onnx")
     if out.resolve() == checkpoint.resolve():
         raise ValueError(f"the output {str(out)!r} would overwrite the checkpoint it is exported from")
+    from training.network_agent import is_network_file
+
+    if is_network_file(checkpoint):  # a policy-value network from training.alphazero
+        from training.network import load_network
+        from training.onnx_network import build_network_model, verify_network_model
+
+        net, meta = load_network(checkpoint)
+        model_bytes = build_network_model(net, meta).SerializeToString()
+        if check:
+            verify_network_model(model_bytes, net)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(model_bytes)
+        return out
+    meta, layers = read_checkpoint(checkpoint)
     model_bytes = build_model(layers, meta).SerializeToString()
     if check:
         verify(model_bytes, layers, meta.get("activation", "tanh"))
@@ -144,6 +161,12 @@ def main(argv: list[str] | None = None) -> Path:
                         help="skip comparing the graph with the numpy policy in onnxruntime")
     args = parser.parse_args(argv)
     out = export_onnx(args.checkpoint, args.out, check=args.check)
+    from training.network_agent import is_network_file
+
+    if is_network_file(args.checkpoint):
+        print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB): a policy-value network, inputs planes and action_mask"
+              + (", checked against the numpy network" if args.check else ""))
+        return out
     meta, layers = read_checkpoint(args.checkpoint)
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB): {meta.get('game')} {json.dumps(meta.get('options', {}))}, "
           f"observation [batch, {layers[0][0].shape[1]}], action_mask/masked_logits [batch, {layers[-1][0].shape[0]}]"

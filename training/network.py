@@ -36,8 +36,15 @@ FORMAT_VERSION = 1
 VALUE_HIDDEN = 64
 
 
-class NetworkFileError(ValueError):
-    """An agent file that cannot be used here; the message says which check failed."""
+def _checkpoint_error() -> type:
+    from training.checkpoint import CheckpointError
+
+    return CheckpointError
+
+
+class NetworkFileError(_checkpoint_error()):
+    """An agent file that cannot be used here (the suite's one CheckpointError); the message
+    says which check failed."""
 
 
 @dataclass(frozen=True)
@@ -206,84 +213,31 @@ def _small_int(value: Any, low: int, high: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
-MAX_META_BYTES = 1 << 20
-ALLOWED_COMPRESSION = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+def network_array_specs(meta: dict[str, Any], shown: str) -> dict:
+    """What the arrays of a network file must be, from its metadata (checked first)."""
+    from training.checkpoint import MAX_PARAMETERS, ArraySpec
 
-
-def _members(archive: zipfile.ZipFile, expected: dict[str, int], where: str) -> None:
-    """Exactly the expected members, each plain (stored or deflated, not encrypted) and no
-    bigger, inflated, than its limit — checked from the directory before anything is read."""
-    infos = archive.infolist()
-    names = [info.filename for info in infos]
-    if sorted(names) != sorted(expected):
-        raise NetworkFileError(f"{where} must hold exactly {', '.join(sorted(expected))}, not {', '.join(names[:8]) or 'nothing'}")
-    for info in infos:
-        if info.flag_bits & 0x1:
-            raise NetworkFileError(f"{where}: member {info.filename!r} is encrypted")
-        if info.compress_type not in ALLOWED_COMPRESSION:
-            raise NetworkFileError(f"{where}: member {info.filename!r} uses compression {info.compress_type}, not stored or deflate")
-        if info.file_size > expected[info.filename]:
-            raise NetworkFileError(
-                f"{where}: member {info.filename!r} inflates to {info.file_size} bytes, more than the {expected[info.filename]} "
-                "its metadata allows"
-            )
+    if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
+        raise NetworkFileError(f"agent file {shown} is not a {FORMAT} file of version {FORMAT_VERSION}")
+    architecture = architecture_from_meta(meta)
+    actions = meta.get("num_actions")
+    if not _small_int(actions, 1, 1 << 20):
+        raise NetworkFileError(f"agent file {shown}: meta.json's 'num_actions' must be an integer 1…{1 << 20}")
+    shapes = architecture.weight_shapes()
+    parameters = sum(int(np.prod(shape)) for shape in shapes.values())
+    if parameters > MAX_PARAMETERS:
+        raise NetworkFileError(f"agent file {shown} declares {parameters} weights; at most {MAX_PARAMETERS} are allowed")
+    specs = {name: ArraySpec(shape) for name, shape in shapes.items()}
+    specs["policy.index"] = ArraySpec((actions,), dtypes=(np.dtype(np.int64),), cast=None, finite=False)
+    return specs
 
 
 def read_network_file(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The metadata and arrays of an agent file, every size checked before it is read."""
-    where = f"agent file {str(path)!r}"
-    try:
-        archive = zipfile.ZipFile(path)
-    except FileNotFoundError:
-        raise NetworkFileError(f"{where} does not exist") from None
-    except (zipfile.BadZipFile, OSError, ValueError) as error:
-        raise NetworkFileError(f"{where} is not a readable zip file: {error}") from None
-    with archive:
-        names = {info.filename: info for info in archive.infolist()}
-        if "meta.json" not in names:
-            raise NetworkFileError(f"{where} has no meta.json")
-        if names["meta.json"].file_size > MAX_META_BYTES:
-            raise NetworkFileError(f"{where}: meta.json inflates to {names['meta.json'].file_size} bytes (at most {MAX_META_BYTES})")
-        _members(archive, {"meta.json": MAX_META_BYTES, "weights.npz": 1 << 62}, where)
-        try:
-            meta = json.loads(archive.read("meta.json").decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-            raise NetworkFileError(f"{where}: meta.json is not JSON: {str(error)[:120]}") from None
-        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
-            raise NetworkFileError(f"{where}: meta.json cannot be read: {str(error)[:120]}") from None
-        if not isinstance(meta, dict):
-            raise NetworkFileError(f"{where}: meta.json must be an object")
-        if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
-            raise NetworkFileError(f"{where} is not a {FORMAT} file of version {FORMAT_VERSION}")
-        architecture = architecture_from_meta(meta)
-        shapes = architecture.weight_shapes()
-        actions = meta.get("num_actions")
-        if not _small_int(actions, 1, 1 << 20):
-            raise NetworkFileError(f"{where}: meta.json's 'num_actions' must be an integer 1…{1 << 20}")
-        shapes["policy.index"] = (actions,)
-        budget = sum(8 * int(np.prod(shape)) + 4096 for shape in shapes.values())
-        _members(archive, {"meta.json": MAX_META_BYTES, "weights.npz": budget}, where)
-        try:
-            inner = zipfile.ZipFile(io.BytesIO(archive.read("weights.npz")))
-        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, ValueError) as error:
-            raise NetworkFileError(f"{where}: weights.npz cannot be read: {str(error)[:120]}") from None
-        with inner:
-            limits = {f"{name}.npy": (8 if name == "policy.index" else 4) * int(np.prod(shape)) + 1024 for name, shape in shapes.items()}
-            _members(inner, limits, f"{where} weights.npz")
-            arrays = {}
-            for name, shape in shapes.items():
-                try:
-                    with inner.open(f"{name}.npy") as handle:
-                        array = np.lib.format.read_array(handle, allow_pickle=False)
-                except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
-                    raise NetworkFileError(f"{where}: array {name!r} cannot be read: {str(error)[:120]}") from None
-                want = np.int64 if name == "policy.index" else np.float32
-                if array.dtype != want or array.shape != shape:
-                    raise NetworkFileError(f"{where}: array {name!r} is {array.dtype} {array.shape}, not {np.dtype(want)} {shape}")
-                if want is np.float32 and not np.isfinite(array).all():
-                    raise NetworkFileError(f"{where}: array {name!r} holds NaN or infinite weights")
-                arrays[name] = array
-    return meta, arrays
+    """The metadata and arrays of an agent file, through the suite's checked archive reader
+    (:func:`training.checkpoint.read_agent_archive`: every size is checked before it is read)."""
+    from training.checkpoint import read_agent_archive
+
+    return read_agent_archive(path, "meta.json", "weights.npz", network_array_specs, what="agent file")
 
 
 def load_network(path: str | Path) -> tuple[PolicyValueNet, dict[str, Any]]:

@@ -15,7 +15,10 @@ naming the options the network was trained for.
 from __future__ import annotations
 
 import json
+import os
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -30,14 +33,18 @@ CHECKPOINTS = ROOT / "checkpoints"
 
 
 def is_network_file(path: str | Path) -> bool:
-    """True for a zip whose meta.json declares the network format (cheap: reads meta only)."""
+    """True for an agent file whose meta.json declares the network format. It reads the meta
+    member only, through the checked reader (zip directory, sizes, JSON depth), so a damaged
+    or hostile file answers False here and is refused by the loader with its reason."""
+    from training.checkpoint import _Fault, open_zip, read_json_member
+
     try:
-        with zipfile.ZipFile(path) as archive:
-            info = archive.getinfo("meta.json")
-            if info.file_size > 1 << 20:
-                return False
-            meta = json.loads(archive.read(info).decode("utf-8"))
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile, RuntimeError, NotImplementedError, RecursionError):
+        with open(path, "rb") as source:
+            size = os.fstat(source.fileno()).st_size
+            with open_zip(source, size, "the file") as archive:
+                meta = read_json_member(archive, "meta.json", "")
+    except (_Fault, OSError, ValueError, zipfile.BadZipFile, zlib.error, EOFError, RuntimeError,
+            NotImplementedError, struct.error, KeyError):
         return False
     return isinstance(meta, dict) and meta.get("format") == FORMAT
 
@@ -141,14 +148,19 @@ def load_network_agent(path: str | Path, game: str, seed: int | None = None, **o
 
 def shipped_networks(game: str) -> list[tuple[Path, dict[str, Any]]]:
     """The network files shipped for a game and their recorded options."""
+    from training.checkpoint import _Fault, open_zip, read_json_member
+
     description = envs.describe(game)
     folder = CHECKPOINTS / description.short_name
     found = []
     for path in sorted(folder.glob("*.zip")) if folder.is_dir() else []:
         if not is_network_file(path):
             continue
-        with zipfile.ZipFile(path) as archive:
-            meta = json.loads(archive.read("meta.json").decode("utf-8"))
+        with open(path, "rb") as source, open_zip(source, os.fstat(source.fileno()).st_size, "the file") as archive:
+            try:
+                meta = read_json_member(archive, "meta.json", "")
+            except _Fault:
+                continue
         found.append((path, meta.get("options", {})))
     return found
 

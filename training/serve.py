@@ -1,6 +1,6 @@
 """A bot server speaking JSON lines over stdin/stdout, for other programs' game front ends.
 
-    python -m training.serve [--max-line-bytes N]
+    python -m training.serve [--max-line-bytes N] [--max-simulations N] [--move-time-limit S] [--agents-dir DIR]
 
 One request per line in, one answer per line out (flushed at once), like UCI or GTP for chess
 and Go engines. A front end starts a game (env name, options, an agent spec that
@@ -20,24 +20,38 @@ with ``json``, options are checked by the games, and an agent file must be a sui
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
+import os
 import random
+import re
+import signal
 import sys
+import threading
 import traceback
+import zipfile
+import zlib
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from pathlib import Path, PurePosixPath
+from typing import Any, BinaryIO, Callable, Iterator
 
 import numpy as np
 
 import envs
 from envs.core.game import SnapshotError
 from training import bot_table, game_name, load_agent
-from training.checkpoint import portable_options
+from training.checkpoint import MAX_ARCHIVE_BYTES, check_zip_directory, portable_options
+from training.checkpoint import _Fault as ArchiveFault
 
 PROTOCOL = "abstract-games-suite/bot-protocol"
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_LINE_BYTES = 1 << 20
+DEFAULT_MAX_SIMULATIONS = 10_000  # per move, for "mcts:N…" agents (--max-simulations)
+DEFAULT_MOVE_TIME_LIMIT_S = 30.0  # the agent's work on one move or one probabilities answer
+MAX_REQUEST_DEPTH = 64  # nesting of arrays and objects in a request
+MAX_MESSAGE_CHARS = 1000  # error messages are cut past this (they may quote the request)
+MCTS_DEFAULT_SIMULATIONS = 200  # what "mcts" alone asks for (training.mcts.DEFAULT_SIMULATIONS)
 AGENT_FILE_SUFFIXES = (".zip", ".onnx")
 MAX_SEED = 2**63 - 1
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +65,66 @@ class RequestError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+class MoveTimeout(BaseException):
+    """Raised by the alarm inside an agent that is over the move time limit (a BaseException,
+    so that no ``except Exception`` in an agent swallows it)."""
+
+
+class _NumberOutOfRange(ValueError):
+    pass
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NumberOutOfRange(f"the number {text[:40]} is out of range (beyond a double)")
+    return value
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def cut(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters (messages may quote a long value)."""
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """A value quoted in a message: its repr, cut."""
+    return cut(repr(value), limit)
+
+
+def request_problem(request: Any) -> str | None:
+    """What makes a parsed request unusable as text, if anything: nesting deeper than
+    MAX_REQUEST_DEPTH, or a lone UTF-16 surrogate (which no UTF-8 answer can echo) in any
+    string or key. Iterative, so that depth costs no recursion."""
+    stack = [(request, 1, "the request")]
+    while stack:
+        value, depth, where = stack.pop()
+        if isinstance(value, str):
+            if SURROGATE.search(value):
+                return f"{where} holds a lone UTF-16 surrogate (\\u{ord(SURROGATE.search(value).group()):04x}); text must be valid Unicode"
+            continue
+        if isinstance(value, dict):
+            items = list(value.items())
+        elif isinstance(value, list):
+            items = list(enumerate(value))
+        else:
+            continue
+        if depth > MAX_REQUEST_DEPTH:
+            return f"the request is nested deeper than {MAX_REQUEST_DEPTH} levels"
+        for key, child in items:
+            if isinstance(key, str) and SURROGATE.search(key):
+                return f"a key in {where} holds a lone UTF-16 surrogate; text must be valid Unicode"
+            place = f"{where}[{key}]" if isinstance(key, int) else (f"field {key!r}" if depth == 1 else f"{where}.{key}")
+            stack.append((child, depth + 1, cut(place, 120)))
+    return None
 
 
 # ----- request shapes -----------------------------------------------------------------------------
@@ -109,7 +183,7 @@ def check_fields(kind: str, request: dict[str, Any]) -> None:
     if unknown:
         raise RequestError(
             "bad_request",
-            f"unknown field {unknown[0]!r} in a {kind!r} request; its fields are: {', '.join(sorted(allowed))}",
+            f"unknown field {shown(unknown[0])} in a {kind!r} request; its fields are: {', '.join(sorted(allowed))}",
         )
     for name in required:
         if name not in request:
@@ -125,30 +199,31 @@ def check_fields(kind: str, request: dict[str, Any]) -> None:
 
 # ----- the game a front end plays -----------------------------------------------------------------
 
-def shipped_checkpoints(name: str) -> list[str]:
-    """The agent files shipped for a game, as paths a request can use from the current folder."""
+def shipped_checkpoints(name: str, agents_dir: Path) -> list[str]:
+    """The agent files shipped for a game that a request can name: those under the agents
+    folder, as paths relative to it."""
     folder = ROOT / "checkpoints" / envs.describe(name).short_name
     found = sorted(p for p in folder.glob("*") if p.suffix in AGENT_FILE_SUFFIXES) if folder.is_dir() else []
-    shown = []
+    base = agents_dir.resolve()
+    shown_paths = []
     for path in found:
         try:
-            shown.append(str(path.relative_to(Path.cwd())))
+            shown_paths.append(path.resolve().relative_to(base).as_posix())
         except ValueError:
-            shown.append(str(path))
-    return shown
+            continue  # outside the agents folder: a request could not load it
+    return shown_paths
 
 
-def check_agent_spec(spec: str, name: str) -> None:
-    """Refuse, before loading anything, a file that is neither a suite checkpoint nor ONNX."""
-    if spec in bot_table(name) or spec.split(":")[0] == "mcts":
-        return
-    looks_like_file = "/" in spec or "\\" in spec or "." in spec
-    if looks_like_file and not spec.lower().endswith(AGENT_FILE_SUFFIXES):
-        raise RequestError(
-            "bad_agent",
-            f"agent file {spec!r} is neither a suite checkpoint (.zip) nor an exported policy (.onnx); "
-            "the server loads no other files (no torch or pickle files)",
-        )
+def mcts_simulations(spec: str) -> int | None:
+    """The simulations a move an ``mcts`` spec asks for (``mcts``, ``mcts:N``, ``mcts:N:…``, and
+    later settings such as ``net=`` alike), or None when N is not a number (load_agent says so)."""
+    parts = spec.split(":")
+    if len(parts) == 1:
+        return MCTS_DEFAULT_SIMULATIONS
+    try:
+        return int(parts[1])
+    except ValueError:
+        return None
 
 
 @dataclass
@@ -172,18 +247,126 @@ class Session:
 class BotServer:
     """Answers one parsed request at a time; ``serve`` does the line reading and writing."""
 
-    def __init__(self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES):
+    def __init__(
+        self,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_simulations: int = DEFAULT_MAX_SIMULATIONS,
+        move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT_S,
+        agents_dir: str | Path = ".",
+    ):
         self.max_line_bytes = max_line_bytes
+        self.max_simulations = max_simulations
+        self.move_time_limit = move_time_limit
+        self.agents_dir = Path(agents_dir)
         self.session: Session | None = None
         self.quitting = False
+
+    # ----- limits ----------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def time_limit(self, what: str) -> Iterator[None]:
+        """Interrupt the agent's work past ``move_time_limit`` seconds with ``over_limit`` (an
+        interval timer: only in the main thread, where the server runs; elsewhere unlimited)."""
+        usable = (
+            self.move_time_limit > 0 and hasattr(signal, "setitimer")
+            and threading.current_thread() is threading.main_thread()
+        )
+        if not usable:
+            yield
+            return
+
+        def alarm(signum, frame):
+            raise MoveTimeout()
+
+        previous = signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.move_time_limit)
+        try:
+            yield
+        except MoveTimeout:
+            raise RequestError(
+                "over_limit",
+                f"agent {shown(self.session.agent_spec)} took longer than {self.move_time_limit:g} s for {what}, "
+                "this server's limit (--move-time-limit); ask for less work (fewer simulations)",
+            ) from None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    def check_agent_spec(self, spec: str, name: str) -> str:
+        """Refuse, before loading anything, a spec over the work limits or a file that is not a
+        suite agent file under the agents folder; returns the spec to load (files' paths put
+        under the agents folder, ``net=PATH`` of a guided search included)."""
+        if spec.split(":")[0] == "mcts":
+            simulations = mcts_simulations(spec)
+            if simulations is not None and simulations > self.max_simulations:
+                raise RequestError(
+                    "over_limit",
+                    f"agent {shown(spec)} asks for {simulations} simulations a move; this server allows at most "
+                    f"{self.max_simulations} (--max-simulations)",
+                )
+            parts = spec.split(":")
+            for index, part in enumerate(parts[2:], start=2):
+                key, _, value = part.partition("=")
+                if key == "net" and value and value != "trained":
+                    parts[index] = "net=" + self.agent_file(value, ".zip")
+            return ":".join(parts)
+        if spec in bot_table(name) or spec == "trained":
+            return spec
+        looks_like_file = "/" in spec or "\\" in spec or "." in spec
+        if not looks_like_file:
+            return spec
+        return self.agent_file(spec, AGENT_FILE_SUFFIXES)
+
+    def agent_file(self, spec: str, suffixes: tuple[str, ...] | str) -> str:
+        """The path to load for an agent file named in a request: a suite file type, a relative
+        path under the agents folder (no absolute path, no '..', no link out of it); refused
+        before the disk is looked at, so that no answer tells what exists elsewhere."""
+        if not spec.lower().endswith(suffixes):
+            raise RequestError(
+                "bad_agent",
+                f"agent file {shown(spec)} is neither a suite checkpoint or network file (.zip) nor an exported policy (.onnx); "
+                "the server loads no other files (no torch or pickle files)",
+            )
+        outside = (
+            f"agent file {shown(spec)} is refused: agent files are named by a relative path under this server's "
+            "agents folder (its working folder, or --agents-dir), with '/' between folders and no '..'"
+        )
+        if "\\" in spec or any(ord(c) < 32 for c in spec):
+            raise RequestError("bad_agent", outside)
+        relative = PurePosixPath(spec)
+        if relative.is_absolute() or spec.startswith("~") or ".." in relative.parts:
+            raise RequestError("bad_agent", outside)
+        path = self.agents_dir / relative
+        try:
+            inside = path.resolve().is_relative_to(self.agents_dir.resolve())
+        except (OSError, RuntimeError, ValueError):
+            inside = False
+        if not inside:  # a symbolic link out of the folder: refused without looking further
+            raise RequestError("bad_agent", outside)
+        if spec.lower().endswith(".zip") and path.is_file():
+            # The zip's directory is checked before any loader opens it with zipfile, which reads
+            # the whole directory into memory (a million entries: half a gigabyte).
+            try:
+                with open(path, "rb") as source:
+                    size = os.fstat(source.fileno()).st_size
+                    if size > MAX_ARCHIVE_BYTES:
+                        raise RequestError("bad_agent", f"agent file {shown(spec)} is {size} bytes; an agent file is at most {MAX_ARCHIVE_BYTES}")
+                    source.seek(max(0, size - (22 + 0xFFFF)))
+                    check_zip_directory(source.read(), size, "the file")
+            except ArchiveFault as fault:
+                raise RequestError("bad_agent", f"agent file {shown(spec)} is damaged: {fault}") from None
+            except OSError as error:
+                raise RequestError("bad_agent", f"agent file {shown(spec)} cannot be read: {error.strerror}") from None
+        return str(path)
 
     # ----- framing ---------------------------------------------------------------------------------
     def answer_line(self, line: bytes) -> dict[str, Any]:
         """The answer to one request line (never raises)."""
         try:
-            request = json.loads(line.decode("utf-8"))
+            request = json.loads(line.decode("utf-8"), parse_float=_finite_float, parse_constant=_no_constant)
         except UnicodeDecodeError as error:
             return error_answer(None, "bad_json", f"the request is not UTF-8 text: {error}")
+        except _NumberOutOfRange as error:
+            return error_answer(None, "bad_request", f"{error}; numbers in requests are finite")
         except (ValueError, RecursionError) as error:
             return error_answer(None, "bad_json", f"the request is not valid JSON: {error}")
         if not isinstance(request, dict):
@@ -191,6 +374,10 @@ class BotServer:
         request_id = request.get("id")
         if isinstance(request_id, (dict, list)):
             return error_answer(None, "bad_request", "field 'id' must be a string, a number or null")
+        problem = request_problem(request)
+        if problem is not None:
+            echo = request_id if not (isinstance(request_id, str) and SURROGATE.search(request_id)) else None
+            return error_answer(echo, "bad_request", problem)
         try:
             kind = request.get("type")
             if kind is None:
@@ -205,7 +392,7 @@ class BotServer:
             return error_answer(request_id, error.code, error.message)
         except Exception as error:  # a bug, not the client's fault: say so and keep serving
             traceback.print_exc(file=sys.stderr)
-            return error_answer(request_id, "internal", f"the server failed on this request: {error!r}")
+            return error_answer(request_id, "internal", f"the server failed on this request: {cut(repr(error), 300)}")
         return {"id": request_id, "ok": True, "type": kind, **body}
 
     # ----- requests --------------------------------------------------------------------------------
@@ -214,6 +401,8 @@ class BotServer:
             "protocol": PROTOCOL,
             "version": PROTOCOL_VERSION,
             "max_line_bytes": self.max_line_bytes,
+            "max_simulations": self.max_simulations,
+            "move_time_limit_s": self.move_time_limit,
             "requests": list(REQUESTS),
         }
 
@@ -229,7 +418,7 @@ class BotServer:
 
     def do_list_agents(self, request: dict) -> dict:
         name = self.game_name(request["game"])
-        return {"game": name, "agents": list(bot_table(name)), "checkpoints": shipped_checkpoints(name)}
+        return {"game": name, "agents": list(bot_table(name)), "checkpoints": shipped_checkpoints(name, self.agents_dir)}
 
     def do_new_game(self, request: dict) -> dict:
         name = self.game_name(request["game"])
@@ -245,11 +434,14 @@ class BotServer:
         except (ValueError, TypeError) as error:
             raise RequestError("bad_options", str(error)) from None
         spec = request["agent"]
-        check_agent_spec(spec, name)
+        target = self.check_agent_spec(spec, name)
         try:
-            agent = load_agent(spec, name, seed=seed, **options)
+            agent = load_agent(target, name, seed=seed, **options)
         except (ValueError, TypeError, ImportError, OSError) as error:
             raise RequestError("bad_agent", str(error)) from None
+        except (zipfile.BadZipFile, zlib.error, EOFError) as error:  # a damaged file a loader did not name
+            traceback.print_exc(file=sys.stderr)
+            raise RequestError("bad_agent", f"agent file {shown(spec)} is damaged: {type(error).__name__}: {error}") from None
         completer = description.sampling.complete_snapshot
         self.session = Session(name, dict(options), spec, seed, agent, env, random.Random(seed), completer)
         return {
@@ -286,12 +478,16 @@ class BotServer:
                     f"agent {session.agent_spec!r} has no probabilities (no action_probabilities method); "
                     "ask without \"probabilities\": true",
                 )
-            answer["probabilities"] = self.probabilities(game, observation)
+            with self.time_limit("its probabilities"):
+                answer["probabilities"] = self.probabilities(game, observation)
         try:
-            action = int(agent.act(observation))
+            with self.time_limit("a move"):
+                action = int(agent.act(observation))
+        except RequestError:
+            raise
         except Exception as error:
             traceback.print_exc(file=sys.stderr)
-            raise RequestError("agent_error", f"agent {session.agent_spec!r} failed: {error}") from None
+            raise RequestError("agent_error", f"agent {shown(session.agent_spec)} failed: {error}") from None
         reason = game.why_illegal(action)
         if reason is not None:
             raise RequestError("agent_error", f"agent {session.agent_spec!r} chose action {action}, which is illegal: {reason}")
@@ -372,7 +568,7 @@ class BotServer:
         if snapshot.get("game") != session.name:
             # checked here so that every game's completer is spared a foreign snapshot
             raise RequestError(
-                "bad_snapshot", f"the snapshot is of game {snapshot.get('game')!r}, but this game is {session.name!r}"
+                "bad_snapshot", f"the snapshot is of game {shown(snapshot.get('game'))}, but this game is {session.name!r}"
             )
         try:
             full = session.complete_snapshot(snapshot, seat, session.completion_rng)
@@ -385,13 +581,18 @@ class BotServer:
             session.env.restore(full)
         except SnapshotError as error:
             raise RequestError("bad_snapshot", str(error)) from None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError) as error:
+            # a snapshot the game's validator let through and its restore tripped on: the
+            # client's mistake, though the game should have named it (traceback on stderr)
+            traceback.print_exc(file=sys.stderr)
+            raise RequestError("bad_snapshot", f"the snapshot is malformed: {cut(repr(error), 300)}") from None
 
     def replay(self, session: Session, actions: list) -> None:
         env = session.env
         env.reset(seed=session.seed)
         game = env.game
         for index, move in enumerate(actions):
-            where = f"actions[{index}] = {json.dumps(move, ensure_ascii=False)}"
+            where = f"actions[{index}] = {cut(json.dumps(move, ensure_ascii=False), 80)}"
             if not (_is_int(move) or isinstance(move, str)):
                 raise RequestError("bad_request", f"{where}: an action is a number or its notation, not {json_type(move)}")
             if game.is_terminal():
@@ -436,7 +637,7 @@ class BotServer:
 
 
 def error_answer(request_id: Any, code: str, message: str) -> dict[str, Any]:
-    return {"id": request_id, "ok": False, "error": {"code": code, "message": message}}
+    return {"id": request_id, "ok": False, "error": {"code": code, "message": cut(message)}}
 
 
 def _plain(value: Any) -> Any:
@@ -447,11 +648,14 @@ def _plain(value: Any) -> Any:
 
 
 def encode(answer: dict[str, Any]) -> bytes:
+    """One answer line: strict JSON (no NaN or Infinity), UTF-8. An answer that cannot be
+    written so (a bug) becomes an ``internal`` error with a null id; this never raises."""
     try:
         text = json.dumps(answer, ensure_ascii=False, allow_nan=False, default=_plain)
-    except (TypeError, ValueError) as error:
-        text = json.dumps(error_answer(answer.get("id"), "internal", f"the answer could not be encoded: {error}"))
-    return text.encode("utf-8") + b"\n"
+        return text.encode("utf-8") + b"\n"
+    except (TypeError, ValueError, RecursionError) as error:  # UnicodeEncodeError is a ValueError
+        fallback = error_answer(None, "internal", f"the answer could not be encoded: {cut(str(error), 200)}")
+        return json.dumps(fallback, ensure_ascii=True).encode("ascii") + b"\n"
 
 
 def discard_rest_of_line(stream: BinaryIO) -> None:
@@ -461,9 +665,9 @@ def discard_rest_of_line(stream: BinaryIO) -> None:
             return
 
 
-def serve(stdin: BinaryIO, stdout: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
-    """Answer request lines until ``quit`` or the end of the input."""
-    server = BotServer(max_line_bytes)
+def serve(stdin: BinaryIO, stdout: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, **limits: Any) -> None:
+    """Answer request lines until ``quit`` or the end of the input (``limits``: BotServer's)."""
+    server = BotServer(max_line_bytes, **limits)
     while not server.quitting:
         # bounded read: a line longer than the limit is never held in memory whole
         line = stdin.readline(max_line_bytes + 1)
@@ -478,7 +682,11 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, max_line_bytes: int = DEFAULT_MAX_L
         elif not line.strip():
             continue  # blank lines are ignored, as GTP does
         else:
-            answer = server.answer_line(line)
+            try:
+                answer = server.answer_line(line)
+            except Exception as error:  # answer_line catches everything; this is the last guard
+                traceback.print_exc(file=sys.stderr)
+                answer = error_answer(None, "internal", f"the server failed on this request: {cut(repr(error), 300)}")
         stdout.write(encode(answer))
         stdout.flush()
 
@@ -492,12 +700,33 @@ def main(argv: list[str] | None = None) -> None:
         "--max-line-bytes", type=int, default=DEFAULT_MAX_LINE_BYTES,
         help=f"longest request line accepted, newline excluded (default {DEFAULT_MAX_LINE_BYTES})",
     )
+    parser.add_argument(
+        "--max-simulations", type=int, default=DEFAULT_MAX_SIMULATIONS,
+        help=f"most simulations a move an mcts:N agent may ask for (default {DEFAULT_MAX_SIMULATIONS})",
+    )
+    parser.add_argument(
+        "--move-time-limit", type=float, default=DEFAULT_MOVE_TIME_LIMIT_S,
+        help=f"seconds an agent may take for one move or one probabilities answer; 0 for none (default {DEFAULT_MOVE_TIME_LIMIT_S:g})",
+    )
+    parser.add_argument(
+        "--agents-dir", default=".",
+        help="the folder agent files are loaded from, by relative paths (default: the working folder)",
+    )
     args = parser.parse_args(argv)
     if args.max_line_bytes < 1:
         parser.error(f"--max-line-bytes must be at least 1, not {args.max_line_bytes}")
+    if args.max_simulations < 1:
+        parser.error(f"--max-simulations must be at least 1, not {args.max_simulations}")
+    if not (math.isfinite(args.move_time_limit) and args.move_time_limit >= 0):
+        parser.error(f"--move-time-limit must be a number of seconds >= 0, not {args.move_time_limit}")
+    if not Path(args.agents_dir).is_dir():
+        parser.error(f"--agents-dir {args.agents_dir!r} is not a folder")
     protocol_out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a bot that prints cannot corrupt the protocol stream
-    serve(sys.stdin.buffer, protocol_out, args.max_line_bytes)
+    serve(
+        sys.stdin.buffer, protocol_out, args.max_line_bytes, max_simulations=args.max_simulations,
+        move_time_limit=args.move_time_limit, agents_dir=args.agents_dir,
+    )
 
 
 if __name__ == "__main__":

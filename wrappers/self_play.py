@@ -14,6 +14,16 @@ games with points and chance (Loom's dice) than the win/loss alone.
 
 ``action_masks()`` serves sb3-contrib's ``MaskablePPO``; ``set_opponent_pool`` can be called
 through ``VecEnv.env_method`` so a training run swaps in new snapshots under ``SubprocVecEnv``.
+
+``reset(seed=s)`` starts the same episode every time on one env: the seat draw, the game's
+chance and the opponents (rebuilt from their pool entries with seeds drawn from ``s``; an agent
+object given as an entry is used as it is) all restart from ``s``.
+
+``illegal_action`` says what an illegal action does: ``"raise"`` (the default) raises the
+engine's ``IllegalActionError`` and leaves the state as it was; ``"lose"`` ends the episode
+with reward −1 for the learner (``info["illegal_action"]`` is True), as PettingZoo's classic
+envs do — what env checkers and unmasked algorithms need. A value that is not an action at all
+(a bool, a float, an array) is a ``ValueError`` either way.
 """
 
 from __future__ import annotations
@@ -25,6 +35,9 @@ import gymnasium
 import numpy as np
 
 import envs
+from envs.core.game import action_index
+
+ILLEGAL_ACTIONS = ("raise", "lose")
 
 
 def make_opponent(spec: Any, game: str, options: dict[str, Any], seed: int):
@@ -42,7 +55,7 @@ def make_opponent(spec: Any, game: str, options: dict[str, Any], seed: int):
 
 
 class SelfPlayEnv(gymnasium.Env):
-    metadata = {"render_modes": ["ansi", "rgb_array"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -53,8 +66,12 @@ class SelfPlayEnv(gymnasium.Env):
         learner_seat: int | None = None,
         render_mode: str | None = None,
         score_shaping: float = 0.0,
+        illegal_action: str = "raise",
     ):
         super().__init__()
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be 'raise' or 'lose', not {illegal_action!r}")
+        self.illegal_action = illegal_action
         self.module = envs.load(game)
         self.game = envs.canonical_name(game)
         self.options = dict(options or {})
@@ -72,20 +89,26 @@ class SelfPlayEnv(gymnasium.Env):
         self._rng = random.Random(seed)
         self.learner = 0
         self._last: dict[str, np.ndarray] | None = None
+        self._over = True  # until the first reset
+        self.metadata = {**type(self).metadata, "render_fps": self.raw.metadata.get("render_fps", 2)}
         self.set_opponent_pool(opponents)
 
     # ----- opponents ---------------------------------------------------------------------------
     def set_opponent_pool(self, opponents: Sequence[Any]) -> None:
         if not opponents:
             raise ValueError("the opponent pool is empty: give at least one opponent")
-        self.pool = [make_opponent(spec, self.game, self.options, self._rng.getrandbits(31)) for spec in opponents]
+        self.pool_specs = list(opponents)
+        self.pool = [make_opponent(spec, self.game, self.options, self._rng.getrandbits(31)) for spec in self.pool_specs]
 
     # ----- gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         if seed is not None:
             self._rng = random.Random(seed)
+            # the opponents restart from the seed too (their own generators are part of the episode)
+            self.pool = [make_opponent(spec, self.game, self.options, self._rng.getrandbits(31)) for spec in self.pool_specs]
         self.raw.reset(seed=self._rng.getrandbits(63))
+        self._over = False
         seats = range(self.num_players)
         self.learner = self.fixed_seat if self.fixed_seat is not None else self._rng.randrange(self.num_players)
         self.seated = {seat: self._rng.choice(self.pool) for seat in seats if seat != self.learner}
@@ -94,10 +117,19 @@ class SelfPlayEnv(gymnasium.Env):
         return self._observe(), self._info()
 
     def step(self, action):
-        self.raw.step(int(action))
+        if self._over:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        game = self.raw.game
+        index = action_index(action, int(self.action_space.n))  # a ValueError for what is not an action
+        if self.illegal_action == "lose" and game.why_illegal(index) is not None:
+            self._over = True
+            # a copy: the observation returned last may be kept (and changed) by the caller
+            return self._last["observation"].copy(), -1.0, True, False, {**self._info(), "illegal_action": True}
+        self.raw.step(index)  # "raise": IllegalActionError with the reason, nothing changed
         self._play_opponents()
         game = self.raw.game
         done = game.is_terminal()
+        self._over = done
         reward = float(game.returns()[self.learner]) if done else 0.0
         if self.score_shaping:
             margin = self._current_margin()
@@ -130,4 +162,4 @@ class SelfPlayEnv(gymnasium.Env):
 
     def _info(self) -> dict[str, Any]:
         scores = self.raw.game.scores()
-        return {"learner_seat": self.learner, "scores": list(scores)}
+        return {"learner_seat": self.learner, "scores": np.asarray(scores, np.float32)}

@@ -109,7 +109,9 @@ class PlayRules:
     * ``rules_summary``: the rules and the move notation in a few lines, for ``help``;
     * ``narrate(before, action, after, viewer)``: one sentence saying what a move did (a caught
       line, a closed ribbon, a capture), as seat ``viewer`` may know it (``None``: nothing
-      worth saying beyond the move itself). ``before`` and ``after`` are engine states.
+      worth saying beyond the move itself). ``before`` and ``after`` are engine states;
+    * ``group_moves(game, actions)``: the legal moves as a few readable lines (Knot: one line
+      per square) where one long list would be a wall (``None``: one list, wrapped).
     """
 
     undo_rule: str
@@ -118,6 +120,7 @@ class PlayRules:
     private_notes: Callable[[Any, dict[str, Any]], list[str]] | None = None
     rules_summary: str = ""
     narrate: Callable[[Any, int, Any, int], str | None] | None = None
+    group_moves: Callable[[Any, list[int]], list[str]] | None = None
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,7 @@ class Game:
         unknown = sorted(set(options) - set(cls.OPTIONS))
         if unknown:
             raise OptionError(
-                f"unknown option {unknown[0]!r} for {cls.NAME}; "
+                f"unknown option {short_repr(unknown[0])} for {cls.NAME}; "
                 f"the options are: {', '.join(cls.OPTIONS)}"
             )
         resolved = dict(cls.OPTIONS)

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from envs.core.game import OptionError
+from envs.core.game import OptionError, short_repr
 
 
 def check_int(options: dict[str, Any], name: str, low: int, high: int) -> int:
     value = options[name]
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise OptionError(f"option {name!r} must be an integer {low}…{high}, not {value!r}")
+        raise OptionError(f"option {name!r} must be an integer {low}…{high}, not {short_repr(value)}")
     return value
 
 
 def check_bool(options: dict[str, Any], name: str) -> bool:
     value = options[name]
     if not isinstance(value, bool):
-        raise OptionError(f"option {name!r} must be True or False, not {value!r}")
+        raise OptionError(f"option {name!r} must be True or False, not {short_repr(value)}")
     return value
 
 
@@ -27,7 +27,7 @@ def check_choice(options: dict[str, Any], name: str, allowed: Iterable[Any]) -> 
     # type-exact: True must not pass for 1, nor 1 for True
     if not any(value == a and type(value) is type(a) for a in allowed):
         shown = ", ".join(repr(a) for a in allowed)
-        raise OptionError(f"option {name!r} must be one of {shown}, not {value!r}")
+        raise OptionError(f"option {name!r} must be one of {shown}, not {short_repr(value)}")
     return value
 
 
@@ -51,6 +51,6 @@ def check_int_pairs(
             and all(isinstance(x, int) and not isinstance(x, bool) and low <= x <= high for x in pair)
         )
         if not ok:
-            raise OptionError(f"option {name!r}: {entry} {i} is {pair!r}; {rule}")
+            raise OptionError(f"option {name!r}: {entry} {i} is {short_repr(pair)}; {rule}")
         out.append((pair[0], pair[1]))
     return out

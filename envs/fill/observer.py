@@ -14,12 +14,13 @@ import numpy as np
 
 from envs.core.observer import D4, Observer, PolicyLayout, Symmetry, as_vector, transform_grid
 from envs.fill.rules import (
-    CHOOSE, FILL, FILL2, KIND_NAMES, LINES, OVER, PHASE_NAMES, REGULAR_TRAPS, RECHARGE, SEED, STAY,
+    CHOOSE, FILL, FILL2, KIND_NAMES, LINES, OVER, PHASE_NAMES, PLAYER_PHASES, REGULAR_TRAPS, RECHARGE, SEED, STAY,
     SWAP, TIME_LIMIT, TOKEN, TOKEN_LIFE, TRAP_PHASE, FillGame, bits,
 )
 
 MAX_EXTRA = 3  # extra traps are shown divided by this (clipped at 1)
 TOKEN_FIELDS = 4  # kind one-hot (3) + turns left / lifetime
+RULE_SWITCHES = ("traps", "rocks", "gems", "time_limit")  # the RULES block after the lines one-hot
 CELL_PLANES = 10  # filled, rock, empty, three gem kinds, legal, poisoned, sprung, my trap
 # planes: the cell planes, then to act (2), phase (6), seeder, choice (2), two token summaries
 # (9 each), sprung by (2), my traps (4), result (2), clocks (4), rules (7)
@@ -90,7 +91,7 @@ class FillObserver(Observer):
         self.size = self.layout.size
         self._rules = np.zeros(7, np.float32)
         self._rules[LINES.index(options["lines"])] = 1.0
-        for i, name in enumerate(("traps", "rocks", "gems", "time_limit")):
+        for i, name in enumerate(RULE_SWITCHES):
             self._rules[3 + i] = float(options[name])
 
     def _tokens(self, obs: np.ndarray, offset: int, tokens: list[list[int]]) -> None:
@@ -123,7 +124,7 @@ class FillObserver(Observer):
         if game.last_sprung is not None:
             obs[self.SPRUNG_BY + (0 if game.last_sprung[1] == player else 1)] = 1.0
         phase = game.phase
-        if phase != OVER:
+        if phase < PLAYER_PHASES:  # at a chance node (rocks, gems) and at the end nobody acts
             if game.to_move == player:
                 obs[self.TO_ACT] = 1.0
                 obs[self.PHASE + phase] = 1.0  # phases SEED…FILL2 are 0…5
@@ -155,6 +156,27 @@ class FillObserver(Observer):
                     obs[clocks + 2 + i] = 1.0
         obs[self.RULES:self.RULES + 7] = self._rules
         return obs
+
+    def check_fits(self, observation, who: str = "this observer") -> None:
+        """A ``ValueError`` naming the options unless ``observation`` (the env's dict or the
+        flat vector) has this observer's length and shows its rule switches (lines, traps,
+        rocks, gems, time_limit): else it comes from a table with other options."""
+        vec = np.asarray(as_vector(observation))
+        made_for = ", ".join(f"{k}={self.options[k]!r}" for k in ("size", "lines", *RULE_SWITCHES))
+        if vec.shape != (self.size,):
+            raise ValueError(
+                f"{who} is for fill_v0 with {made_for}, whose observations have {self.size} entries; this "
+                f"one has shape {vec.shape}: it comes from a table with other options"
+            )
+        rules = vec[self.RULES:self.RULES + 7]
+        shown = {"lines": LINES[int(np.argmax(rules[:3]))]}
+        shown.update({name: bool(rules[3 + i] > 0.5) for i, name in enumerate(RULE_SWITCHES)})
+        for name, value in shown.items():
+            if value != self.options[name]:
+                raise ValueError(
+                    f"{who} is for fill_v0 with {made_for}; this observation is of a table with "
+                    f"{name}={value!r}"
+                )
 
     # ----- planes (observation_format="planes") ----------------------------------------------------
     # (size, size, PLANES): the ten cell blocks of the flat vector as channels 0-9, then constant
@@ -211,10 +233,14 @@ class FillObserver(Observer):
         neighbours), rows and columns, the two diagonal directions and 2×2 blocks all map onto
         themselves under rotations and reflections. Chance outcomes that are cells (rocks,
         gems) map with the cells."""
-        return tuple(
-            Symmetry(name, name, cell_permutation(self.board_size, name, extra=7))
-            for name in D4
-        )
+        out = []
+        n = self.n
+        for name in D4:
+            cells = cell_permutation(self.board_size, name, extra=7)
+            # chance outcomes: a rock's cell, or a gem's kind * size² + cell
+            chance = np.concatenate([kind * n + cells[:n] for kind in range(3)])
+            out.append(Symmetry(name, name, cells, chance=chance))
+        return tuple(out)
 
     # ----- decoding ---------------------------------------------------------------------------------
     def decode(self, observation) -> dict[str, Any]:

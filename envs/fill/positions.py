@@ -53,7 +53,9 @@ def position(picture: str, first: int = 1, tokens: dict | None = None, **options
     if any(kind == 2 for _, kind in gems):
         opts["traps"] = True
     opts.setdefault("gem_cells", [])  # no random gems: the picture's gems are placed below
-    game = FillGame(FillGame.resolve_options(opts), None)
+    game = FillGame(FillGame.resolve_options(opts))
+    while game.is_chance_node():  # the scripted rocks
+        game.apply(game.chance_outcomes()[0][0])
     game.apply(filled[0])
     for cell in filled[1:]:
         game._place(cell)

@@ -1,6 +1,6 @@
 """Knot's fixed geometry: ports, links, the strand table and the bit tables the engine uses.
 
-Everything here follows ``../shared/rules/knot.md`` to the letter:
+Everything here follows the geometry in ``docs/knot.md`` to the letter:
 
 * squares ``r*size + c`` (row 0 at the top); sides 0 N, 1 E, 2 S, 3 W; corners 0 NE, 1 SE,
   2 SW, 3 NW (corner ``c`` lies between sides ``c`` and ``c+1``);

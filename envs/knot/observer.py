@@ -13,7 +13,7 @@ import numpy as np
 from envs.core.observer import Observer, as_vector
 from envs.knot.geometry import SLOTS
 from envs.knot.planes import KnotPlanes
-from envs.knot.rules import BONUS, HAND_SIZE, OVER, PLACE, KnotGame, place_limit
+from envs.knot.rules import BONUS, DEAL, HAND_SIZE, OVER, PLACE, KnotGame, place_limit
 
 
 class KnotObserver(Observer):
@@ -34,8 +34,12 @@ class KnotObserver(Observer):
     the bonus once the game is over, / score scale), ``HAND_SIZES`` ``P`` (/5), ``KNOWN``
     ``(P-1)*4`` (strands each opponent took face up and has not placed since, per kind, /5),
     ``TURN`` (turn / turn scale), ``LIMIT`` (placing limit / 3), ``PLACED`` (my placements this
-    turn / 3, also while I draw; 0 off my turn), ``PHASE`` 3 (place, draw, over), ``ACTOR`` ``P`` (who acts,
-    relative), ``PLACED_ANY`` ``P`` (that player has placed a strand before).
+    turn / 3, also while I draw; 0 off my turn), ``PHASE`` 3 (place, draw, over; none during
+    the opening deal), ``ACTOR`` ``P`` (who acts, relative; none at a chance node or once over),
+    ``PLACED_ANY`` ``P`` (that player has placed a strand before).
+
+    At a chance node (the deal, a strand being drawn from the pile) the observation is the
+    position as it stands: a market slot waiting for its refill shows empty.
     """
 
     def __init__(self, options: dict[str, Any]):
@@ -47,25 +51,25 @@ class KnotObserver(Observer):
         self.total = sum(resolved["deck"]) if resolved["pile"] is None else len(resolved["pile"])
         self.score_scale = float(4 * self.board_size * (self.board_size - 1) + BONUS)
         self.turn_scale = float(P * (self.total + 2))
-        off = 0
-        self.STRANDS = off; off += P * SLOTS * S
-        self.CLOSED = off; off += SLOTS * S
-        self.BLOCKED = off; off += 4 * S
-        self.ENDS = off; off += P * 8 * S
-        self.GROWABLE = off; off += 8 * S
-        self.HAND = off; off += 4
-        self.MARKET = off; off += 10
-        self.PILE = off; off += 1
-        self.SCORES = off; off += P
-        self.HAND_SIZES = off; off += P
-        self.KNOWN = off; off += (P - 1) * 4
-        self.TURN = off; off += 1
-        self.LIMIT = off; off += 1
-        self.PLACED = off; off += 1
-        self.PHASE = off; off += 3
-        self.ACTOR = off; off += P
-        self.PLACED_ANY = off; off += P
-        self.size = off
+        take = self.layout.take  # named blocks: errors and decode name them
+        self.STRANDS = take(P * SLOTS * S, "strands")
+        self.CLOSED = take(SLOTS * S, "closed")
+        self.BLOCKED = take(4 * S, "blocked")
+        self.ENDS = take(P * 8 * S, "ends")
+        self.GROWABLE = take(8 * S, "growable")
+        self.HAND = take(4, "hand")
+        self.MARKET = take(10, "market")
+        self.PILE = take(1, "pile")
+        self.SCORES = take(P, "scores")
+        self.HAND_SIZES = take(P, "hand_sizes")
+        self.KNOWN = take((P - 1) * 4, "known")
+        self.TURN = take(1, "turn")
+        self.LIMIT = take(1, "limit")
+        self.PLACED = take(1, "placed")
+        self.PHASE = take(3, "phase")
+        self.ACTOR = take(P, "actor")
+        self.PLACED_ANY = take(P, "placed_any")
+        self.size = self.layout.size
         self._block_shift = np.arange(4, 8)[:, None]
         self._token = None
         self._planes = None
@@ -105,8 +109,9 @@ class KnotObserver(Observer):
         obs[self.LIMIT] = place_limit(game.turn) / 3
         if game.player == player and game.phase != OVER:
             obs[self.PLACED] = game.placed / 3
-        obs[self.PHASE + game.phase] = 1.0
-        if game.phase != OVER:
+        if game.phase != DEAL:  # during the deal no phase and no actor
+            obs[self.PHASE + game.phase] = 1.0
+        if game.current_player() >= 0:  # nobody acts at a chance node or once over
             obs[self.ACTOR + rel[game.player]] = 1.0
         return obs
 
@@ -180,7 +185,7 @@ class KnotObserver(Observer):
             "turn": int(round(vec[self.TURN] * self.turn_scale)),
             "limit": int(round(vec[self.LIMIT] * 3)),
             "placed": int(round(vec[self.PLACED] * 3)),
-            "phase": ("place", "draw", "over")[int(np.argmax(phase_part))],
+            "phase": ("place", "draw", "over")[int(np.argmax(phase_part))] if phase_part.max() > 0.5 else "deal",
             "actor": int(np.argmax(actor_part)) if actor_part.max() > 0.5 else -1,
             "placed_any": [bool(x > 0.5) for x in vec[self.PLACED_ANY:self.PLACED_ANY + P]],
         }

@@ -6,7 +6,13 @@ crossing and the two diagonals of an inside crossing form an X. The weave rule s
 passes over at its odd port: at every inside crossing the half-1 diagonal is drawn on top.
 Ribbons are bands in their owner's colour; closed ribbons are full colour with a light centre
 line, open ribbons are paler; open ends carry a white dot ringed in the owner's colour; blocked
-crossings are short grey bars along the side.
+crossings are short grey bars along the side. Column letters and row numbers stand clear of
+the bands (a ribbon turning back at the board's edge bulges past it), a key beside each seat's
+colour says its score and hand, whose turn it is, and at the end the final scores and the
+winner.
+
+Hidden items: a picture shows the hands of the seats it is for (``seats``) and only their sizes
+for the others; a spectator (``()``) sees no hand. Taken-face-up strands are public.
 """
 
 from __future__ import annotations
@@ -16,33 +22,67 @@ import numpy as np
 from envs.core.notation import column_name
 from envs.core.render import GRID, INK, SEAT_COLOURS, canvas, font, to_array
 from envs.knot.geometry import KINDS, SLOT_CORNERS, SLOT_PORTS
-from envs.knot.rules import OVER, PLACE, KnotGame, place_limit
+from envs.core.game import CHANCE
+from envs.knot.rules import BONUS, DEAL, OVER, PLACE, KnotGame, place_limit
 
 KIND_LETTER = "CRHF"
+LEGEND = ("legend: corners . empty, 0-3 owner of an open ribbon, A-D of a closed one; sides # blocked, "
+          "* open end; centre C/R/H/F or a count")
 
 
-def _status_lines(game: KnotGame) -> list[str]:
-    names = [f"player_{p}" for p in range(game.n_players)]
+def result(game: KnotGame) -> str:
+    """The final line: every seat's points, the longest-ribbon bonus, who won."""
     scores = game.scores()
-    lines = ["scores: " + "  ".join(f"{names[p]} {scores[p]}" for p in range(game.n_players))]
-    lines.append("hands: " + "  ".join(f"{names[p]} {sum(game.hands[p])}" for p in range(game.n_players)))
-    market = " ".join(KINDS[k] if k >= 0 else "-" for k in game.market)
-    lines.append(f"market: {market}   pile: {game.pile_size()}")
+    points = ", ".join(f"player_{p} {scores[p]}" for p in range(game.n_players))
+    who = game.bonus_owner()
+    bonus = f" (longest closed ribbon: player_{who} +{BONUS})" if who >= 0 else " (no closed ribbon, no bonus)"
+    best = max(scores)
+    leaders = [p for p in range(game.n_players) if scores[p] == best]
+    outcome = f"player_{leaders[0]} wins" if len(leaders) == 1 else "a tie: " + " and ".join(
+        f"player_{p}" for p in leaders) + " share first place"
+    return f"final: {points}{bonus}: {outcome}"
+
+
+def turn_line(game: KnotGame) -> str:
+    """Whose turn it is and what they do now (or the result once the game is over)."""
     if game.phase == OVER:
-        lines.append(f"turn {game.turn + 1}: game over, nobody can place a strand")
+        return result(game)
+    if game.phase == DEAL:
+        return "dealing: 5 strands to each player, then the two market slots"
+    what = f"to place ({game.placed} of {place_limit(game.turn)} placed)" if game.phase == PLACE else "to draw back up to 5"
+    chance = " — a strand is coming from the pile" if game.current_player() == CHANCE else ""
+    return f"turn {game.turn + 1}: player_{game.player} {what}{chance}"
+
+
+def seat_line(game: KnotGame, player: int, seats: tuple[int, ...]) -> str:
+    """A seat's points and hand: its contents for the seats the picture is for, else its size."""
+    hand = game.hands[player]
+    if player in seats:
+        held = ", ".join(f"{KINDS[k]} {hand[k]}" for k in range(4) if hand[k]) or "empty"
+        shown = f"hand: {held}"
     else:
-        hand = ", ".join(f"{KINDS[k]} {game.hands[game.player][k]}" for k in range(4) if game.hands[game.player][k])
-        what = (
-            f"place {game.placed}/{place_limit(game.turn)}" if game.phase == PLACE else "draw"
-        )
-        lines.append(f"turn {game.turn + 1}: {names[game.player]} to {what}; hand: {hand or 'empty'}")
+        shown = f"hand: {sum(hand)} strands"
+        known = [KINDS[k] for k in range(4) for _ in range(game.known[player][k])]
+        if known:
+            shown += f" (taken face up: {', '.join(known)})"
+    mark = ">" if game.current_player() == player else " "
+    return f"{mark}player_{player}: {game.banked[player]} banked; {shown}"
+
+
+def _status_lines(game: KnotGame, seats: tuple[int, ...]) -> list[str]:
+    lines = [seat_line(game, p, seats) for p in range(game.n_players)]
+    market = " ".join(KINDS[k] if k >= 0 else "-" for k in game.market)
+    lines.append(f"market: {market}   pile: {game.pile_size()} strands")
+    lines.append(turn_line(game))
     return lines
 
 
 def ansi(game: KnotGame, seats: tuple[int, ...] = ()) -> str:
     """Each square is 3×3 characters: corners show who fills them (digit = open ribbon's owner,
     letter A–D = closed ribbon's owner), sides show ``#`` for a blocked crossing and ``*`` for
-    an open end, the centre the kind letter (C R H F) or the number of strands."""
+    an open end, the centre the kind letter (C R H F) or the number of strands; then the
+    legend, the seats (``>`` marks the player to act; hands only for ``seats``), the market and
+    whose turn it is (or the result)."""
     size = game.size
     n = game.n
     corner_char = [["."] * 4 for _ in range(n)]
@@ -77,7 +117,8 @@ def ansi(game: KnotGame, seats: tuple[int, ...] = ()) -> str:
         lines.append("    " + rows[0])
         lines.append(f"{r + 1:>3} " + rows[1])
         lines.append("    " + rows[2])
-    lines.extend(_status_lines(game))
+    lines.append(LEGEND)
+    lines.extend(_status_lines(game, seats))
     return "\n".join(lines)
 
 
@@ -127,24 +168,46 @@ def strand_path(slot: int, x0: float, y0: float, cell: float) -> list[tuple[floa
     return pts
 
 
+MARGIN = 44  # room for the coordinates outside the bands that bulge past the board's edge
+KEY_LINE = 20
+
+
+def board_origin(cell: int = 64) -> tuple[int, int]:
+    """Where the board's top-left corner lies in :func:`rgb`'s picture."""
+    return MARGIN, MARGIN
+
+
 def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64) -> np.ndarray:
+    """The board as a woven knot, its coordinates, a key (each seat's colour, points and hand;
+    the player to act marked), the market and whose turn it is, or at the end the result."""
     size = game.size
-    margin, top = 24, 24
     board = size * cell
-    lines = _status_lines(game)
-    width = max(board + 2 * margin, 420)
-    height = top + board + margin + 18 * len(lines) + 8
-    image, draw = canvas(width, height)
+    ox, oy = board_origin(cell)
+    keys = [seat_line(game, p, seats)[1:] for p in range(game.n_players)]
+    market = " ".join(KINDS[k] if k >= 0 else "-" for k in game.market)
+    tail = [f"market: {market}   pile: {game.pile_size()} strands", turn_line(game),
+            "white dots: open ends; grey bars: blocked crossings; full colour with a light line: closed ribbons"]
+    actor = game.current_player()
+    if 0 <= actor < game.n_players:
+        keys[actor] += "   <- to act"
     small = font(13)
-    ox, oy = margin, top
+    _, measure = canvas(1, 1)
+    text = max(measure.textlength(line, font=small) for line in keys + tail)
+    width = int(max(board + 2 * MARGIN, 480, MARGIN + 24 + text + 12))
+    height = oy + board + MARGIN + KEY_LINE * (len(keys) + len(tail)) + 10
+    image, draw = canvas(width, height)
     # grid, coordinates and crossing dots
     for i in range(size + 1):
         draw.line((ox, oy + i * cell, ox + board, oy + i * cell), fill=_pale(GRID, 0.6), width=1)
         draw.line((ox + i * cell, oy, ox + i * cell, oy + board), fill=_pale(GRID, 0.6), width=1)
     for c in range(size):
-        draw.text((ox + c * cell + cell // 2 - 3, 4), column_name(c), fill=INK, font=small)
+        x = ox + c * cell + cell // 2 - 3
+        draw.text((x, 4), column_name(c), fill=INK, font=small)
+        draw.text((x, oy + board + MARGIN - 18), column_name(c), fill=INK, font=small)
     for r in range(size):
-        draw.text((4, oy + r * cell + cell // 2 - 7), str(r + 1), fill=INK, font=small)
+        y = oy + r * cell + cell // 2 - 7
+        draw.text((6, y), str(r + 1), fill=INK, font=small)
+        draw.text((ox + board + MARGIN - 20, y), str(r + 1), fill=INK, font=small)
     for q in range(game.n):
         r, c = divmod(q, size)
         x0, y0 = ox + c * cell, oy + r * cell
@@ -198,8 +261,24 @@ def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64) -> np.ndarr
             rad = band * 0.75
             draw.ellipse((px - rad, py - rad, px + rad, py + rad), fill=(255, 255, 255),
                          outline=SEAT_COLOURS[p], width=3)
-    y = oy + board + margin // 2
-    for line in lines:
-        draw.text((margin, y), line, fill=INK, font=small)
-        y += 18
+    # the key: a swatch per seat (ringed when it is that seat's turn), then the rest
+    y = oy + board + MARGIN + 4
+    for p, line in enumerate(keys):
+        colour = SEAT_COLOURS[p]
+        if p == actor:
+            draw.rectangle((MARGIN - 4, y - 2, MARGIN + 18, y + 16), outline=INK, width=2)
+        draw.rectangle((MARGIN, y + 2, MARGIN + 14, y + 12), fill=colour, outline=INK)
+        draw.text((MARGIN + 24, y), line, fill=INK, font=small)
+        y += KEY_LINE
+    for i, line in enumerate(tail):
+        over = game.phase == OVER and i == 1
+        if over:  # the result line, underlined in the winner's colour
+            scores = game.scores()
+            leaders = [p for p in range(game.n_players) if scores[p] == max(scores)]
+            if len(leaders) == 1:
+                draw.rectangle((MARGIN - 4, y - 2, MARGIN + 18, y + 16), fill=SEAT_COLOURS[leaders[0]], outline=INK)
+            draw.text((MARGIN + 24, y), line, fill=INK, font=small)
+        else:
+            draw.text((MARGIN, y), line, fill=INK, font=small)
+        y += KEY_LINE
     return to_array(image)

@@ -13,6 +13,7 @@ import random
 
 import pytest
 
+from tests.fill.helpers import settle
 from envs.fill.rules import FILL, FillGame
 
 STEPS = {"orthogonal": ((0, 1), (1, 0)), "strict": ((0, 1), (1, 0), (1, 1), (1, -1)), "off": ()}
@@ -81,7 +82,7 @@ def positions(lines: str, count: int, seed: int, max_free: int):
 @pytest.mark.parametrize("lines", ["orthogonal", "strict", "off"])
 def test_search_agrees_with_brute_force(lines, prune_after, monkeypatch):
     if prune_after is not None:  # the reachability pruning from the very first node
-        monkeypatch.setattr("envs.fill.rules.PRUNE_AFTER", prune_after)
+        monkeypatch.setattr("envs.fill.board.PRUNE_AFTER", prune_after)
     checked = dead_without_cross = 0
     interesting = 0
     for game in positions(lines, 40, seed=5, max_free=13):
@@ -120,5 +121,46 @@ def test_witness_chain_can_be_filled_from_its_far_end():
 
 
 def test_before_the_seed_every_non_rock_cell_can_still_be_filled():
-    game = FillGame(FillGame.resolve_options({"rocks": True, "rock_cells": [0, 1]}), None)
+    game = settle(FillGame(FillGame.resolve_options({"rocks": True, "rock_cells": [0, 1]})))
     assert [game.can_still_be_filled(c) for c in range(4)] == [False, False, True, True]
+
+
+def chain_fills(game: FillGame, cell: int, chain: int) -> bool:
+    """Whether ``chain`` (a mask holding ``cell``) can be filled cell by cell with legal fills
+    from the game's board: the check every witness chain must pass."""
+    board = game.clone()
+    left = chain
+    while left:
+        legal = board.legal_mask() & left
+        if not legal:
+            return False
+        pick = (legal & -legal).bit_length() - 1
+        board._place(pick)
+        left &= ~(1 << pick)
+    return bool(chain >> cell & 1)
+
+
+@pytest.mark.parametrize("lines", ["orthogonal", "strict", "off"])
+def test_all_witnesses_at_once_agree_with_the_search_cell_by_cell(lines):
+    from envs.fill.board import fill_witnesses, settle_chains
+
+    rng = random.Random(7)
+    checked = 0
+    for seed in range(40):
+        options = FillGame.resolve_options({"lines": lines, "rocks": seed % 2 == 0, "size": (6, 7, 8)[seed % 3]})
+        game = settle(FillGame(options), random.Random(seed))
+        while not game.is_terminal() and checked < 400 * (seed + 1):
+            if game.phase == FILL and rng.random() < 0.3:
+                args = (game.geo, game.rock, game.filled, game.touch, game.poison)
+                chains = fill_witnesses(*args)
+                truth = {c for c in range(game.n) if game.fill_witness(c)}
+                assert set(chains) == truth
+                for cell, chain in chains.items():
+                    assert chain_fills(game, cell, chain)
+                known = {c: chains[c] for c in list(chains)[::2]}
+                settle_chains(*args, known, [c for c in range(game.n) if c not in known])
+                assert set(known) == truth and all(chain_fills(game, c, ch) for c, ch in known.items())
+                checked += 1
+            settle(game, rng) if game.is_chance_node() else game.apply(rng.choice(game.legal_actions()))
+            settle(game, rng)
+    assert checked > 100

@@ -38,6 +38,8 @@ def test_decode_matches_the_game(options):
                 if game.phase == OVER:
                     assert view["to_act"] is None and view["phase"] is None
                     assert view["result"] == ("won" if game.winner == player else "lost")
+                elif game.is_chance_node():  # rocks or gems being placed: nobody acts
+                    assert view["to_act"] is None and view["phase"] is None and view["result"] is None
                 elif game.to_move == player:
                     assert view["to_act"] == "me" and view["phase"] == PHASE_NAMES[game.phase]
                 else:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from envs import fill_v0
+from envs.core.game import draw_outcome
 from envs.core.observer import D4, Symmetry
 from envs.fill.observer import CELL_PLANES, FillObserver, cell_permutation
 from envs.fill.rules import KIND_NAMES, FillGame
@@ -151,13 +152,15 @@ def stepping_clock():
 
 
 def replay_mismatch(observer, sym, options, games, seed):
-    """Replay ``games`` seeded random games and their images under ``sym`` (every action and
-    the rock and gem scripts mapped); the first step where the mapped game does not show both
-    seats the mapped planes, or the player to act the mapped mask, as a sentence (else None)."""
+    """Replay ``games`` seeded random games and their images under ``sym`` (every action
+    mapped; every other game with the rock and gem scripts mapped, the others with each chance
+    outcome mapped through ``sym.chance``); the first step where the mapped game does not show
+    both seats the mapped planes, the player to act the mapped mask, or a chance node the mapped
+    outcomes with the same probabilities, as a sentence (else None)."""
     n = observer.n
     rng = random.Random(seed)
     for game_index in range(games):
-        script = scripted_chance(options, rng)
+        script = scripted_chance(options, rng) if game_index % 2 else {}
         clock_options = {"clock": stepping_clock()} if options.get("time_limit") else {}
         original = FillGame(FillGame.resolve_options({**options, **script, **clock_options}), None)
         clock_options = {"clock": stepping_clock()} if options.get("time_limit") else {}
@@ -174,6 +177,16 @@ def replay_mismatch(observer, sym, options, games, seed):
                 if not (original.is_terminal() and mapped.is_terminal() and mapped.returns() == original.returns()):
                     return f"game {game_index}: the games end differently at step {step}"
                 break
+            if original.is_chance_node():
+                outcomes = original.chance_outcomes()
+                expected = sorted((int(sym.chance[o]), p) for o, p in outcomes)
+                if not mapped.is_chance_node() or sorted(mapped.chance_outcomes()) != expected:
+                    return f"game {game_index}: the chance nodes differ at step {step}"
+                outcome = draw_outcome(outcomes, rng)
+                original.apply(outcome)
+                mapped.apply(int(sym.chance[outcome]))
+                step += 1
+                continue
             legal = original.legal_actions()
             mask, mapped_mask = np.zeros(n + 7, np.int8), np.zeros(n + 7, np.int8)
             mask[legal] = 1
@@ -206,6 +219,7 @@ def test_every_symmetry_maps_planes_and_masks_along_replayed_games(options):
     for index, sym in enumerate(symmetries):
         assert sorted(sym.actions.tolist()) == list(range(n + 7))
         assert np.array_equal(sym.actions[n:], np.arange(n, n + 7))
+        assert sorted(sym.chance.tolist()) == list(range(3 * n))
         assert replay_mismatch(observer, sym, options, games, seed=index) is None, sym.name
 
 
@@ -215,10 +229,14 @@ def test_the_replay_catches_a_false_symmetry():
     options = SYMMETRY_OPTIONS[0]
     observer = FillObserver(FillGame.resolve_options(options))
     n = observer.n
-    unmapped = Symmetry("rot90-unmapped", "rot90", np.arange(n + 7))
+    good = {s.name: s for s in observer.symmetries()}
+    unmapped = Symmetry("rot90-unmapped", "rot90", np.arange(n + 7), chance=good["rot90"].chance)
     assert replay_mismatch(observer, unmapped, options, 5, seed=0) is not None
-    crossed = Symmetry("transpose-as-flip", "transpose", cell_permutation(6, "flip_rows", extra=7))
+    crossed = Symmetry("transpose-as-flip", "transpose", cell_permutation(6, "flip_rows", extra=7),
+                       chance=good["transpose"].chance)
     assert replay_mismatch(observer, crossed, options, 5, seed=0) is not None
+    chance_unmapped = Symmetry("rot180-chance-unmapped", "rot180", good["rot180"].actions, chance=np.arange(3 * n))
+    assert replay_mismatch(observer, chance_unmapped, options, 5, seed=0) is not None
 
 
 def test_symmetry_arrays_follow_the_grid_transform():

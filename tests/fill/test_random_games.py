@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from envs.core.game import CHANCE, draw_outcome
 from envs.fill.rules import FILL, FILL2, OVER, TOKEN_LIFE, TRAP_PHASE, FillGame, bits
 
 COMBOS = list(itertools.product((6, 7, 8), ("orthogonal", "strict", "off"), (False, True), (False, True), (False, True)))
@@ -44,18 +45,39 @@ def check_invariants(game: FillGame, deep: bool) -> None:
     assert full >= legal
 
 
+def check_chance_node(game: FillGame) -> None:
+    """A chance node: its outcomes are exactly the actions why_illegal accepts, with
+    probabilities that sum to 1, all equal (uniform draws) or a single scripted one."""
+    outcomes = game.chance_outcomes()
+    ids = [o for o, _ in outcomes]
+    assert game.current_player() == CHANCE and sorted(ids) == game.legal_actions() and len(set(ids)) == len(ids)
+    top = FillGame.max_chance_outcomes_for(game.options)
+    assert ids and all(0 <= o < top for o in ids)
+    assert ids == [a for a in range(top) if game.why_illegal(a) is None] or len(ids) == 1
+    assert abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
+    assert len({p for _, p in outcomes}) == 1 and outcomes[0][1] == 1.0 / len(ids)
+    for o in ids:
+        assert game.string_to_action(game.action_to_string(o)) == o
+
+
 @pytest.mark.parametrize("size, lines, traps, rocks, gems", COMBOS)
 def test_random_games_keep_the_invariants(size, lines, traps, rocks, gems):
     options = dict(size=size, lines=lines, traps=traps, rocks=rocks, gems=gems)
     resolved = FillGame.resolve_options(options)
     n = size * size
+    longest = FillGame.max_game_length_for(resolved)
     for seed in range(30):
-        game = FillGame(resolved, random.Random(seed))
+        game = FillGame(resolved)
         rng = random.Random(1000 + seed)
         deep = seed < 3
         steps = 0
         while not game.is_terminal():
             check_invariants(game, deep)
+            if game.is_chance_node():
+                if deep:
+                    check_chance_node(game)
+                game.apply(draw_outcome(game.chance_outcomes(), rng))
+                continue
             legal = game.legal_actions()
             assert legal == [a for a in range(n + 7) if game.why_illegal(a) is None]
             if deep and game.phase in (FILL, FILL2):
@@ -64,7 +86,9 @@ def test_random_games_keep_the_invariants(size, lines, traps, rocks, gems):
             game.apply(rng.choice(legal))
             steps += 1
             assert steps < 8 * n + 20, "game length out of bounds"
+        assert steps <= longest
         assert game.phase == OVER and sorted(game.scores()) == [0, 1]
+        assert game.rock.bit_count() == (size - 3 if rocks else 0)
         loser = 1 - game.winner
         assert game.end_reason == "no legal cell"
         assert game.legal_mask() == 0 and game.to_move == loser  # the player to move had no cell
@@ -109,12 +133,15 @@ def test_clone_is_independent():
     assert game.snapshot() == before
 
 
-def test_clone_before_the_seed_draws_the_same_gems():
-    game = FillGame(FillGame.resolve_options({"gems": True}), random.Random(9))
+def test_clone_before_the_seed_reaches_the_same_gem_chance_nodes():
+    game = FillGame(FillGame.resolve_options({"gems": True}))
     copy = game.clone()
     game.apply(14)
     copy.apply(14)
-    assert game.gems == copy.gems
+    assert game.is_chance_node() and game.chance_outcomes() == copy.chance_outcomes()
+    first = game.chance_outcomes()[5][0]
+    game.apply(first)
+    assert copy.gems == {} and copy.chance_outcomes() != game.chance_outcomes()
 
 
 def test_clocked_random_games_end_by_time_or_board():

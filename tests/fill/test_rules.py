@@ -1,4 +1,4 @@
-"""Fill rules, one scenario per rule of ../shared/rules/fill.md (boards drawn as pictures)."""
+"""Fill rules, one scenario per rule of docs/fill.md (boards drawn as pictures)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from envs.core.game import TERMINAL, IllegalActionError, OptionError
+from envs.core.game import TERMINAL, IllegalActionError, OptionError, draw_outcome
 from envs.fill.positions import position
 from envs.fill.rules import (
     CHOOSE, DOUBLE, FILL, FILL2, OVER, PASS, SEED, TOKEN, TRAP, TRAP_PHASE, FillGame, bits,
@@ -16,13 +16,22 @@ N6 = 36
 STAY, SWAP, NO_TOKEN, USE_DOUBLE, USE_PASS, USE_TRAP, NO_TRAP = range(N6, N6 + 7)
 
 
+def settle(game: FillGame, rng: random.Random) -> FillGame:
+    """Play the chance nodes the game has reached (rocks, gems) from ``rng``, as the env does."""
+    while game.is_chance_node():
+        game.apply(draw_outcome(game.chance_outcomes(), rng))
+    return game
+
+
 def new(seed=0, **options) -> FillGame:
-    return FillGame(FillGame.resolve_options(options), random.Random(seed))
+    """A new game past its opening chance nodes (the rocks), drawn from ``seed``."""
+    return settle(FillGame(FillGame.resolve_options(options)), random.Random(seed))
 
 
 def do(game: FillGame, *moves: str) -> None:
     for move in moves:
         game.apply(game.string_to_action(move))
+        settle(game, random.Random(game.filled))
 
 
 def cells(game: FillGame, *names: str) -> list[int]:
@@ -251,6 +260,7 @@ def test_random_gems_avoid_the_seed_and_only_pick_fillable_cells():
         game = new(seed, gems=True, traps=traps, rocks=seed % 3 == 0)
         assert game.gems == {}
         game.apply(random.Random(seed).choice(game.legal_actions()))
+        settle(game, random.Random(seed))  # the gems, chance nodes right after the seed
         seed_cell = game.seed_cell
         assert len(game.gems) == 3
         for cell, kind in game.gems.items():

@@ -11,11 +11,15 @@ import numpy as np
 import pytest
 
 import training.bots.fill as fill_bots
-from envs.fill.observer import FillObserver
+from envs.core.observer import D4
+from envs.fill.observer import FillObserver, cell_permutation
 from envs.fill.positions import position
 from envs.fill.rules import FILL, FILL2, SEED, TRAP_PHASE, FillGame, bits
-from training.bots.fill import Board, Solver, evaluate_state, preferred_actions
+from envs.fill.board import Board
+from envs.fill.solver import FillSolver
+from training.bots.fill import evaluate_state, preferred_actions
 from training.mcts import MCTSAgent
+from tests.fill.helpers import settle
 
 SETTINGS = [
     {},
@@ -98,7 +102,8 @@ def test_small_endgames_prefer_exactly_a_winning_fill():
         if game.phase != FILL or fill_bots._room(game).bit_count() > fill_bots.SEARCH_SOLVE_ROOM:
             continue
         legal = game.legal_actions()
-        winning = Solver(budget=10**9).winning_fills(Board(game.geo, game.rock, game.filled, game.touch, game.poison))
+        solver = FillSolver(game.geo, game.rock)  # a fresh table, apart from the search hooks' one
+        winning = solver.board_winning_fills(Board(game.geo, game.rock, game.filled, game.touch, game.poison))
         preferred = preferred_actions(game)
         if len(legal) == 1:
             assert preferred == legal
@@ -172,15 +177,15 @@ def test_one_seed_per_symmetry_class():
     game = FillGame(FillGame.resolve_options({}), random.Random(0))
     seeds = preferred_actions(game)
     assert game.phase == SEED and len(seeds) == 6
-    symmetries = fill_bots._symmetries(6)
+    symmetries = [cell_permutation(6, transform).tolist() for transform in D4]
     assert {perm[s] for s in seeds for perm in symmetries} == set(range(36))  # every cell covered
     for size, classes in ((7, 10), (8, 10)):
         assert len(preferred_actions(FillGame(FillGame.resolve_options({"size": size}), random.Random(0)))) == classes
     # Rocks on b1 and e6 are kept in place by the half turn only: the other 34 cells pair up.
-    rocky = FillGame(FillGame.resolve_options({"rocks": True, "rock_cells": [1, 34]}), None)
+    rocky = settle(FillGame(FillGame.resolve_options({"rocks": True, "rock_cells": [1, 34]})))
     assert len(preferred_actions(rocky)) == 17
     # On a1 and f6 both diagonal mirrors keep them too: 11 classes (Burnside: (34+0+4+6)/4).
-    rocky = FillGame(FillGame.resolve_options({"rocks": True, "rock_cells": [0, 35]}), None)
+    rocky = settle(FillGame(FillGame.resolve_options({"rocks": True, "rock_cells": [0, 35]})))
     assert len(preferred_actions(rocky)) == 11
     # Scripted gems break the symmetry: every seed stays.
     scripted = FillGame(FillGame.resolve_options({"gems": True, "gem_cells": [(20, "pass")]}), None)
@@ -222,8 +227,8 @@ def test_search_answers_do_not_depend_on_the_shared_table():
     game = next(g for g in random_positions({}, games=5, seed=6)
                 if g.phase == FILL and 16 <= fill_bots._room(g).bit_count() <= 20)
     obs = observation(game, game.current_player())
-    fill_bots._search_memos.clear()
+    fill_bots._search_solvers.clear()
     cold = MCTSAgent("fill_v0", seed=5, simulations=60).search(obs)
-    assert sum(len(memo) for _, memo in fill_bots._search_memos.values()) > 0
+    assert sum(len(solver.memo) for solver in fill_bots._search_solvers.values()) > 0
     warm = MCTSAgent("fill_v0", seed=5, simulations=60).search(obs)
     assert cold == warm

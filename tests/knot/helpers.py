@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+
+from envs.core.game import CHANCE, draw_outcome
 from envs.knot.rules import KnotGame
 
 from tests.knot.reference import Board
@@ -23,7 +26,7 @@ def position(
     players: int = 2,
     size: int = 6,
     player: int = 0,
-    turn: int = 5,
+    turn: int | None = None,
     placed: int = 0,
     phase: str = "place",
     growable=None,
@@ -37,11 +40,14 @@ def position(
 
     ``strands``: ``[("run/n@c3", owner), ...]`` in placement order. ``hands``: per player a
     list of counts ``[Cut, Run, Hook, Flip]`` (default: 1 of each for everyone).
-    ``growable``: global ports (default: every open end of the player to act, as at the start
+    ``turn``: default the first turn of ``player``'s with a placing limit of 3 (turns go round
+    from player_0 at turn 0). ``growable``: global ports (default: every open end of the player to act, as at the start
     of a turn). ``closed``: indices of strands whose ribbons closed, in closing order. The
     deck option is set to exactly what the position holds.
     """
-    probe = KnotGame(KnotGame.resolve_options({"players": players, "size": size, "pile": [0] * 5 * players}))
+    if turn is None:
+        turn = 3 + (player - 3) % players
+    probe = KnotGame.lay_out(KnotGame.resolve_options({"players": players, "size": size}), [])
     rows = []
     for text, owner in strands:
         sq, k, t = parse_strand(probe, text)
@@ -57,13 +63,20 @@ def position(
     for k in list(market) + list(pile):
         if k >= 0:
             counts[k] += 1
-    # The deck is exactly what the position holds (it may hold fewer than 5 per player: the
-    # position is built directly, not dealt).
+    pile_counts = [list(pile).count(k) for k in range(4)]  # the pile holds counts; its order is chance's
+    # The game holds exactly what the position holds. With at least 5 strands per player the
+    # pile is scripted (the pile option: everything else first, then ``pile`` top first), so
+    # draws give the strands in the order written; otherwise (a position built directly, not
+    # dealt) the deck is set to those strands and draws are chance's.
     options = KnotGame.resolve_options({"players": players, "size": size})
-    options["deck"] = counts
+    if sum(counts) >= 5 * players:
+        rest = [k for k in range(4) for _ in range(counts[k] - pile_counts[k])]
+        options = KnotGame.resolve_options({"players": players, "size": size, "pile": rest + list(pile)})
+    else:
+        options["deck"] = counts
     owners = {o for _, _, _, o in rows}
     state = {
-        "pile": list(pile),
+        "pile": pile_counts,
         "hands": [list(h) for h in hands],
         "market": list(market),
         "known": known or [[0, 0, 0, 0] for _ in range(players)],
@@ -76,6 +89,7 @@ def position(
         "placed": placed,
         "placed_any": placed_any or [p in owners for p in range(players)],
         "growable": [],
+        "pending": None,
     }
     # Closed ribbons (closing order: ``closed`` or strand order) and their points, recounted
     # by the independent reference reading.
@@ -98,8 +112,11 @@ def position(
 
 
 def act(game: KnotGame, *moves: str) -> None:
+    """Play moves in notation; a draw's chance node (a scripted pile gives its next strand) is
+    resolved after it."""
     for move in moves:
         game.apply(game.string_to_action(move))
+        resolve_chance(game)
 
 
 def why(game: KnotGame, move: str):
@@ -112,3 +129,32 @@ def port(game: KnotGame, cell: str, p: int) -> int:
 
     r, c = parse_cell(cell, game.size, game.size)
     return (r * game.size + c) * 8 + p
+
+
+def random_step(game: KnotGame, rng: random.Random) -> None:
+    """One step of a random game: a chance node by its probabilities, a player uniformly."""
+    if game.current_player() == CHANCE:
+        game.apply(draw_outcome(game.chance_outcomes(), rng))
+    else:
+        game.apply(rng.choice(game.legal_actions()))
+
+
+def resolve_chance(game: KnotGame, rng: random.Random | None = None) -> KnotGame:
+    """Play chance nodes (by their probabilities) until a player is to act or the game is over."""
+    rng = rng or random.Random(0)
+    while game.current_player() == CHANCE:
+        game.apply(draw_outcome(game.chance_outcomes(), rng))
+    return game
+
+
+def new_game(options: dict, seed: int | None = None) -> KnotGame:
+    """A game after its deal, the deal drawn with ``random.Random(seed)``."""
+    return resolve_chance(KnotGame(KnotGame.resolve_options(dict(options))), random.Random(seed))
+
+
+def play_randomly(game: KnotGame, rng: random.Random, steps: int | None = None) -> KnotGame:
+    """Random steps (chance by probability) until the end, or ``steps`` of them."""
+    while not game.is_terminal() and steps != 0:
+        random_step(game, rng)
+        steps = None if steps is None else steps - 1
+    return game

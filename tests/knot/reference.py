@@ -1,4 +1,4 @@
-"""A slow, independent reading of ``shared/rules/knot.md`` for cross-checking the engine.
+"""A slow, independent reading of the rules (``docs/knot.md``) for cross-checking the engine.
 
 Nothing here uses the engine's tables: ports, links, the strand table and the placement rules
 are written again from the page's words, on plain tuples, and everything is recomputed from

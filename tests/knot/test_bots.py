@@ -118,7 +118,7 @@ def test_the_bots_public_board_matches_the_engine_seen_from_its_seat():
     game = env.game
     for seat in range(3):
         b = HeuristicKnotBot(game="knot_v0", seed=0, players=3)
-        board = b._board(b.observer.decode(env.observe(f"player_{seat}")))
+        board = b.public_board(b.observer.decode(env.observe(f"player_{seat}")))
         rel = lambda p: (p - seat) % 3  # noqa: E731
         assert [board.ends[j] for j in range(3)] == [game.ends[(seat + j) % 3] for j in range(3)]
         mine = sorted((sorted(game.st_sq[s] * 16 + game.st_slot[s] for s in r["strands"]), rel(r["owner"]), r["points"], r["closed"])

@@ -13,7 +13,7 @@ from envs.knot.geometry import (
 )
 from tests.knot.helpers import position
 
-# The strand table of shared/rules/knot.md, typed out by hand: kind -> turn -> (ports, corners, blocked sides)
+# The strand table of docs/knot.md, typed out by hand: kind -> turn -> (ports, corners, blocked sides)
 TABLE = {
     "cut": [({1, 2}, {0}, set()), ({3, 4}, {1}, set()), ({5, 6}, {2}, set()), ({7, 0}, {3}, set())],
     "run": [({7, 2}, {3, 0}, {0}), ({1, 4}, {0, 1}, {1}), ({3, 6}, {1, 2}, {2}), ({5, 0}, {2, 3}, {3})],

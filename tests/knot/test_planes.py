@@ -15,7 +15,9 @@ from envs.core.observer import Symmetry
 from envs.knot.geometry import SLOT_CORNERS, SLOT_PORTS, SLOTS
 from envs.knot.observer import KnotObserver
 from envs.knot.planes import square_maps
-from envs.knot.rules import KnotGame
+from envs.core.game import CHANCE
+from envs.knot.rules import KnotGame, deck_totals
+from tests.knot.helpers import new_game, random_step
 
 OPTION_SETS = [
     {"players": 2},
@@ -27,16 +29,16 @@ OPTION_SETS = [
 
 
 def random_positions(options, seed, games=2):
-    """Engine states of random games under ``options``, the end included."""
+    """Engine states of random games under ``options`` (chance nodes and the end included)."""
     rng = random.Random(seed)
     out = []
     for g in range(games):
-        game = KnotGame(KnotGame.resolve_options(dict(options)), random.Random(seed * 100 + g))
+        game = KnotGame(KnotGame.resolve_options(dict(options)))
         while True:
             out.append(game.clone())
             if game.is_terminal():
                 break
-            game.apply(rng.choice(game.legal_actions()))
+            random_step(game, rng)
     return out
 
 
@@ -135,7 +137,7 @@ def test_policy_layout_is_a_bijection_onto_the_head(options):
     n = KnotGame.num_actions_for(resolved)
     assert layout.cell_channels == 16 and layout.global_actions == 4
     assert sorted(layout.index.tolist()) == list(range(H * W * 16 + 4)) and len(layout.index) == n
-    game = KnotGame(resolved, random.Random(0))
+    game = new_game(resolved, 0)
     for action in (0, 5 * game.n + 7, 16 * game.n - 1):
         slot, sq = divmod(action, game.n)
         r, c = divmod(sq, game.size)
@@ -172,16 +174,28 @@ def symmetry_failure(options, seed, symmetries, observer) -> str | None:
     same scripted pile: the outcomes of chance are kinds, which no symmetry changes) and return
     the first mismatch, or None."""
     rng = random.Random(seed)
-    dealt = KnotGame(KnotGame.resolve_options(dict(options)), random.Random(seed))
-    scripted = KnotGame.resolve_options({**options, "pile": list(dealt.deal)})
+    deck = deck_totals(KnotGame.resolve_options(dict(options)))
+    pile = [k for k in range(4) for _ in range(deck[k])]
+    rng.shuffle(pile)
+    scripted = KnotGame.resolve_options({**options, "pile": pile})
     game = KnotGame(scripted)
     images = [KnotGame(scripted) for _ in symmetries]
     players = game.n_players
     step = 0
     while True:
+        chance = game.current_player() == CHANCE
         mask = np.zeros(game.num_actions, np.int8)
-        if not game.is_terminal():
+        if not game.is_terminal() and not chance:
             mask[game.legal_actions()] = 1
+        if chance:  # the same strand comes out of the pile: no symmetry moves a kind
+            for sym, image in zip(symmetries, images):
+                if image.current_player() != CHANCE or image.chance_outcomes() != game.chance_outcomes():
+                    return f"{sym.name}, seed {seed}, step {step}: the chance nodes differ"
+            action = rng.choice(game.legal_actions())
+            for state in (game, *images):
+                state.apply(action)
+            step += 1
+            continue
         flats = [observer.observe(state, seat) for state in [game, *images] for seat in range(players)]
         planes = observer.planes(np.stack(flats)).reshape(1 + len(images), players, *observer.planes_shape())
         for i, (sym, image) in enumerate(zip(symmetries, images)):

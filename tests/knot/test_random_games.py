@@ -12,7 +12,11 @@ import random
 
 import pytest
 
+from envs.core.game import CHANCE
+from envs.knot.options import max_turns_for
 from envs.knot.rules import BONUS, HAND_SIZE, KnotGame
+from tests.knot.helpers import new_game as dealt
+from tests.knot.helpers import random_step
 from tests.knot.reference import Board
 
 
@@ -20,7 +24,7 @@ def new_game(players, seed, size=None):
     options = {"players": players}
     if size:
         options["size"] = size
-    return KnotGame(KnotGame.resolve_options(options), random.Random(seed))
+    return dealt(options, seed)
 
 
 def check_records(game: KnotGame) -> None:
@@ -62,17 +66,19 @@ def test_random_games_keep_their_records_and_end(players):
     for seed in range(games):
         game = new_game(players, seed, size=rng.choice([None, None, 4, 5, 7]))
         check_at = rng.randrange(1, 150)
-        steps = 0
+        steps = moves = 0
         while not game.is_terminal():
             legal = game.legal_actions()
-            assert legal, "a live game always has a legal action"
-            action = rng.choice(legal)
-            game.apply(action)
+            assert legal, "a live game always has a legal action (or chance outcome)"
+            moves += game.current_player() != CHANCE
+            random_step(game, rng)
             steps += 1
             assert steps < 4000, "the game must end"
             if steps == check_at:
                 check_records(game)
         check_records(game)
+        assert moves <= KnotGame.max_game_length_for(game.options)
+        assert game.turn <= max_turns_for(game.options)
         # nobody can place at the end, even treating every open end as growable
         assert all(not game.placements(p, game.ends[p]) for p in range(players))
         scores = game.scores()
@@ -94,6 +100,9 @@ def test_every_legal_move_matches_the_reference_reading(players, size, seed):
     turn = -1
     mine = []  # the reference's own record of strands and owners
     while not game.is_terminal():
+        if game.current_player() == CHANCE:
+            random_step(game, rng)
+            continue
         board = Board(n, mine)
         if game.turn != turn:
             turn = game.turn

@@ -1,4 +1,4 @@
-"""Knot rules, one scenario per rule of ``shared/rules/knot.md`` (6×6 board unless stated).
+"""Knot rules, one scenario per rule of ``docs/knot.md`` (6×6 board unless stated).
 
 Squares are named as in the notation (``c3`` = column c, row 3 from the top). Useful links:
 ``c3`` E-north (port 2) meets ``d3`` W-south (port 6); ``c3`` W-north (7) meets ``b3``
@@ -15,7 +15,7 @@ import pytest
 from envs.core import OptionError, SnapshotError
 from envs.core.game import TERMINAL, IllegalActionError
 from envs.knot.rules import KnotGame
-from tests.knot.helpers import act, port, position, why
+from tests.knot.helpers import act, port, position, resolve_chance, why
 
 END = 16 * 36
 
@@ -30,6 +30,7 @@ def finish_turn(g):
             g.apply(END)
     while g.current_player() == player and g.phase == 1:
         g.apply(g.legal_actions()[-1])
+        resolve_chance(g)
 
 
 # ----- rule 2: corners --------------------------------------------------------------------------
@@ -119,7 +120,7 @@ def test_a_player_whose_strands_were_all_captured_can_only_end():
 # ----- rule 5: growing only from ends owned when the turn began -------------------------------------------
 
 def test_an_end_placed_this_turn_grows_from_next_turn():
-    g = position([("run/n@c3", 0)], hands=[[1, 2, 1, 1], [1, 1, 1, 1]], turn=5)
+    g = position([("run/n@c3", 0)], hands=[[1, 2, 1, 1], [1, 1, 1, 1]], turn=4)
     act(g, "run/s@d3")  # grows c3's east end; d3's E-south is a new end
     assert g.placed == 1
     assert why(g, "run/n@e3") == "this end was placed this turn: it grows from next turn"
@@ -133,7 +134,7 @@ def test_an_end_placed_this_turn_grows_from_next_turn():
 
 
 def test_each_end_grows_at_most_once_a_turn():
-    g = position([("run/n@c3", 0)], turn=5)
+    g = position([("run/n@c3", 0)], turn=4)
     act(g, "run/s@d3")
     assert port(g, "c3", 2) not in g.ends[0]
     assert port(g, "d3", 3) in g.ends[0] and port(g, "d3", 3) not in g.growable
@@ -176,7 +177,7 @@ def test_a_strand_joining_two_of_my_ribbons_makes_one():
 
 
 def test_joining_needs_both_ends_growable():
-    g = position([("run/n@c3", 0), ("run/n@e2", 0)], hands=[[1, 2, 1, 1], [1, 1, 1, 1]], turn=5)
+    g = position([("run/n@c3", 0), ("run/n@e2", 0)], hands=[[1, 2, 1, 1], [1, 1, 1, 1]], turn=4)
     act(g, "run/n@e3")  # a new ribbon next to e2, placed this turn
     assert why(g, "run/s@d3") == "this end was placed this turn: it grows from next turn"
 
@@ -196,7 +197,7 @@ def test_closing_scores_its_inside_links_with_edge_joins_counted_once():
 
 
 def test_a_closing_strand_can_always_be_placed_even_through_an_end_placed_this_turn():
-    g = position([("run/n@a1", 0), ("run/s@a1", 0)], turn=5)
+    g = position([("run/n@a1", 0), ("run/s@a1", 0)], turn=4)
     act(g, "cut/nw@b1")  # grows a1's Run/s; its new end turns back at b1's N edge
     assert why(g, "hook/nw@b1") is None  # meets the new end and a1's Run/n end: closes
     act(g, "hook/nw@b1")
@@ -219,7 +220,7 @@ def test_a_closed_ribbon_can_never_be_captured():
 
 def scripted(players=2, size=6, extra=40):
     pile = [0, 2] * (5 * players + extra)
-    return KnotGame(KnotGame.resolve_options({"players": players, "size": size, "pile": pile}))
+    return resolve_chance(KnotGame(KnotGame.resolve_options({"players": players, "size": size, "pile": pile})))
 
 
 def test_placing_limits_are_1_2_2_then_3_and_the_phase_ends_by_itself():
@@ -235,6 +236,7 @@ def test_placing_limits_are_1_2_2_then_3_and_the_phase_ends_by_itself():
         assert g.phase == 1  # placing ended by itself with the L-th strand
         while g.current_player() == player and g.phase == 1:
             g.apply(g.legal_actions()[-1])  # draw blind
+            resolve_chance(g)
         assert sum(g.hands[player]) == 5
     assert limits == [1, 2, 2, 3, 3, 3]
 
@@ -249,6 +251,7 @@ def test_turn_limits_count_turns_over_all_players():
             act(g, "end")
         while g.phase == 1:
             g.apply(g.legal_actions()[-1])
+            resolve_chance(g)
     assert seen == [(0, 1), (1, 2), (2, 2), (0, 3)]
 
 
@@ -398,14 +401,14 @@ def test_defaults_scale_with_players():
 
 def test_scripted_pile_deals_hands_then_market_then_pile():
     pile = [0] * 5 + [1] * 5 + [2, 3] + [0, 1, 2]
-    g = KnotGame(KnotGame.resolve_options({"pile": pile}))
+    g = resolve_chance(KnotGame(KnotGame.resolve_options({"pile": pile})))
     assert g.hands == [[5, 0, 0, 0], [0, 5, 0, 0]]
     assert g.market == [2, 3]
-    assert list(g.deal[g.drawn:]) == [0, 1, 2]
+    assert g.pile == [1, 1, 1, 0] and g.current_player() == 0
 
 
 def test_a_pile_of_exactly_five_per_player_leaves_the_market_empty():
-    g = KnotGame(KnotGame.resolve_options({"pile": [0] * 10}))
+    g = resolve_chance(KnotGame(KnotGame.resolve_options({"pile": [0] * 10})))
     assert g.market == [-1, -1] and g.pile_size() == 0
 
 
@@ -458,6 +461,29 @@ def test_clone_is_independent():
     assert json.dumps(g.snapshot()) == before
 
 
+def test_clone_copies_every_declared_field_and_the_table_names_every_field():
+    from envs.knot.snapshot import STATE_FIELDS
+
+    declared = dict(STATE_FIELDS)
+    g = KnotGame(KnotGame.resolve_options({"players": 3}), random.Random(6))
+    rng = random.Random(6)
+    for _ in range(50):
+        g.apply(rng.choice(g.legal_actions()))
+    games = [g, KnotGame.from_snapshot(g.snapshot()), KnotGame.lay_out(g.options, [(14, 0, 0, 1)], hand=[1, 0, 0, 0])]
+    for game in games:
+        assert set(vars(game)) == set(declared)  # a field the table misses would be shared by clones
+        twin = game.clone()
+        assert set(vars(twin)) == set(declared)
+        for name, how in STATE_FIELDS:
+            mine, theirs = getattr(game, name), getattr(twin, name)
+            if how == "same":
+                assert theirs is mine
+            else:
+                assert theirs == mine and theirs is not mine
+                if how in ("lists", "optional lists", "sets"):
+                    assert all(a is not b for a, b in zip(mine, theirs) if a is not None)
+
+
 def _snap():
     g = KnotGame(KnotGame.resolve_options({}), random.Random(4))
     rng = random.Random(4)
@@ -473,7 +499,8 @@ def _snap():
         (lambda s: s["state"]["hands"][0].__setitem__(0, 6), "hand"),
         (lambda s: s["state"]["strands"].append(list(s["state"]["strands"][0])), "does not fit"),
         (lambda s: s["state"].__setitem__("scores", [99, 0]), "scores"),
-        (lambda s: s["state"]["pile"].append(0), "deck"),
+        (lambda s: s["state"]["pile"].__setitem__(0, s["state"]["pile"][0] + 1), "deck"),
+        (lambda s: s["state"]["pile"].append(0), "'pile' must hold 4 entries"),
         (lambda s: s["state"].__setitem__("phase", "dance"), "phase"),
         (lambda s: s["state"].__setitem__("growable", [3]), "growable"),
         (lambda s: s["state"]["strands"][0].__setitem__(3, 7), "strand 0"),

@@ -16,10 +16,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from envs.core.game import SnapshotError
+from envs.core.game import CHANCE, SnapshotError
 from envs.knot.observer import KnotObserver
-from envs.knot.rules import DRAW, HAND_SIZE, OVER, PLACE, KnotGame
-from envs.knot.sampling import complete_snapshot, deck_totals, sampler
+from envs.knot.rules import DRAW, HAND_SIZE, OVER, PLACE, KnotGame, deck_totals
+from envs.knot.sampling import complete_snapshot, sampler
+from tests.knot.helpers import new_game, play_randomly, random_step
 
 SCRIPTED = [k for k in range(4) for _ in range((24, 18, 18, 12)[k])]
 random.Random(7).shuffle(SCRIPTED)
@@ -34,15 +35,19 @@ OPTION_SETS = {
 
 
 def positions(options, games, seed, stride=1):
-    """``(game, observation dict)`` for the player to act, every ``stride``-th step of seeded
-    random games (the game is live: use it before asking for the next)."""
+    """``(game, observation dict)`` for the player to act, every ``stride``-th player step of
+    seeded random games, chance drawn by its probabilities (the game is live: use it before
+    asking for the next)."""
     resolved = KnotGame.resolve_options(dict(options))
     observer = KnotObserver(resolved)
     rng = random.Random(seed)
     for _ in range(games):
-        game = KnotGame(resolved, random.Random(rng.getrandbits(32)))
+        game = new_game(resolved, rng.getrandbits(32))
         step = 0
         while not game.is_terminal():
+            if game.current_player() == CHANCE:
+                random_step(game, rng)
+                continue
             legal = game.legal_actions()
             if step % stride == 0:
                 mask = np.zeros(game.num_actions, np.int8)
@@ -53,8 +58,7 @@ def positions(options, games, seed, stride=1):
 
 
 def play_out(game, rng):
-    while not game.is_terminal():
-        game.apply(rng.choice(game.legal_actions()))
+    play_randomly(game, rng)
 
 
 def hidden_part(game, p):
@@ -105,7 +109,7 @@ def test_samples_reproduce_observation_mask_and_validate(name):
                 assert state.known[p] == game.known[p] or p == seat
                 assert all(state.known[p][k] <= state.hands[p][k] for k in range(4))
             assert state.hands[seat] == game.hands[seat] and state.pile_size() == game.pile_size()
-            counts = Counter(state.deal[state.drawn:])
+            counts = Counter({k: state.pile[k] for k in range(4)})
             for h in state.hands:
                 counts.update({k: h[k] for k in range(4)})
             counts.update(k for k in state.market if k >= 0)
@@ -113,7 +117,7 @@ def test_samples_reproduce_observation_mask_and_validate(name):
             assert [counts[k] for k in range(4)] == totals
             assert game_went_on(state)
             if resolved["pile"] is not None:
-                assert state.deal[state.drawn:] == game.deal[game.drawn:]
+                assert state.pile == game.pile
             checked += 1
             if checked % 20 == 0:
                 play_out(state, rng)
@@ -132,7 +136,7 @@ def multisets(pool_counts, size):
 
 def unseen_pool(game, seat):
     """Strands per kind the seat cannot place: opponents' unknown strands plus the pile."""
-    pool = Counter(game.deal[game.drawn:])
+    pool = Counter({k: game.pile[k] for k in range(4)})
     for p in range(game.n_players):
         if p != seat:
             pool.update({k: hidden_part(game, p)[k] for k in range(4)})
@@ -156,7 +160,7 @@ def test_late_game_samples_cover_every_possible_hand_and_pile():
     for _ in range(1500):
         state = sample(rng)
         hands[hidden_part(state, other)] += 1
-        piles.add(state.deal[state.drawn:])
+        piles.add(tuple(state.pile))
     assert set(hands) == possible
     # Each arrangement of the unseen strands is equally likely: hand frequencies follow the
     # multivariate hypergeometric law.
@@ -173,7 +177,7 @@ def comb(n, k):
     return c(n, k)
 
 
-def test_mid_game_hidden_hand_and_pile_top_follow_the_unseen_strands():
+def test_mid_game_hidden_hand_and_next_draw_follow_the_unseen_strands():
     game, observation = find_position({"players": 3}, 4, lambda g: g.turn == 12 and g.placed == 1)
     seat = game.player
     pool = unseen_pool(game, seat)
@@ -182,13 +186,17 @@ def test_mid_game_hidden_hand_and_pile_top_follow_the_unseen_strands():
     rng = random.Random(8)
     runs = 2000
     per_kind = [0, 0, 0, 0]
-    tops = Counter()
+    tops = Counter()  # the chance of each kind at the next draw from the pile
     others = [p for p in range(3) if p != seat]
     for _ in range(runs):
         state = sample(rng)
         for k in range(4):
             per_kind[k] += hidden_part(state, others[0])[k]
-        tops[state.deal[state.drawn]] += 1
+        blind = state.clone()
+        blind.pending = 2  # as if the player drew blind now: the node's outcomes
+        for k, probability in blind.chance_outcomes():
+            tops[k] += probability
+            assert probability == state.pile[k] / state.pile_size()
     n = sum(hidden_part(game, others[0]))
     for k in range(4):
         share = pool[k] / total
@@ -252,22 +260,27 @@ def test_public_facts_missing_from_the_observation_are_drawn_where_they_cannot_b
 # ----- reproducible, and blind to the true hidden items -------------------------------------
 
 def test_sampling_is_reproducible_and_seeds_differ():
-    game, observation = find_position({"players": 3}, 5, lambda g: g.turn == 9)
+    def open_hands(g):
+        return g.turn >= 9 and all(sum(hidden_part(g, p)) >= 4 for p in range(3) if p != g.player)
+
+    game, observation = find_position({"players": 3}, 5, open_hands)
     first = sampler(observation, {"players": 3})
     second = sampler(observation, {"players": 3})
     a = [first(random.Random(21)).snapshot() for _ in range(3)]
     b = [second(random.Random(21)).snapshot() for _ in range(3)]
     assert a == b
     rng = random.Random(21)
-    draws = [first(rng).snapshot()["state"] for _ in range(5)]
-    assert len({(str(d["hands"]), str(d["pile"])) for d in draws}) == 5
+    # The pile holds counts, not an order: draws differ by the hands they deal (which fix the
+    # pile's counts), so two of them may coincide; most do not.
+    draws = [first(rng).snapshot()["state"] for _ in range(8)]
+    assert len({(str(d["hands"]), str(d["pile"])) for d in draws}) >= 6
 
 
 def reshuffle_hidden(game, seat, rng):
     """The same position with every item hidden from ``seat`` dealt afresh."""
     snap = game.snapshot()
     state = snap["state"]
-    unseen = list(state["pile"])
+    unseen = [k for k in range(4) for _ in range(state["pile"][k])]
     for p in range(game.n_players):
         if p != seat:
             unseen += [k for k in range(4) for _ in range(hidden_part(game, p)[k])]
@@ -281,7 +294,7 @@ def reshuffle_hidden(game, seat, rng):
                 hand[k] += 1
             state["hands"][p] = hand
             at += n
-    state["pile"] = unseen[at:]
+    state["pile"] = [unseen[at:].count(k) for k in range(4)]
     return KnotGame.from_snapshot(snap)
 
 
@@ -294,7 +307,7 @@ def test_samples_do_not_depend_on_the_true_hidden_items(players):
     compared = differed = 0
     for game, observation in positions(options, games=2, seed=players, stride=5):
         twin = reshuffle_hidden(game, game.player, rng)
-        differed += twin.hands != game.hands or twin.deal[twin.drawn:] != game.deal[game.drawn:]
+        differed += twin.hands != game.hands or twin.pile != game.pile
         twin_observation = {"observation": observer.observe(twin, twin.player), "action_mask": observation["action_mask"]}
         assert twin.legal_actions() == game.legal_actions()
         a = sampler(observation, options)(random.Random(compared)).snapshot()
@@ -348,14 +361,15 @@ def test_an_observation_in_which_the_game_would_have_ended_is_refused():
     snap = game.snapshot()
     state = snap["state"]
     # The opponent's whole hand becomes known strands that fit nowhere (the pile pays for it).
-    pool = state["pile"] + [k for k in range(4) for _ in range(state["hands"][other][k])]
+    pool = [k for k in range(4) for _ in range(state["pile"][k])]
+    pool += [k for k in range(4) for _ in range(state["hands"][other][k])]
     misfits = [k for k in pool if k not in fits][:HAND_SIZE]
     assert misfits
     for k in misfits:
         pool.remove(k)
     state["hands"][other] = [misfits.count(k) for k in range(4)]
     state["known"][other] = list(state["hands"][other])
-    state["pile"] = pool
+    state["pile"] = [pool.count(k) for k in range(4)]
     impossible = KnotGame.from_snapshot(snap)
     vector = KnotObserver(impossible.options).observe(impossible, impossible.player)
     with pytest.raises(ValueError, match="game would be over"):
@@ -373,8 +387,7 @@ def strip_hidden(snapshot, seat, how):
         for p in range(len(state["hands"])):
             if p != seat:
                 state["hands"][p] = sum(state["hands"][p])
-    elif how == "pile nulls, hands null":
-        state["pile"] = [None] * len(state["pile"])
+    elif how == "pile given, hands null":
         for p in range(len(state["hands"])):
             if p != seat:
                 state["hands"][p] = None
@@ -403,7 +416,7 @@ def test_complete_snapshot_round_trips(name):
     resolved = KnotGame.resolve_options(dict(options))
     observer = KnotObserver(resolved)
     rng = random.Random(17)
-    ways = ("pile missing, sizes", "pile nulls, hands null", "pile null, hands null")
+    ways = ("pile missing, sizes", "pile given, hands null", "pile null, hands null")
     done = refused = 0
     for i, (game, _) in enumerate(positions(options, games=30, seed=40, stride=4)):
         if done >= 30:
@@ -428,7 +441,9 @@ def test_complete_snapshot_round_trips(name):
         assert completed["state"]["hands"][seat] == snapshot["state"]["hands"][seat]
         for p in range(game.n_players):
             assert sum(restored.hands[p]) == sum(game.hands[p])
-        assert len(completed["state"]["pile"]) == game.pile_size()
+        assert sum(completed["state"]["pile"]) == game.pile_size()
+        if how == "pile given, hands null" or resolved["pile"] is not None:
+            assert completed["state"]["pile"] == snapshot["state"]["pile"]
         assert game_went_on(restored)
         done += 1
     assert done >= 30
@@ -449,18 +464,20 @@ def test_complete_snapshot_fills_only_what_is_left_out():
     game, _ = find_position({"players": 3}, 8, lambda g: g.turn == 7 and g.phase == PLACE)
     snapshot = game.snapshot()
     partial = copy.deepcopy(snapshot)
-    partial["state"]["pile"][3] = None
+    partial["state"]["pile"] = None
     partial["state"]["hands"][2] = None  # player_1 acts; player_2's hand holds 5
     completed = complete_snapshot(partial, 0, random.Random(1))
     pile, true_pile = completed["state"]["pile"], snapshot["state"]["pile"]
-    assert pile[:3] == true_pile[:3] and pile[4:] == true_pile[4:]
     assert completed["state"]["hands"][:2] == snapshot["state"]["hands"][:2]
-    # The one pile strand and player_2's unknown strands are what is left, shared out anew.
+    # The pile and player_2's unknown strands are what is left, shared out anew.
     hand, true_hand = completed["state"]["hands"][2], snapshot["state"]["hands"][2]
-    assert sum(hand) == sum(true_hand)
+    assert sum(hand) == sum(true_hand) and sum(pile) == sum(true_pile)
     assert all(hand[k] >= game.known[2][k] for k in range(4))
-    left = [true_hand[k] + (true_pile[3] == k) for k in range(4)]
-    assert [hand[k] + (pile[3] == k) for k in range(4)] == left
+    assert [hand[k] + pile[k] for k in range(4)] == [true_hand[k] + true_pile[k] for k in range(4)]
+    # Given as it is, the pile is kept and player_2's hand is what it leaves: the true hand.
+    partial["state"]["pile"] = list(true_pile)
+    again = complete_snapshot(partial, 0, random.Random(2))
+    assert again["state"]["pile"] == true_pile and again["state"]["hands"] == snapshot["state"]["hands"]
 
 
 def test_complete_snapshot_errors_say_what_is_wrong():
@@ -484,10 +501,21 @@ def test_complete_snapshot_errors_say_what_is_wrong():
         complete_snapshot(broken(lambda s: s["hands"].__setitem__(1, 6)), 0, rng)
     with pytest.raises(SnapshotError, match="fewer than player_1's known"):
         complete_snapshot(broken(lambda s: (s["hands"].__setitem__(1, 0), s["known"].__setitem__(1, [1, 0, 0, 0]))), 0, rng)
-    with pytest.raises(SnapshotError, match="shows 66 Flips .* but the game has only 18"):
-        complete_snapshot(broken(lambda s: s.__setitem__("pile", [3] * 60)), 0, rng)
+    st = snapshot["state"]
+    flips = 60 + sum(1 for item in st["strands"] if item[1] == 3) + st["hands"][0][3] + st["market"].count(3)
+    flips += sum(st["known"][p][3] for p in (1, 2))
+    with pytest.raises(SnapshotError, match=f"shows {flips} Flips .* but the game has only 18"):
+        complete_snapshot(broken(lambda s: s.__setitem__("pile", [0, 0, 0, 60])), 0, rng)
+    with pytest.raises(SnapshotError, match="'pile' must hold 4 entries"):
+        complete_snapshot(broken(lambda s: s.__setitem__("pile", [0, 1])), 0, rng)
+
+    def short_hand(s):
+        s["pile"] = list(snapshot["state"]["pile"])
+        s["hands"][1] = sum(snapshot["state"]["hands"][1])
+        s["hands"][2] = sum(snapshot["state"]["hands"][2]) - 1
+
     with pytest.raises(SnapshotError, match="does not show"):
-        complete_snapshot(broken(lambda s: s.__setitem__("pile", [None] * 200)), 0, rng)
+        complete_snapshot(broken(short_hand), 0, rng)
     with pytest.raises(SnapshotError, match="not 'knot_v0'"):
         complete_snapshot(dict(snapshot, game="loom_v0"), 0, rng)
     with pytest.raises(ValueError, match="seat must be"):
@@ -495,8 +523,8 @@ def test_complete_snapshot_errors_say_what_is_wrong():
     # Sizes the rules cannot fix must be given: an empty market with two hidden hands.
     empty = copy.deepcopy(snapshot)
     state = empty["state"]
-    moved = [k for k in state["market"]] + state["pile"]
-    state["market"], state["pile"] = [-1, -1], []
+    moved = [k for k in state["market"]] + [k for k in range(4) for _ in range(state["pile"][k])]
+    state["market"], state["pile"] = [-1, -1], [0, 0, 0, 0]
     state["hands"][2] = None
     state["hands"][1] = None
     empty["options"] = dict(empty["options"], deck=[d - moved.count(k) for k, d in enumerate(empty["options"]["deck"])])

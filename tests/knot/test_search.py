@@ -1,9 +1,10 @@
 """Knot's hooks for search (``training.bots.knot``): ``preferred_actions`` and
 ``evaluate_state`` on engine states, as ``training.mcts`` calls them.
 
-The preferred moves are the heuristic bot's own pricing, computed on the engine state instead of
-a decoded observation: checked against the bot's ``_price`` move by move, and against the legal
-moves, over thousands of positions from seeded random games.
+The preferred moves are the heuristic bot's own pricing (one implementation, which the bot runs
+on the public board of its observation and search on engine states): checked move by move
+against a reference reading of the prices (``tests/knot/reference_heuristic.py``) on the board
+the bot sees, and against the legal moves, over thousands of positions from seeded random games.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import random
 
 import pytest
 
+from envs.core.game import CHANCE
 from envs.knot.rules import DRAW, PLACE, KnotGame
-from tests.knot.helpers import position
+from tests.knot.helpers import new_game, position, random_step
 from tests.knot.test_bots import bot, can_capture_from, seat_view
+from tests.knot import reference_heuristic as reference
 from training import load_agent
 from training.bots.knot import (
     PREFERRED_MARGIN,
@@ -22,6 +25,7 @@ from training.bots.knot import (
     _gap_ports,
     evaluate_state,
     gap_ports,
+    needed_kinds,
     placement_prices,
     preferred_actions,
 )
@@ -35,14 +39,16 @@ OPTION_SETS = [
 
 
 def random_states(options: dict, games: int, seed: int):
-    """The live engine state before every step of seeded random games."""
+    """The live engine state before every player step of seeded random games (chance nodes are
+    the search's to resolve, never the hooks')."""
     resolved = KnotGame.resolve_options(dict(options))
     rng = random.Random(seed)
     for _ in range(games):
-        game = KnotGame(resolved, random.Random(rng.getrandbits(32)))
+        game = new_game(resolved, rng.getrandbits(32))
         while not game.is_terminal():
-            yield game
-            game.apply(rng.choice(game.legal_actions()))
+            if game.current_player() != CHANCE:
+                yield game
+            random_step(game, rng)
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: str(o) or "default")
@@ -61,8 +67,8 @@ def test_preferred_actions_are_a_nonempty_sorted_subset_of_the_legal_moves(optio
 
 @pytest.mark.parametrize("options", [{"size": 4}, {"players": 3}], ids=str)
 def test_prices_are_the_heuristic_bots_own_and_preferred_is_everything_near_the_best(options):
-    # The bot prices from its decoded observation (owners relative to itself); the hook from
-    # the engine state: the two must agree on every legal placement.
+    # The hook prices the engine state; the reference prices the public board the bot lays out
+    # from its decoded observation (owners relative to itself): they agree on every placement.
     heuristic = HeuristicKnotBot(**options)
     base = 16 * KnotGame.resolve_options(dict(options))["size"] ** 2
     positions = 0
@@ -70,12 +76,13 @@ def test_prices_are_the_heuristic_bots_own_and_preferred_is_everything_near_the_
         legal = game.legal_actions()
         if game.phase != PLACE or len(legal) < 2 or index % 3:
             continue
-        board = heuristic._board(heuristic.observer.decode(seat_view(game)))
+        board = heuristic.public_board(heuristic.observer.decode(seat_view(game)))
         prices = placement_prices(game, legal)
         assert set(prices) == set(legal)
+        assert placement_prices(board, legal) == prices
         for action in legal:
             if action != base:
-                assert prices[action] == pytest.approx(heuristic._price(board, action)), game.action_to_string(action)
+                assert prices[action] == pytest.approx(reference.price(board, action)), game.action_to_string(action)
         best = max(prices.values())
         assert preferred_actions(game) == [a for a in legal if prices[a] >= best - PREFERRED_MARGIN]
         positions += 1
@@ -91,6 +98,9 @@ def test_preferred_draw_is_the_heuristic_bots_draw():
         chosen = bot(game).act(seat_view(game))
         preferred = preferred_actions(game)
         assert preferred == [chosen] or (chosen in preferred and preferred == legal)
+        heuristic = HeuristicKnotBot(**game.options)
+        board = heuristic.public_board(heuristic.observer.decode(seat_view(game)))
+        assert list(needed_kinds(game, game.player)) == reference.needed_kinds(board)
         draws += 1
     assert draws > 200
 
@@ -158,3 +168,13 @@ def test_evaluate_state_counts_open_ribbons_and_the_bonus():
     assert closed.banked == [2, 0]
     # Two banked points and the longest-ribbon bonus against nothing: a clear lead.
     assert evaluate_state(closed)[0] == pytest.approx((2 + 5) / (2 + 5 + 1))
+
+
+def test_evaluate_state_accepts_chance_nodes():
+    deal = KnotGame(KnotGame.resolve_options({"players": 3}))
+    assert deal.current_player() == CHANCE and evaluate_state(deal) == [0.0, 0.0, 0.0]
+    g = position([("cut/ne@c3", 0)], hands=[[1, 0, 0, 0], [1, 1, 1, 1]], market=(2, 1), pile=[3, 3])
+    g.apply(g.string_to_action("cut/sw@c3"))
+    g.apply(g.string_to_action("end"))
+    g.apply(g.string_to_action("draw pile"))
+    assert g.current_player() == CHANCE and len(evaluate_state(g)) == 2

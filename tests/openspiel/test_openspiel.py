@@ -168,7 +168,7 @@ def test_openspiel_mcts_bot_beats_random(game, options):
     assert win_rate(game, options, make, 40) >= 0.8
 
 
-@pytest.mark.parametrize("game,options", [("fill", {"traps": True}), ("uzor", {"board_size": 7}), ("knot", {"size": 4})])
+@pytest.mark.parametrize("game,options", [("fill", {"traps": True}), ("uzor", {"board_size": 9}), ("knot", {"size": 4})])
 def test_openspiel_ismcts_bot_beats_random(game, options):
     from open_spiel.python.algorithms import ismcts, mcts
 

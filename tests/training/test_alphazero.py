@@ -18,7 +18,8 @@ from training.az_search import (
     GuidedSearch, NetworkEvaluator, considered_visits, run_batched, to_absolute, to_relative,
 )
 from training.evaluate import play_game
-from training.network import Architecture, NetworkFileError, PolicyValueNet, load_network, save_network
+from training.checkpoint import CheckpointError
+from training.network import Architecture, PolicyValueNet, load_network, save_network
 
 
 def has_planes(game: str) -> bool:
@@ -34,7 +35,7 @@ SMALL = {  # small option sets where a tiny run plays in seconds
     "linecatch_v0": {"rows": 3, "cols": 4},
     "loom_v0": {},
     "fill_v0": {},
-    "uzor_v0": {"board_size": 7},
+    "uzor_v0": {"board_size": 9},
     "knot_v0": {"size": 4},
 }
 
@@ -225,13 +226,13 @@ def test_agent_files_refuse_damage_and_other_options(tmp_path):
             if damage == "nan":
                 arrays["stem.w"] = weights["stem.w"]
             elif damage == "dtype":
-                arrays["stem.b"] = arrays["stem.b"].astype(np.float64)
+                arrays["stem.b"] = arrays["stem.b"].astype(np.int32)
             else:
                 del arrays["value.fc1.b"]
             buffer = io.BytesIO()
             np.savez(buffer, **arrays)
             target.writestr("weights.npz", buffer.getvalue())
-        with pytest.raises(NetworkFileError, match={"nan": "NaN", "dtype": "stem.b", "missing": "value.fc1.b"}[damage]):
+        with pytest.raises(CheckpointError, match={"nan": "NaN", "dtype": "stem.b", "missing": "value.fc1.b"}[damage]):
             load_network(bad)
 
 
@@ -252,3 +253,62 @@ def test_symmetry_helpers_map_policies_consistently():
     symmetry = Symmetry("cycle", "identity", actions)
     policy = np.array([0.5, 0.3, 0.2])
     assert symmetry.apply_policy(policy).tolist() == [0.3, 0.2, 0.5]
+
+
+def test_a_network_exports_to_onnx_and_plays_the_same_moves_without_torch(tmp_path):
+    from training.export_onnx import export_onnx
+
+    game, options = "linecatch_v0", {"rows": 3, "cols": 4}
+    net = random_net(game, options, seed=5, filters=8, blocks=2)
+    source = save_network(tmp_path / "n.zip", net.architecture, net.weights, net.index,
+                          {"game": game, "options": options, "num_actions": 12})
+    out = export_onnx(source, tmp_path / "n.onnx")
+    onnx_agent, numpy_agent = load_agent(str(out), game, **options), load_agent(str(source), game, **options)
+    env = description_env(game, options, seed=2)
+    rng = random.Random(2)
+    while not env.game.is_terminal():
+        observation = env.observe(env.agent_selection)
+        assert onnx_agent.act(observation) == numpy_agent.act(observation)
+        np.testing.assert_allclose(onnx_agent.action_probabilities(observation),
+                                   numpy_agent.action_probabilities(observation), atol=1e-5)
+        env.step(rng.choice(env.game.legal_actions()))
+    # a graph that is not the exporter's (one operator changed) is refused before onnxruntime runs it
+    tampered = tmp_path / "t.onnx"
+    tampered.write_bytes(out.read_bytes().replace(b"Relu", b"Selu", 1))
+    with pytest.raises(CheckpointError, match="not a suite network graph"):
+        load_agent(str(tampered), game, **options)
+
+
+@pytest.mark.parametrize("game", [g for g in ("fill_v0", "uzor_v0", "knot_v0") if g in PLANE_GAMES])
+def test_the_guided_search_does_not_move_when_an_opponents_hidden_items_change(game):
+    """Two true states that differ only in what the seat cannot see (a stripped snapshot
+    completed with two seeds) give the seeded network-guided search the same policy and move."""
+    options = {"fill_v0": {"traps": True, "gems": True, "rocks": True}}.get(game, SMALL[game])
+    sampling = envs.describe(game).sampling
+    net = random_net(game, options, seed=4)
+    search = GuidedSearch(game, options, simulations=10)
+    evaluator = NetworkEvaluator(net, search.observer, search.seats)
+    rng = random.Random(7)
+    compared = differed = 0
+    for index in range(10):
+        env = envs.load(game).raw_env(**options)
+        env.reset(seed=index)
+        for _ in range(rng.randrange(4, 30)):
+            if env.game.is_terminal():
+                break
+            env.step(rng.choice(env.game.legal_actions()))
+        if env.game.is_terminal():
+            continue
+        seat = env.game.current_player()
+        name = env.possible_agents[seat]
+        partial = sampling.strip_hidden(env.snapshot(), seat)
+        worlds = [sampling.complete_snapshot(partial, seat, random.Random(s)) for s in (1, 2)]
+        differed += worlds[0] != worlds[1]
+        results = []
+        for world in worlds:
+            env.restore(world)
+            results.append(run_batched([search.run(env.observe(name), random.Random(11))], evaluator)[0])
+        assert results[0].action == results[1].action
+        np.testing.assert_array_equal(results[0].policy, results[1].policy)
+        compared += 1
+    assert compared >= 6 and differed >= 3

@@ -352,3 +352,138 @@ def test_observations_doc_matches_the_observers(game):
         assert position == observer.size == env_spaces(game, full)[0][0], f"{game} {options}"
         if index == 0:
             assert layout["size"] == observer.size
+
+
+# ----- hostile graphs: checked node by node before onnxruntime sees them ------------------------------
+
+def small_export(tmp_path, name="good"):
+    """A small policy's export (the crafted Linecatch 3×3 checkpoint: no torch needed)."""
+    from tests.fuzz import craft
+
+    checkpoint = craft.write_checkpoint(tmp_path / f"{name}.zip")
+    return export_onnx(checkpoint, tmp_path / f"{name}.onnx")
+
+
+def test_a_constant_of_shape_asking_for_8_gb_is_refused_before_it_loads(tmp_path):
+    from onnx import TensorProto, helper, numpy_helper
+
+    from tests.fuzz.bounded import load_bounded
+
+    good = small_export(tmp_path)
+    model = onnx.load(str(good))
+    graph = model.graph
+    last = [node for node in graph.node if node.op_type == "Gemm"][-1].output[0]
+    graph.initializer.append(numpy_helper.from_array(np.array([1 << 31], np.int64), "big_shape"))
+    value = helper.make_tensor("value", TensorProto.FLOAT, [1], [1.0])
+    extra = [
+        helper.make_node("ConstantOfShape", ["big_shape"], ["big"], value=value),  # 2**31 floats: 8 GB
+        helper.make_node("ReduceMax", ["big"], ["big_max"], keepdims=0),
+        helper.make_node("Add", [last, "big_max"], ["shifted"]),
+    ]
+    at = len(graph.node) - 3  # before Greater, Where and Softmax
+    for node in reversed(extra):
+        graph.node.insert(at, node)
+    next(node for node in graph.node if node.op_type == "Where").input[1] = "shifted"
+    onnx.checker.check_model(model)  # a well-formed ONNX model…
+    bomb = tmp_path / "bomb.onnx"
+    onnx.save(model, str(bomb))
+    report = load_bounded(bomb, "linecatch", {"rows": 3, "cols": 3})  # …loaded under 512 MB
+    assert report["checkpoint_error"], report
+    assert "'ConstantOfShape' operator; the exporter writes only Gemm, Tanh, Relu, Greater, Where, Softmax" in report["message"]
+    assert load_bounded(good, "linecatch", {"rows": 3, "cols": 3})["message"] == "loaded"
+
+
+def tampered(good, tmp_path, change) -> Path:
+    model = onnx.load(str(good))
+    change(model)
+    path = tmp_path / "tampered.onnx"
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def _set_transb(model, value):
+    gemm = model.graph.node[0]
+    gemm.ClearField("attribute")
+    gemm.attribute.append(onnx.helper.make_attribute("transB", value))
+
+
+def _external(model):
+    tensor = model.graph.initializer[0]
+    tensor.ClearField("raw_data")
+    tensor.data_location = onnx.TensorProto.EXTERNAL
+    entry = tensor.external_data.add()
+    entry.key, entry.value = "location", "/etc/passwd"
+
+
+def _nan_weight(model):
+    tensor = model.graph.initializer[1]
+    values = onnx.numpy_helper.to_array(tensor).copy()
+    values.flat[0] = np.nan
+    tensor.CopyFrom(onnx.numpy_helper.from_array(values, tensor.name))
+
+
+def _double_weight(model):
+    tensor = model.graph.initializer[0]
+    tensor.CopyFrom(onnx.numpy_helper.from_array(onnx.numpy_helper.to_array(tensor).astype(np.float64), tensor.name))
+
+
+def _swap_activation(model):
+    next(node for node in model.graph.node if node.op_type == "Tanh").op_type = "Relu"
+
+
+def _rewire(model):
+    model.graph.node[-2].input[1] = "linear0"  # skip the output layer
+
+
+def _custom_domain(model):
+    model.graph.node[0].domain = "com.example"
+
+
+def _second_opset(model):
+    model.opset_import.append(onnx.helper.make_opsetid("ai.onnx.ml", 3))
+
+
+def _function(model):
+    model.functions.append(onnx.helper.make_function("x", "f", ["a"], ["b"], [onnx.helper.make_node("Relu", ["a"], ["b"])], [onnx.helper.make_opsetid("", 17)]))
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda m: _set_transb(m, 0), r"node 0 is Gemm\(observation, w0, b0\) -> linear0 \{'transB': 0\}; the exporter writes .*\{'transB': 1\}"),
+    (_swap_activation, r"node 1 is Relu.*the exporter writes Tanh"),
+    (_rewire, r"node \d+ is Where\(legal, linear0, masked_logit\)"),
+    (_custom_domain, r"node 0 is in a custom operator domain"),
+    (_second_opset, r"imports opsets \[\('', 17\), \('ai.onnx.ml', 3\)\]"),
+    (_function, r"the model has field 25"),
+    (_external, r"an initializer has field 13, which the exporter does not write"),
+    (_nan_weight, r"initializer 'b0' holds values that are not finite"),
+    (_double_weight, r"initializer 'w0' is not float32 \(ONNX data type 11\)"),
+    (lambda m: setattr(m, "ir_version", 9), r"IR version 9; the exporter writes 8"),
+], ids=["transB", "activation", "rewired", "domain", "opset", "function", "external-data", "nan", "float64", "ir"])
+def test_a_graph_that_is_not_what_the_exporter_writes_is_refused(tmp_path, change, words):
+    path = tampered(small_export(tmp_path), tmp_path, change)
+    with pytest.raises(CheckpointError, match=words):
+        load_agent(str(path), "linecatch", rows=3, cols=3)
+
+
+def test_onnx_metadata_of_the_wrong_type_is_named(tmp_path):
+    good = small_export(tmp_path)
+    for key, text, words in [
+        ("action_n", '"9"', r"'action_n' must be an integer"),
+        ("observation_shape", "[1e400]", r"'observation_shape' must be a list of one positive integer"),
+        ("options", "[" * 5000 + "]" * 5000, r"'options' is nested deeper than"),
+        ("format_version", "true", r"format version True"),
+        ("game", "NaN", r"'game' is not JSON"),
+    ]:
+        def change(model, key=key, text=text):
+            entry = next(p for p in model.metadata_props if p.key == key)
+            entry.value = text
+        with pytest.raises(CheckpointError, match=words):
+            load_agent(str(tampered(good, tmp_path, change)), "linecatch", rows=3, cols=3)
+
+
+def test_an_onnx_agent_given_an_observation_of_other_options_names_its_options(tmp_path):
+    agent = load_agent(str(small_export(tmp_path)), "linecatch")
+    env = envs.load("linecatch").raw_env(rows=4, cols=4)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"trained for linecatch_v0 with options \{.*'rows': 3.*this observation has size"):
+        agent.act(env.observe("player_0"))

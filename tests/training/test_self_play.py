@@ -150,3 +150,93 @@ def test_score_shaping_sums_to_the_weighted_margin_gained():
         scores = info["scores"]
         outcome = env.raw.game.returns()[seat]
         assert total == pytest.approx(outcome + 0.01 * (scores[seat] - scores[1 - seat] - start))
+
+
+# ----- what the env checkers found (issue 16) -------------------------------------------------------
+
+def episode(env, seed, moves_seed=0):
+    """Observations, rewards and seats of one episode from reset(seed=seed), with seeded legal moves."""
+    obs, info = env.reset(seed=seed)
+    rng = np.random.default_rng(moves_seed)
+    trace, done = [obs.tobytes(), info["learner_seat"]], False
+    while not done:
+        obs, reward, done, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        trace += [obs.tobytes(), reward]
+    return trace
+
+
+@pytest.mark.parametrize("opponents", [["random"], ["random", "heuristic"], ["mcts:8"]], ids=str)
+def test_reset_with_the_same_seed_replays_the_same_episode_on_one_env(opponents):
+    env = SelfPlayEnv("loom", {}, opponents)
+    first = episode(env, 123)
+    episode(env, 7)  # the generators move on between
+    assert episode(env, 123) == first
+    assert any(episode(env, seed) != first for seed in (1, 2, 3))
+
+
+def test_reset_with_the_same_seed_reseeds_a_sampling_policy_opponent():
+    from training.checkpoint import read_checkpoint
+
+    meta, layers = read_checkpoint("checkpoints/loom/loom__maskppo__0.zip")
+    env = SelfPlayEnv("loom", {}, [{"layers": layers, "activation": meta["activation"], "sample": True}], learner_seat=1)
+    first = episode(env, 5)
+    episode(env, 6)
+    assert episode(env, 5) == first
+
+
+def illegal_action_of(env) -> int:
+    return int(np.flatnonzero(~env.action_masks())[0])
+
+
+def test_an_illegal_action_raises_by_default_and_the_state_is_unchanged():
+    from envs.core.game import IllegalActionError
+
+    env = SelfPlayEnv("linecatch", {"rows": 3, "cols": 3}, ["random"], learner_seat=1)
+    env.reset(seed=0)
+    before = env.raw.snapshot()
+    with pytest.raises(IllegalActionError, match="already"):
+        env.step(illegal_action_of(env))
+    assert env.raw.snapshot() == before
+    for bad in (True, 1.0, np.array([3]), "a1"):
+        with pytest.raises(ValueError, match="an action is an integer"):
+            env.step(bad)
+    assert env.raw.snapshot() == before
+
+
+def test_illegal_action_lose_ends_the_episode_with_minus_one():
+    env = SelfPlayEnv("linecatch", {"rows": 3, "cols": 3}, ["random"], learner_seat=1, illegal_action="lose",
+                      score_shaping=0.5)
+    obs, _ = env.reset(seed=0)
+    before = env.raw.snapshot()
+    after, reward, terminated, truncated, info = env.step(illegal_action_of(env))
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["illegal_action"] is True and np.array_equal(after, obs)
+    assert env.raw.snapshot() == before  # the illegal move was not played
+    for action in (99, -1):  # out of range: illegal too
+        env.reset(seed=0)
+        assert env.step(action)[1:3] == (-1.0, True)
+    with pytest.raises(ValueError, match="an action is an integer"):
+        env.reset(seed=0)
+        env.step(2.5)  # not an action at all: a bug in the caller, not a move
+    env.reset(seed=0)
+    env.step(illegal_action_of(env))
+    with pytest.raises(RuntimeError, match="the episode is over: call reset"):
+        env.step(0)
+    obs, _ = env.reset(seed=0)  # and it plays on after a reset
+    assert env.step(int(np.flatnonzero(env.action_masks())[0]))[2] in (False, True)
+
+
+def test_legal_play_is_the_same_under_raise_and_lose():
+    traces = [episode(SelfPlayEnv("knot", {"players": 3}, ["random"], illegal_action=mode), 4) for mode in ("raise", "lose")]
+    assert traces[0] == traces[1]
+
+
+def test_unknown_illegal_action_mode_and_the_metadata():
+    with pytest.raises(ValueError, match="illegal_action must be 'raise' or 'lose'"):
+        SelfPlayEnv("loom", {}, ["random"], illegal_action="ignore")
+    env = SelfPlayEnv("loom", {}, ["random"], render_mode="ansi")
+    assert env.metadata["render_fps"] > 0 and set(env.metadata["render_modes"]) == {"ansi", "rgb_array"}
+    env.reset(seed=0)
+    assert isinstance(env.render(), str)
+    info = env.reset(seed=0)[1]
+    assert info["scores"].dtype == np.float32

@@ -26,13 +26,27 @@ ROOT = Path(__file__).resolve().parents[2]
 ANSWER_TIMEOUT_S = 60
 
 
+def strict_json(line: bytes):
+    """An answer line parsed as strict JSON: UTF-8, no NaN or Infinity, no lone surrogates."""
+    def refuse(name):
+        raise AssertionError(f"{name} in an answer: not strict JSON ({line[:200]!r})")
+
+    text = line.decode("utf-8")  # raises on anything that is not UTF-8
+    value = json.loads(text, parse_constant=refuse)
+    return value
+
+
 class ServerProcess:
     """``python -m training.serve`` in a subprocess; ``request`` sends one line, reads one answer."""
 
-    def __init__(self, *args: str):
+    def __init__(self, *args: str, cwd: Path = ROOT):
+        import os
+
+        # PYTHONPATH: this checkout's code, whatever the working folder
+        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "training.serve", *args],
-            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment,
         )
         self.lines: queue.Queue = queue.Queue()
         # a reader thread, so a server that stops answering fails the test instead of hanging it
@@ -52,7 +66,7 @@ class ServerProcess:
         line = self.lines.get(timeout=ANSWER_TIMEOUT_S)
         assert line is not None, "the server closed its output"
         assert line.endswith(b"\n")
-        return json.loads(line)
+        return strict_json(line)
 
     def request(self, kind: str, **fields) -> dict:
         request_id = next(self.ids)
@@ -187,13 +201,14 @@ def test_probabilities_of_a_trained_agent_are_the_softmax_of_its_masked_logits(s
         history.append(answer["action"])
 
 
-def test_an_exported_onnx_agent_plays_a_full_game_through_the_protocol(server, tmp_path):
+def test_an_exported_onnx_agent_plays_a_full_game_through_the_protocol(tmp_path):
     pytest.importorskip("onnx")
     pytest.importorskip("onnxruntime")
     from training.export_onnx import export_onnx
 
-    path = export_onnx(ROOT / "checkpoints/knot/knot__maskppo__0.zip", tmp_path / "knot.onnx")
-    server.ok("new_game", game="knot", agent=str(path), seed=2)
+    export_onnx(ROOT / "checkpoints/knot/knot__maskppo__0.zip", tmp_path / "knot.onnx")
+    server = ServerProcess("--agents-dir", str(tmp_path))  # agent files: relative paths under it
+    server.ok("new_game", game="knot", agent="knot.onnx", seed=2)
     env = envs.load("knot").raw_env()
     env.reset(seed=2)
     history = []
@@ -206,6 +221,7 @@ def test_an_exported_onnx_agent_plays_a_full_game_through_the_protocol(server, t
         env.step(answer["action"])
         history.append(answer["action"])
     assert server.ok("legal", actions=history)["over"]
+    assert server.close() == 0
 
 
 def test_omitted_hidden_items_are_drawn_reproducibly_from_the_seed():
@@ -391,3 +407,141 @@ def test_end_of_input_ends_the_server_and_its_stdout_holds_only_answers():
     assert result.returncode == 0
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert [a["id"] for a in answers] == ["a", "b"] and all(a["ok"] for a in answers)
+
+
+# ----- hostile input (issue 16): every request answered, strict JSON, no disk probing, bounded work ----
+
+@pytest.mark.parametrize(
+    "line, code, words",
+    [
+        (rb'{"id": "\ud800", "type": "hello"}', "bad_request", "field 'id' holds a lone UTF-16 surrogate"),
+        (rb'{"id": "a\udfffb", "type": "legal", "actions": []}', "bad_request", "lone UTF-16 surrogate"),
+        (rb'{"id": 1, "type": "why_illegal", "actions": [], "move": "\udfff"}', "bad_request", "field 'move' holds a lone UTF-16 surrogate"),
+        (rb'{"id": 1, "type": "move", "actions": ["\ud83d"]}', "bad_request", "field 'actions'[0] holds a lone"),
+        (rb'{"id": 1, "type": "new_game", "game": "loom", "agent": "random", "options": {"\udc00": 1}}', "bad_request", "a key in field 'options' holds a lone"),
+        (b'{"id": 1e400, "type": "hello"}', "bad_request", "the number 1e400 is out of range"),
+        (b'{"id": -1e400, "type": "hello"}', "bad_request", "out of range"),
+        (b'{"id": NaN, "type": "hello"}', "bad_json", "NaN is not JSON"),
+        (b'{"id": Infinity, "type": "hello"}', "bad_json", "Infinity is not JSON"),
+        (b'{"id": 1, "type": "move", "actions": [1e999]}', "bad_request", "out of range"),
+        (b'{"id": 1, "type": "move", "snapshot": ' + b"[" * 500 + b"]" * 500 + b', "seat": 0}', "bad_request", "nested deeper than 64 levels"),
+        (b'{"id": 1, "type": "new_game", "game": "loom", "agent": "random", "options": ' + b'{"a": ' * 300 + b"1" + b"}" * 300 + b"}", "bad_request", "nested deeper than 64 levels"),
+        (b'{"id": 1, "type": "new_game", "game": "loom", "agent": "mcts:100000000"}', "over_limit", "asks for 100000000 simulations a move; this server allows at most 10000"),
+        (b'{"id": 1, "type": "new_game", "game": "loom", "agent": "mcts:100000000:c=0.5"}', "over_limit", "--max-simulations"),
+        (b'{"id": 1, "type": "new_game", "game": "loom", "agent": "mcts:20000:net=checkpoints/loom/az.zip"}', "over_limit", "20000 simulations"),
+        (b'{"id": 1, "type": "new_game", "game": "loom", "agent": "mcts:" ' + b'"' + b"9" * 5000 + b'"}', "bad_json", "not valid JSON"),
+    ],
+    ids=lambda value: value if isinstance(value, str) and len(value) < 40 else None,
+)
+def test_hostile_requests_get_strict_json_answers_and_the_server_reads_on(loom_game, line, code, words):
+    loom_game.send_raw(line + b"\n")
+    error = error_of(loom_game.answer())
+    assert error["code"] == code, error
+    assert words in error["message"], error
+    assert_still_serving(loom_game)
+
+
+def test_an_unknown_field_with_a_huge_name_gets_a_short_message(loom_game):
+    loom_game.send_raw(json.dumps({"id": 1, "type": "hello", "x" * 200_000: 1}).encode() + b"\n")
+    error = error_of(loom_game.answer())
+    assert error["code"] == "bad_request" and len(error["message"]) < 1200
+
+
+OUTSIDE = "is refused: agent files are named by a relative path under this server's agents folder"
+
+
+@pytest.mark.parametrize("spec", [
+    "/etc/hostname.zip", "/nonexistent/agent.zip", "/etc/passwd.onnx", "../README.md.zip", "checkpoints/../../x.zip",
+    "checkpoints/loom/../../../etc.onnx", "~/agent.zip", "checkpoints\\loom\\loom__maskppo__0.zip", "a\x00b.zip",
+    "mcts:10:net=/etc/hostname.zip", "mcts:10:net=../x.zip", "mcts:10:m=4:net=/nonexistent.zip",
+])
+def test_agent_files_outside_the_agents_folder_are_refused_without_touching_the_disk(loom_game, spec):
+    error = error_of(loom_game.request("new_game", game="loom", agent=spec))
+    assert error["code"] == "bad_agent" and OUTSIDE in error["message"], error
+    assert "does not exist" not in error["message"] and "damaged" not in error["message"]
+
+
+def test_an_agents_dir_is_the_only_folder_agent_files_come_from(tmp_path):
+    import shutil
+
+    agents = tmp_path / "agents"
+    (agents / "loom").mkdir(parents=True)
+    shutil.copy(ROOT / "checkpoints/loom/loom__maskppo__0.zip", agents / "loom" / "bot.zip")
+    (agents / "escape.zip").symlink_to(ROOT / "checkpoints/loom/loom__maskppo__0.zip")  # a link out: refused
+    (agents / "nowhere.zip").symlink_to(tmp_path / "missing.zip")  # a dangling link out: the same answer
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    process = ServerProcess("--agents-dir", str(agents), cwd=elsewhere)
+    try:
+        assert process.ok("new_game", game="loom", agent="loom/bot.zip", seed=1)["probabilities"] is True
+        assert process.ok("move", actions=[])["seat"] == 0
+        missing = error_of(process.request("new_game", game="loom", agent="checkpoints/loom/loom__maskppo__0.zip"))
+        assert missing["code"] == "bad_agent" and "does not exist" in missing["message"]
+        for spec in ("escape.zip", "nowhere.zip"):
+            error = error_of(process.request("new_game", game="loom", agent=spec))
+            assert OUTSIDE in error["message"], error
+        assert process.ok("list_agents", game="loom")["checkpoints"] == []  # the shipped ones are outside
+    finally:
+        assert process.close() == 0
+
+
+def test_a_move_over_the_time_limit_gets_an_over_limit_answer_and_the_server_reads_on():
+    import time
+
+    process = ServerProcess("--move-time-limit", "0.5", "--max-simulations", "100000")
+    try:
+        hello = process.ok("hello")
+        assert hello["max_simulations"] == 100000 and hello["move_time_limit_s"] == 0.5
+        process.ok("new_game", game="loom", agent="mcts:100000", seed=0)
+        started = time.monotonic()
+        error = error_of(process.request("move", actions=[]))
+        assert time.monotonic() - started < 10
+        assert error["code"] == "over_limit" and "longer than 0.5 s" in error["message"], error
+        error = error_of(process.request("move", actions=[], probabilities=True))
+        assert error["code"] == "over_limit" and "its probabilities" in error["message"], error
+        process.ok("new_game", game="loom", agent="mcts:20", seed=0)
+        assert process.ok("move", actions=[])["seat"] == 0
+    finally:
+        assert process.close() == 0
+
+
+def test_the_limits_are_command_line_options_checked_at_start():
+    for args, words in [
+        (["--max-simulations", "0"], "--max-simulations must be at least 1"),
+        (["--move-time-limit", "-1"], "--move-time-limit must be a number of seconds >= 0"),
+        (["--move-time-limit", "nan"], "--move-time-limit must be a number of seconds >= 0"),
+        (["--agents-dir", "/nonexistent-folder"], "is not a folder"),
+    ]:
+        done = subprocess.run([sys.executable, "-m", "training.serve", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=ANSWER_TIMEOUT_S, input="")
+        assert done.returncode == 2 and words in done.stderr, (args, done.stderr)
+
+
+def test_a_damaged_checkpoint_through_the_server_is_bad_agent_within_512_mb(tmp_path):
+    """Zip bombs and a NaN-weighted file through new_game, the server under a 512 MB cap."""
+    from tests.fuzz import craft
+    from tests.fuzz.bounded import run_bounded
+
+    folder = ROOT / "checkpoints" / "linecatch"
+    made = [
+        craft.many_entries_zip(tmp_path / "million.zip", 1_000_000),  # a 53 MB directory of a million entries
+        craft.bomb_checkpoint(tmp_path / "npz_bomb.zip", "policy.npz"),
+        craft.bomb_checkpoint(tmp_path / "meta_bomb.zip", "meta.json"),
+        craft.huge_array_checkpoint(tmp_path / "terabytes.zip", (1 << 20, 1 << 20), 4096),
+    ]
+    meta = craft.valid_meta()
+    arrays = craft.valid_arrays(meta)
+    arrays["w0"][0, 0] = np.nan
+    made.append(craft.write_checkpoint(tmp_path / "nan.zip", meta, arrays))
+    lines = b"".join(
+        json.dumps({"id": i, "type": "new_game", "game": "linecatch", "options": craft.OPTIONS, "agent": path.name}).encode() + b"\n"
+        for i, path in enumerate(made)
+    ) + b'{"id": "last", "type": "hello"}\n'
+    code = "import sys; sys.argv = ['serve', '--agents-dir', sys.argv[1]]; from training.serve import main; main()"
+    done = run_bounded(code, str(tmp_path), input=lines)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    answers = [strict_json(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [0, 1, 2, 3, 4, "last"]
+    for answer in answers[:5]:
+        assert error_of(answer)["code"] == "bad_agent" and "is damaged" in answer["error"]["message"], answer
+    assert folder.is_dir()

@@ -1,7 +1,10 @@
 """Fill bots: ``random`` and ``heuristic`` (plays every phase from its own observation only).
 
-The heuristic bot decodes its observation through :class:`envs.fill.observer.FillObserver`
-and rebuilds the public board as bitmasks with the engine's geometry tables. It
+The heuristic bot is made for one table's options (``load_agent("heuristic", "fill_v0",
+**options)``) and refuses an observation of another (a ``ValueError`` naming its options). It
+decodes its observation through :class:`envs.fill.observer.FillObserver`, rebuilds the public
+board with the engine's own :class:`envs.fill.board.Board` and solves endgames with
+:class:`envs.fill.solver.FillSolver` (its own, with a node budget). It
 
 * **fills** with an exact endgame search (fills only, tokens and traps ignored) once few cells
   are still open; before that it scores each fill by random playouts (how often the opponent,
@@ -29,115 +32,23 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import numpy as np
-
-from envs.core.observer import as_vector
-from envs.fill.observer import FillObserver
+from envs.fill.board import Board, Geometry
+from envs.core.observer import D4
+from envs.fill.observer import FillObserver, cell_permutation
 from envs.fill.rules import (
-    FILL,
-    FILL2,
-    KIND_NAMES,
-    LINES,
-    NO_TRAP,
-    SEED,
-    TOKEN,
-    TRAP_PHASE,
-    FillGame,
-    bits,
-    geometry,
+    FILL, FILL2, NO_TOKEN, NO_TRAP, SEED, STAY, SWAP, TOKEN, TRAP_PHASE, USE_DOUBLE, USE_PASS, USE_TRAP, FillGame,
+    bits, geometry,
 )
-from training.agents import RandomAgent, legal_from_mask
+from envs.fill.solver import FillSolver
+from training.agents import legal_from_mask
 from training.bots import BotKit, LadderSpec, SearchHooks
-
-SWITCHES = ("traps", "rocks", "gems", "time_limit")
 
 SOLVE_OPEN = 16  # exact search when at most this many empty, non-poisoned cells remain
 SOLVE_BUDGET = 40_000  # nodes per search; beyond it the heuristic decides
+SOLVE_MEMO_LIMIT = 200_000  # positions the heuristic's own solver keeps (speed only)
 GEM_BONUS = 0.15  # a gem is worth this much playout win rate
 MOBILITY_WEIGHT = 0.01  # mobility breaks near-ties between playout estimates
 PLAYOUT_STEPS = 4000  # playout fills spent per decision (split over the candidate fills)
-
-
-class _OutOfBudget(Exception):
-    pass
-
-
-class Board:
-    """The public board as masks: filled, rocks, and the derived touch and poison masks."""
-
-    __slots__ = ("geo", "rock", "filled", "touch", "poison")
-
-    def __init__(self, geo, rock: int, filled: int = 0, touch: int = 0, poison: int = 0):
-        self.geo, self.rock, self.filled, self.touch, self.poison = geo, rock, filled, touch, poison
-
-    @classmethod
-    def from_cells(cls, geo, rocks, filled_cells) -> "Board":
-        board = cls(geo, sum(1 << c for c in rocks))
-        for cell in filled_cells:
-            board = board.place(cell)
-        return board
-
-    def place(self, cell: int) -> "Board":
-        geo = self.geo
-        filled = self.filled | (1 << cell)
-        poison = self.poison
-        for x, need in geo.pair_need[cell]:
-            if filled & need == need:
-                poison |= 1 << x
-        return Board(geo, self.rock, filled, self.touch | geo.nbr[cell], poison & ~(filled | self.rock))
-
-    def legal(self) -> int:
-        return self.touch & ~(self.filled | self.rock | self.poison) & self.geo.full
-
-    def open_count(self) -> int:
-        """Empty, non-poisoned cells still reachable from the legal ones (the rest are dead)."""
-        geo = self.geo
-        room = geo.full & ~(self.filled | self.rock | self.poison)
-        reach = self.legal()
-        while True:
-            grown = geo.dilate(reach) & room
-            if grown == reach:
-                return reach.bit_count()
-            reach = grown
-
-
-class Solver:
-    """Exact win/loss of the fill-only game for the player to move (no legal cell: loss)."""
-
-    def __init__(self, budget: int = SOLVE_BUDGET):
-        self.budget = budget
-        self.memo: dict[int, bool] = {}
-
-    def wins(self, board: Board) -> bool | None:
-        self.left = self.budget
-        try:
-            return self._wins(board)
-        except _OutOfBudget:
-            return None
-
-    def _wins(self, board: Board) -> bool:
-        key = board.filled
-        known = self.memo.get(key)
-        if known is not None:
-            return known
-        self.left -= 1
-        if self.left < 0:
-            raise _OutOfBudget
-        result = False
-        for cell in bits(board.legal()):
-            if not self._wins(board.place(cell)):
-                result = True
-                break
-        self.memo[key] = result
-        return result
-
-    def winning_fills(self, board: Board) -> list[int] | None:
-        """Every fill after which the opponent (to move) loses; None if out of budget."""
-        self.left = self.budget
-        try:
-            return [c for c in bits(board.legal()) if not self._wins(board.place(c))]
-        except _OutOfBudget:
-            return None
 
 
 class FillHeuristicBot:
@@ -146,58 +57,34 @@ class FillHeuristicBot:
     name = "heuristic"
 
     def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
-        known = {k: v for k, v in options.items() if k in FillGame.OPTIONS}
-        self.options = FillGame.resolve_options(known)
+        self.options = FillGame.resolve_options(options)
         self.observer = FillObserver(self.options)
         self.geo = geometry(self.options["size"], self.options["lines"])
         self.n = self.geo.cells
         self.rng = random.Random(seed)
-        self.solver = Solver()
-        self._rock = 0
+        self.solver = self._new_solver(0)
         self._plan = (-1, -1)
 
-    # ----- the one method ----------------------------------------------------------------------
-    def _fit(self, observation) -> None:
-        """Follow the game actually played when it differs from the options given (a bot made
-        without options seated at an 8×8 strict table): size and token slots from the vector's
-        length, the rule switches from its last seven entries."""
-        vec = as_vector(observation)
-        if len(vec) == self.observer.size:
-            rules = vec[-7:]
-            lines = LINES[int(np.argmax(rules[:3]))]
-            switches = [bool(x > 0.5) for x in rules[3:]]
-            if lines == self.options["lines"] and switches == [self.options[k] for k in SWITCHES]:
-                return
-        fits = [(slots != 3, size, slots) for size in (8, 7, 6)
-                for slots, rest in [divmod(len(vec) - 10 * size * size - 30, 8)] if rest == 0 and slots >= 3]
-        if not fits:
-            raise ValueError(f"an observation of length {len(vec)} is not a Fill observation")
-        _, size, slots = min(fits)  # 3 token slots unless a long gem script needs more
-        rules = vec[-7:]
-        options = dict(size=size, lines=LINES[int(np.argmax(rules[:3]))])
-        options.update({k: bool(x > 0.5) for k, x in zip(SWITCHES, rules[3:])})
-        self.options = FillGame.resolve_options(options)
-        observer_options = dict(self.options, gems=True, gem_cells=[None] * slots) if slots > 3 else self.options
-        self.observer = FillObserver(observer_options)
-        self.geo = geometry(size, self.options["lines"])
-        self.n = self.geo.cells
-        self.solver.memo.clear()
+    def _new_solver(self, rock: int) -> FillSolver:
+        """The bot's own solver (its table is keyed by filled cells: one per rock layout). A
+        budgeted solver's answers depend on what its table holds, so it is not shared."""
+        return FillSolver(self.geo, rock, budget=SOLVE_BUDGET, memo_limit=SOLVE_MEMO_LIMIT)
 
+    # ----- the one method ----------------------------------------------------------------------
     def act(self, observation) -> int:
+        self.observer.check_fits(observation, "this heuristic bot")
         legal = legal_from_mask(observation)
         if len(legal) == 1:
             return legal[0]
-        self._fit(observation)
         view = self.observer.decode(observation)
         board = Board.from_cells(self.geo, view["rocks"], view["filled"])
-        if board.rock != self._rock or len(self.solver.memo) > 200_000:
-            self.solver.memo.clear()  # the table is keyed by filled cells: one per rock layout
-            self._rock = board.rock
+        if not self.solver.fits(self.geo, board.rock):
+            self.solver = self._new_solver(board.rock)
         phase, n = view["phase"], self.n
         if phase == "seed":
             return self._seed(board, legal)
         if phase == "choose":
-            return n if self._mover_wins(board) >= 0.5 else n + 1
+            return n + (STAY if self._mover_wins(board) >= 0.5 else SWAP)
         if phase == "token":
             return self._token(board, view, legal)
         if phase == "trap":
@@ -221,7 +108,7 @@ class FillHeuristicBot:
     def _mover_wins(self, board: Board, playouts: int = 24) -> float:
         """Probability that the player to move now wins (exact when the search is small)."""
         if board.open_count() <= SOLVE_OPEN:
-            result = self.solver.wins(board)
+            result = self.solver.board_wins(board)
             if result is not None:
                 return float(result)
         return self._mover_wins_playouts(board, playouts)
@@ -243,19 +130,19 @@ class FillHeuristicBot:
         n = self.n
         held = {kind for kind, _ in view["my_tokens"]}
         if "trap" in held:
-            return n + 5
+            return n + USE_TRAP
         if board.open_count() <= SOLVE_OPEN and ("pass" in held or "double" in held):
-            winning = self.solver.winning_fills(board)
+            winning = self.solver.board_winning_fills(board)
             if winning is None or winning:
-                return n + 2  # winning already (or unknown): keep the tokens
-            if "pass" in held and self.solver.wins(board) is False:
-                return n + 4  # the opponent, to move on this board, loses
+                return n + NO_TOKEN  # winning already (or unknown): keep the tokens
+            if "pass" in held and self.solver.board_wins(board) is False:
+                return n + USE_PASS  # the opponent, to move on this board, loses
             if "double" in held and self._double_wins(board):
-                return n + 3
+                return n + USE_DOUBLE
         expiring = [kind for kind, left in view["my_tokens"] if left <= 1]
         if "double" in expiring:
-            return n + 3  # use it rather than lose it
-        return n + 2
+            return n + USE_DOUBLE  # use it rather than lose it
+        return n + NO_TOKEN
 
     def _double_wins(self, board: Board) -> bool:
         for first in bits(board.legal()):
@@ -263,7 +150,7 @@ class FillHeuristicBot:
             if not after.legal():
                 return True
             for second in bits(after.legal()):
-                if self.solver.wins(after.place(second)) is False:
+                if self.solver.board_wins(after.place(second)) is False:
                     return True
         return False
 
@@ -274,15 +161,15 @@ class FillHeuristicBot:
         after = board.place(mine)
         replies = bits(after.legal())
         if len(replies) < 3:
-            return n + 6  # it could not spring: keep the trap
+            return n + NO_TRAP  # it could not spring: keep the trap
         target = None
         if after.open_count() <= SOLVE_OPEN:
-            winning = self.solver.winning_fills(after)
+            winning = self.solver.board_winning_fills(after)
             if winning:
                 target = winning[0] if len(winning) == 1 else self.rng.choice(winning)
         if target is None:
             target = self._best_fill(after, view, opponent=True)
-        return target if target in legal else n + 6
+        return target if target in legal else n + NO_TRAP
 
     def _fill(self, board: Board, view: dict, legal: list[int]) -> int:
         planned = self._plan
@@ -293,9 +180,9 @@ class FillHeuristicBot:
     def _best_fill(self, board: Board, view: dict, opponent: bool = False) -> int:
         moves = bits(board.legal())
         if not moves:
-            return self.n + 6
+            return self.n + NO_TRAP
         if board.open_count() <= SOLVE_OPEN:
-            winning = self.solver.winning_fills(board)
+            winning = self.solver.board_winning_fills(board)
             if winning:
                 return self.rng.choice(winning)
         gems = view["gems"]
@@ -329,62 +216,17 @@ class FillHeuristicBot:
 SEARCH_SOLVE_ROOM = 14
 SEARCH_MEMO_LIMIT = 1_000_000  # positions (about 75 MB) per table before it is emptied; only speed depends on it
 
-_search_memos: dict = {}  # geometry -> (rock mask, table)
+_search_solvers: dict[Geometry, FillSolver] = {}  # one unbudgeted solver per geometry
 
 
-def _search_memo(geo, rock: int) -> dict[int, bool]:
-    """The table of exact results for this board kind and rock layout, keyed by the filled mask.
-    The values are exact, so sharing it across searches and games changes how fast, never what,
-    they answer; a new rock layout (a new game with random rocks) starts a new table."""
-    rock_of_table, memo = _search_memos.get(geo, (None, None))
-    if rock_of_table != rock or len(memo) > SEARCH_MEMO_LIMIT:
-        memo = {}
-        _search_memos[geo] = (rock, memo)
-    return memo
-
-
-def _mover_wins(geo, rock: int, filled: int, touch: int, poison: int, memo: dict[int, bool]) -> bool:
-    """Exact win/loss of the fill-only game for the player to move (no legal cell: loss).
-
-    The same game as :class:`Solver`, on bare masks and without a node budget (so its answers
-    do not depend on what an earlier search left in the table). Before searching deeper it
-    looks for a reply already known lost or leaving no legal cell, then tries the replies that
-    leave the opponent fewest legal cells first: about twice as fast as searching in cell order.
-    """
-    known = memo.get(filled)
-    if known is not None:
-        return known
-    full, nbr, pair_need = geo.full, geo.nbr, geo.pair_need
-    legal = touch & ~(filled | rock | poison) & full
-    replies = []
-    while legal:
-        low = legal & -legal
-        legal ^= low
-        cell = low.bit_length() - 1
-        after = filled | low
-        known = memo.get(after)
-        if known is None:
-            poisoned = poison
-            for x, need in pair_need[cell]:
-                if after & need == need:
-                    poisoned |= 1 << x
-            next_touch = touch | nbr[cell]
-            their_legal = next_touch & ~(after | rock | poisoned) & full
-            if not their_legal:
-                known = False
-            else:
-                replies.append((their_legal.bit_count(), after, next_touch, poisoned & ~after))
-                continue
-        if not known:
-            memo[filled] = True
-            return True
-    replies.sort()
-    for _, after, next_touch, poisoned in replies:
-        if not _mover_wins(geo, rock, after, next_touch, poisoned, memo):
-            memo[filled] = True
-            return True
-    memo[filled] = False
-    return False
+def search_solver(geo: Geometry, rock: int) -> FillSolver:
+    """The shared exact solver for this board kind and rock layout. Its answers are exact and
+    it has no node budget, so sharing its table across searches and games changes how fast,
+    never what, they answer; a new rock layout (a new game with random rocks) starts anew."""
+    solver = _search_solvers.get(geo)
+    if solver is None or not solver.fits(geo, rock):
+        solver = _search_solvers[geo] = FillSolver(geo, rock, memo_limit=SEARCH_MEMO_LIMIT)
+    return solver
 
 
 def _room(state: FillGame) -> int:
@@ -396,46 +238,9 @@ def _winning_fills(state: FillGame, first_only: bool = False) -> list[int]:
     """The legal fills that win the fill-only game (tokens and traps ignored, as the heuristic
     does); a Double's first fill wins when the same player then wins with the second. With
     ``first_only``, stop at the first one found."""
-    geo, rock, filled, touch, poison = state.geo, state.rock, state.filled, state.touch, state.poison
-    memo = _search_memo(geo, rock)
     again = state.double and state.phase != FILL2  # this player fills again right after
-    winning = []
-    for cell in bits(state.legal_mask()):
-        after = filled | (1 << cell)
-        poisoned = poison
-        for x, need in geo.pair_need[cell]:
-            if after & need == need:
-                poisoned |= 1 << x
-        poisoned &= ~after
-        next_touch = touch | geo.nbr[cell]
-        if again:
-            stuck = not next_touch & ~(after | rock | poisoned) & geo.full
-            wins = stuck or _mover_wins(geo, rock, after, next_touch, poisoned, memo)
-        else:
-            wins = not _mover_wins(geo, rock, after, next_touch, poisoned, memo)
-        if wins:
-            winning.append(cell)
-            if first_only:
-                break
-    return winning
-
-
-def _symmetries(size: int) -> list[list[int]]:
-    """The 8 symmetries of the square board as cell permutations (the rules are symmetric under
-    all of them for every ``lines`` setting)."""
-    maps = []
-    for turn in range(4):
-        for mirror in (False, True):
-            perm = []
-            for cell in range(size * size):
-                r, c = divmod(cell, size)
-                if mirror:
-                    c = size - 1 - c
-                for _ in range(turn):
-                    r, c = c, size - 1 - r
-                perm.append(r * size + c)
-            maps.append(perm)
-    return maps
+    solver = search_solver(state.geo, state.rock)
+    return solver.winning_fills(state.filled, state.touch, state.poison, again=again, first_only=first_only)
 
 
 _seed_cache: dict[tuple, list[int]] = {}
@@ -444,8 +249,9 @@ _seed_cache: dict[tuple, list[int]] = {}
 def _distinct_seeds(state: FillGame) -> list[int]:
     """One seed per class of cells the board's symmetries map onto each other (6 of 36 on an
     empty 6×6): symmetric seeds have the same value, so the rest add nothing to a search. The
-    symmetries kept are those that map the rocks onto themselves; scripted gems break symmetry
-    (their order matters), so with them every seed is kept."""
+    symmetries kept are those of the square (:meth:`FillObserver.symmetries`) that map the
+    rocks onto themselves; scripted gems break symmetry (their order matters), so with them
+    every seed is kept."""
     options = state.options
     if options["gems"] and options["gem_cells"] is not None:
         return state.legal_actions()
@@ -453,7 +259,8 @@ def _distinct_seeds(state: FillGame) -> list[int]:
     seeds = _seed_cache.get(key)
     if seeds is None:
         size, rocks = options["size"], bits(state.rock)
-        keep = [p for p in _symmetries(size) if sorted(p[r] for r in rocks) == rocks]
+        maps = [cell_permutation(size, transform).tolist() for transform in D4]
+        keep = [p for p in maps if sorted(p[r] for r in rocks) == rocks]
         seeds = _seed_cache[key] = [c for c in state.legal_actions() if c == min(p[c] for p in keep)]
     return seeds
 
@@ -490,18 +297,18 @@ def preferred_actions(state: FillGame) -> list[int]:
 
 def evaluate_state(state: FillGame) -> list[float]:
     """A playout cut off before the end: ±1 from the exact fill-only search once few cells are
-    left, else 0 for both (no cheap static signal of the winner was found)."""
-    player = state.current_player()
-    if player < 0:
+    left, else 0 for both (no cheap static signal of the winner was found; the rock and gem
+    chance nodes come before any turn, so they get 0 too)."""
+    if state.is_terminal():
         return [float(r) for r in state.returns()]
+    player = state.current_player()
     if state.phase not in (TOKEN, TRAP_PHASE, FILL, FILL2) or _room(state).bit_count() > SEARCH_SOLVE_ROOM:
         return [0.0, 0.0]
     mover = 1.0 if _winning_fills(state, first_only=True) else -1.0
     return [mover if p == player else -mover for p in (0, 1)]
 
 
-
-__all__ = ["BOTS", "FillHeuristicBot", "Board", "Solver", "KIND_NAMES"]
+__all__ = ["FillHeuristicBot", "KIT", "evaluate_state", "preferred_actions", "search_solver"]
 
 KIT = BotKit(
     heuristic=FillHeuristicBot,

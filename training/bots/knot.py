@@ -1,10 +1,25 @@
 """Knot heuristic: close what can close, capture, grow ribbons towards their other end, keep
 out of the gap in front of an opponent's end, and draw the strands the board asks for.
 
-The bot sees only its observation: it decodes it, lays the strands it sees on a public copy of
-the board (:meth:`KnotGame.lay_out`, owners relative to itself, so it is always player 0) and
-prices each legal action with the engine's own geometry. Opponents' hands are unknown to it
-and it never guesses them.
+One pricing, two users. The functions below price moves on an engine state for the player to
+act: the heuristic bot calls them on the public board it lays out from its observation
+(:meth:`KnotGame.lay_out`, owners relative to itself, so it is always player 0; opponents'
+hands unknown to it and never guessed), and MCTS calls them as search hooks at every step of
+every play-out, on states sampled from its own observation.
+
+Prices (placing):
+
+* closing a ribbon: 100 + 10 × its points;
+* capturing: 50 + 4 × the captured strands; joining two of my ribbons: 25;
+* growing: 8, plus 3 × how much closer the new end comes to the ribbon's other end, plus
+  12 when the two ends then wait in one square for a single closing strand;
+* starting a ribbon: 3; END: 0.5 (the bot ENDs when nothing beats it);
+* −(20 + 3 × ribbon size) when the new end would sit in the gap in front of an opponent's
+  end (one strand of theirs could join the two and capture my ribbon; −20 per end of a new
+  ribbon), +(15 + ribbon size) when growing takes an end out of such a gap.
+
+Drawing: a market strand that closes or grows one of my ribbons and that I lack, else a
+blind draw, else whatever the market shows.
 """
 
 from __future__ import annotations
@@ -13,169 +28,59 @@ import math
 import random
 from typing import Any
 
-from envs.knot.geometry import FIT, OTHER_PORT, SLOT_PORTS, TURN_FOR_PORT
+from envs.core.game import relative_margins
+from envs.knot.geometry import FIT, OTHER_PORT, TURN_FOR_PORT
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import BONUS, DRAW, KnotGame
 from training.agents import legal_from_mask
 from training.bots import BotKit, LadderSpec, SearchHooks
-
-
-def manhattan(size: int, a: int, b: int) -> int:
-    ra, ca = divmod(a, size)
-    rb, cb = divmod(b, size)
-    return abs(ra - rb) + abs(ca - cb)
-
-
-class HeuristicKnotBot:
-    """Prices every legal action; ENDs placing when nothing is worth a strand.
-
-    * closing a ribbon: 100 + 10 × its points;
-    * capturing: 50 + 4 × the captured strands; joining two of my ribbons: 25;
-    * growing: 8, plus 3 × how much closer the new end comes to the ribbon's other end, plus
-      12 when the two ends then wait in one square for a single closing strand;
-    * starting a ribbon: 3;
-    * −(20 + 3 × ribbon size) when the new end would sit in the gap in front of an opponent's
-      end (one strand of theirs could join the two and capture my ribbon), +(15 + ribbon size)
-      when growing takes an end out of such a gap.
-
-    Drawing: a market strand that closes or grows one of my ribbons and that I lack, else a
-    blind draw, else whatever the market shows.
-    """
-
-    def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
-        self.options = KnotGame.resolve_options(dict(options))
-        self.observer = KnotObserver(self.options)
-        self.rng = random.Random(seed)
-        self.size = self.options["size"]
-        self.n = self.size * self.size
-
-    # ----- the public board ----------------------------------------------------------------------
-    def _board(self, seen: dict[str, Any]) -> KnotGame:
-        rows = [(sq, k, t, owner) for sq, k, t, owner, _ in seen["strands"]]
-        board = KnotGame.lay_out(self.options, rows)
-        board.hands[0] = list(seen["hand"])
-        board.placed_any = list(seen["placed_any"])
-        board.growable = set(seen["growable"])
-        return board
-
-    def _gap_danger(self, board: KnotGame, end_link: int) -> bool:
-        """Would an opponent's single strand join their end to my end linked at ``end_link``?"""
-        sq, p = end_link >> 3, end_link & 7
-        g = board.geo
-        fit = FIT[board.geo_w[sq]] & g.static[sq]
-        for other in range(1, board.n_players):
-            for e in board.ends[other]:
-                lk = g.link[e]
-                if lk >> 3 != sq or (lk & 7) % 2 == p % 2:
-                    continue
-                for k in range(4):
-                    slot = 4 * k + TURN_FOR_PORT[k][lk & 7]
-                    if fit >> slot & 1 and OTHER_PORT[slot * 8 + (lk & 7)] == p:
-                        return True
-        return False
-
-    def _price(self, board: KnotGame, action: int) -> float:
-        n, size = self.n, self.size
-        slot, sq = divmod(action, n)
-        g = board.geo
-        pa, pb = SLOT_PORTS[slot]
-        ga, gb = sq * 8 + pa, sq * 8 + pb
-        la, lb = g.link[ga], g.link[gb]
-        sa, sb = board.port_strand[la], board.port_strand[lb]
-        if sa < 0 and sb < 0:
-            value = 3.0
-            for end in (ga, gb):
-                if self._gap_danger(board, g.link[end]):
-                    value -= 20
-            return value
-        if sa >= 0 and sb >= 0:
-            ra, rb = board.st_rib[sa], board.st_rib[sb]
-            if ra == rb:
-                return 100.0 + 10 * (board.rib_inside[ra] + g.inside[ga] + g.inside[gb])
-            owners = (board.rib_owner[ra], board.rib_owner[rb])
-            captured = [r for r in (ra, rb) if board.rib_owner[r] != 0]
-            if captured:
-                return 50.0 + 4 * len(board.rib_strands[captured[0]])
-            return 25.0 if owners == (0, 0) else 0.0
-        if sa < 0:
-            ga, gb, la, lb, sa = gb, ga, lb, la, sb
-        r = board.st_rib[sa]
-        far = [e for e in board.rib_ends[r] if e != la][0]
-        far_link = g.link[far]
-        new_link = g.link[gb]
-        value = 8.0 + 3 * (manhattan(size, la >> 3, far_link >> 3) - manhattan(size, new_link >> 3, far_link >> 3))
-        if new_link >> 3 == far_link >> 3 and (new_link + far_link) % 2 == 1:
-            value += 12
-        if self._gap_danger(board, new_link):
-            value -= 20 + 3 * len(board.rib_strands[r])
-        elif self._gap_danger(board, ga):
-            value += 15 + len(board.rib_strands[r])  # the end leaves the gap it sat in
-        return value
-
-    def _needed_kinds(self, board: KnotGame) -> list[float]:
-        """How much each kind would help my ribbons next turn (close > grow)."""
-        need = [0.0] * 4
-        g = board.geo
-        for e in board.ends[0]:
-            lk = g.link[e]
-            sq, p = lk >> 3, lk & 7
-            fit = FIT[board.geo_w[sq]] & g.static[sq]
-            for k in range(4):
-                slot = 4 * k + TURN_FOR_PORT[k][p]
-                if not fit >> slot & 1:
-                    continue
-                other = board.port_strand[g.link[sq * 8 + OTHER_PORT[slot * 8 + p]]]
-                if other >= 0 and board.st_rib[other] == board.st_rib[board.port_strand[e]]:
-                    need[k] += 10
-                elif other >= 0 and board.rib_owner[board.st_rib[other]] != 0:
-                    need[k] += 5
-                else:
-                    need[k] += 1
-        return need
-
-    # ----- acting -----------------------------------------------------------------------------------
-    def act(self, observation) -> int:
-        legal = legal_from_mask(observation)
-        if len(legal) == 1:
-            return legal[0]
-        seen = self.observer.decode(observation)
-        board = self._board(seen)
-        base = 16 * self.n
-        if seen["phase"] == "draw":
-            need = self._needed_kinds(board)
-            hand = seen["hand"]
-            best, choice = 0.0, None
-            for action in legal:
-                if action in (base + 1, base + 2):
-                    k = seen["market"][action - base - 1]
-                    value = need[k] / (1 + hand[k])
-                    if value > best:
-                        best, choice = value, action
-            if choice is not None and best >= 2:
-                return choice
-            if base + 3 in legal:
-                return base + 3
-            return self.rng.choice(legal)
-        scored = []
-        for action in legal:
-            if action == base:
-                scored.append((0.5, action))
-            else:
-                scored.append((self._price(board, action) + self.rng.random() * 0.01, action))
-        if base not in legal:  # must place: the best placement, whatever it is worth
-            scored = [s for s in scored if s[1] != base]
-        return max(scored)[1]
-
-
-# ----- hooks for search (training.mcts): the heuristic's rule on engine states ------------------
-# MCTS calls these at every step of every playout, on states it sampled from its own
-# observation (opponents' hands and the pile drawn), so they read the engine's fields directly.
 
 PREFERRED_MARGIN = 3.0  # placements priced within this of the best are all "preferred"
 END_PRICE = 0.5  # what the heuristic's END is worth: it ENDs when nothing beats it
 NEW_RIBBON_PRICE = 3.0  # a new ribbon with neither end in a gap
 GAP_PENALTY = 20.0  # per end of a new ribbon left in a gap
 OPEN_RIBBON_WEIGHT = 0.5  # an open ribbon's points count half: it may close, or be captured
+DRAW_THRESHOLD = 2.0  # a market strand is taken face up only when it helps at least this much
+TIE_NOISE = 0.01  # the bot breaks ties between equal prices at random, by less than this
+
+
+class HeuristicKnotBot:
+    """Prices every legal action with :func:`placement_prices` / :func:`draw_choice` on the
+    public board its observation shows; ENDs placing when nothing is worth a strand."""
+
+    def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
+        self.options = KnotGame.resolve_options(dict(options))
+        self.observer = KnotObserver(self.options)
+        self.rng = random.Random(seed)
+        self.end_action = 16 * self.options["size"] ** 2
+
+    def public_board(self, seen: dict[str, Any]) -> KnotGame:
+        """The board of a decoded observation as an engine state: owners relative (I am
+        player 0, to act), my hand, the market, who has placed, my growable ends; no other
+        hand, no pile."""
+        rows = [(sq, k, t, owner) for sq, k, t, owner, _ in seen["strands"]]
+        return KnotGame.lay_out(self.options, rows, hand=seen["hand"], market=seen["market"],
+                                placed_any=seen["placed_any"], growable=seen["growable"])
+
+    def act(self, observation) -> int:
+        legal = legal_from_mask(observation)
+        if len(legal) == 1:
+            return legal[0]
+        seen = self.observer.decode(observation)
+        board = self.public_board(seen)
+        if seen["phase"] == "draw":
+            choices = draw_choice(board, legal)
+            return choices[0] if len(choices) == 1 else self.rng.choice(choices)
+        prices = placement_prices(board, legal)
+        scored = [
+            (END_PRICE, action) if action == self.end_action else (prices[action] + self.rng.random() * TIE_NOISE, action)
+            for action in legal
+        ]
+        return max(scored)[1]
+
+
+# ----- the pricing, on engine states ---------------------------------------------------------
+# MCTS calls these at every step of every play-out, so they read the engine's fields directly.
 
 
 class BoardCache:
@@ -199,8 +104,7 @@ class BoardCache:
 
 def _gap_ports(state: KnotGame, player: int) -> frozenset[int]:
     """Global ports where an end of ``player``'s would sit in a gap: one strand of some kind
-    could join it to another player's open end (and so capture its ribbon). The heuristic's
-    ``_gap_danger`` for every port at once."""
+    could join it to another player's open end (and so capture its ribbon)."""
     g = state.geo
     link, static, geo_w = g.link, g.static, state.geo_w
     danger = set()
@@ -219,8 +123,8 @@ def _gap_ports(state: KnotGame, player: int) -> frozenset[int]:
 
 
 def _needed_kinds(state: KnotGame, player: int) -> tuple[float, ...]:
-    """The heuristic's ``_needed_kinds`` on an engine state: how much each kind would help
-    ``player``'s ribbons next turn (close 10, capture 5, grow 1, per end)."""
+    """How much each kind would help ``player``'s ribbons next turn (close 10, capture 5,
+    grow 1, per end it fits)."""
     need = [0.0] * 4
     g = state.geo
     link, static, geo_w = g.link, g.static, state.geo_w
@@ -351,7 +255,7 @@ def draw_choice(state: KnotGame, legal: list[int]) -> list[int]:
             value = need[k] / (1 + hand[k])
             if value > best:
                 best, choice = value, base + 1 + which
-    if choice >= 0 and best >= 2:
+    if choice >= 0 and best >= DRAW_THRESHOLD:
         return [choice]
     if base + 3 in legal:
         return [base + 3]
@@ -400,11 +304,8 @@ def evaluate_state(state: KnotGame) -> list[float]:
     holder = state.bonus_owner()
     if holder >= 0:
         prospects[holder] += BONUS
-    values = []
-    for player, mine in enumerate(prospects):
-        best_other = max(p for i, p in enumerate(prospects) if i != player)
-        values.append((mine - best_other) / (abs(mine) + abs(best_other) + 1))
-    return values
+    return relative_margins(prospects)
+
 
 KIT = BotKit(
     heuristic=HeuristicKnotBot,

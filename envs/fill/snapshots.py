@@ -1,0 +1,326 @@
+"""Fill snapshots: the state as JSON-ready data, and back, validated field by field.
+
+:class:`FillSnapshots` is a mixin of :class:`envs.fill.rules.FillGame` (kept apart so the turn
+machine reads on its own): ``clone`` (a fast deep copy for search), ``state_dict`` and the
+validating ``from_state_dict``. A snapshot holds every field of the state, hidden ones
+included; the board's derived masks (touch, poison) and the gems' witness chains are rebuilt.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from envs.core.bits import set_bits as bits
+from envs.core.game import SnapshotError, int_field, int_list, require, short_repr
+from envs.fill.chance import gem_kinds, rock_target
+from envs.fill.facts import (
+    CHOOSE, FILL, FILL2, GEM_COUNT, GEMS, KIND_NAMES, OVER, PHASE_NAMES, RECHARGE, REGULAR_TRAPS, ROCKS, SEED,
+    SWAP, TIME_LIMIT, TOKEN, TOKEN_LIFE, TRAP_PHASE,
+)
+
+
+def _rows(value: list[list]) -> list[list]:
+    return [row[:] for row in value]
+
+
+def _tokens(value: list[list[list[int]]]) -> list[list[list[int]]]:
+    return [[token[:] for token in held] for held in value]
+
+
+# The mutable attributes of a FillGame and how clone copies each.
+COPIED = (
+    ("gems", dict.copy), ("witness", dict.copy), ("tokens", _tokens), ("turns", list.copy),
+    ("recharge", _rows), ("extra", list.copy), ("live_trap", list.copy), ("time_left", list.copy),
+    ("shown_time", list.copy),
+)
+
+
+class FillSnapshots:
+    """Copies and snapshots of a :class:`~envs.fill.rules.FillGame` (a mixin)."""
+
+    def clone(self):
+        """A deep, independent copy (fast: search clones a state per simulation step). The
+        mutable parts are copied as :data:`COPIED` says; every other attribute is immutable
+        (ints, bools, strings, tuples) or shared on purpose (options, geometry tables, clock)."""
+        other = object.__new__(type(self))
+        state = other.__dict__
+        state.update(self.__dict__)
+        for name, copy in COPIED:
+            state[name] = copy(state[name])
+        return other
+
+    def state_dict(self) -> dict[str, Any]:
+        time_left = [self.time_left_now(p) if self.timed and self.clocked[p] else self.time_left[p] for p in (0, 1)]
+        return {
+            "rocks": bits(self.rock),
+            "filled": bits(self.filled),
+            "seed": self.seed_cell,
+            "choice": self.choice,
+            "phase": PHASE_NAMES[self.phase],
+            "to_move": self.to_move,
+            "gems": [[cell, KIND_NAMES[kind]] for cell, kind in sorted(self.gems.items())],
+            "tokens": [[[KIND_NAMES[k], left, born] for k, left, born in self.tokens[p]] for p in (0, 1)],
+            "turns": list(self.turns),
+            "recharge": [list(self.recharge[0]), list(self.recharge[1])],
+            "extra_traps": list(self.extra),
+            "live_trap": list(self.live_trap),
+            "last_sprung": list(self.last_sprung) if self.last_sprung else None,
+            "double": self.double,
+            "winner": self.winner,
+            "end_reason": self.end_reason,
+            "time_left": time_left,
+            "shown_time": list(self.shown_time),
+        }
+
+    @classmethod
+    def from_state_dict(cls, options: dict[str, Any], state: dict[str, Any]):
+        """A game from :meth:`state_dict` output, every field checked against the rules: a
+        :class:`SnapshotError` names the first field that no game with these options can show."""
+        return _read_state(cls, options, state)
+
+
+STATE_KEYS = (
+    "rocks", "filled", "seed", "choice", "phase", "to_move", "gems", "tokens", "turns", "recharge",
+    "extra_traps", "live_trap", "last_sprung", "double", "winner", "end_reason", "time_left", "shown_time",
+)
+TURN_PHASES = (TOKEN, TRAP_PHASE, FILL, FILL2)
+MOST_TURNS = 10**6
+
+
+def _cell_list(state: dict, key: str, n: int) -> list[int]:
+    value = state[key]
+    require(isinstance(value, list), f"snapshot field {key!r} must be a list of cells, not {short_repr(value)}")
+    cells = int_list(state, key, len(value), 0, n - 1)
+    require(len(set(cells)) == len(cells), f"snapshot field {key!r} repeats a cell")
+    return cells
+
+
+def _number_pair(state: dict, key: str, limit: float) -> list[float]:
+    value = state[key]
+    ok = isinstance(value, list) and len(value) == 2 and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= limit for v in value
+    )
+    require(ok, f"snapshot field {key!r} must hold two numbers of seconds 0…{limit:g}, not {short_repr(value)}")
+    return [float(v) for v in value]
+
+
+def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
+    missing = [key for key in STATE_KEYS if key not in state]
+    require(not missing, f"snapshot field {missing[0]!r} is missing" if missing else "")
+    unknown = sorted(set(state) - set(STATE_KEYS))
+    require(not unknown, f"snapshot field {unknown[0]!r} is not part of a fill_v0 state (the fields are: "
+                         f"{', '.join(STATE_KEYS)})" if unknown else "")
+    size = options["size"]
+    n = size * size
+    game = cls(options)
+    name = game._name
+
+    # ----- the phase, the rocks and the board
+    phase_name = state["phase"]
+    require(phase_name in PHASE_NAMES, f"snapshot field 'phase' is {short_repr(phase_name)}; phases are {', '.join(PHASE_NAMES)}")
+    phase = PHASE_NAMES.index(phase_name)
+    target = rock_target(options)
+    require(phase != ROCKS or target, "snapshot field 'phase' is 'rocks' but this game has no rocks to place")
+    require(phase != GEMS or options["gems"], "snapshot field 'phase' is 'gems' but the option 'gems' is off")
+    rocks = _cell_list(state, "rocks", n)
+    scripted = options["rock_cells"]
+    if phase == ROCKS:
+        require(len(rocks) < target, f"snapshot field 'rocks' holds {len(rocks)} rocks while rocks are still placed (of {target})")
+        if scripted is not None:
+            require(sorted(rocks) == sorted(scripted[:len(rocks)]),
+                    f"snapshot field 'rocks' must be the first {len(rocks)} scripted rock_cells {list(scripted)}")
+    else:
+        require(len(rocks) == target, f"snapshot field 'rocks' must hold {target} rocks, not {len(rocks)}")
+        if scripted is not None:
+            require(sorted(rocks) == sorted(scripted), f"snapshot field 'rocks' must be the scripted rock_cells {list(scripted)}")
+    game.rock = rock = sum(1 << c for c in rocks)
+
+    filled_list = _cell_list(state, "filled", n)
+    filled = sum(1 << c for c in filled_list)
+    require(not filled & rock, "snapshot field 'filled' fills a rock cell")
+    seed = int_field(state, "seed", -1, n - 1)
+    if phase in (ROCKS, SEED):
+        require(seed < 0 and not filled_list, "snapshot fields 'seed' and 'filled' must be -1 and empty before the seed")
+    elif seed < 0:
+        require(phase == OVER and not filled_list, "snapshot field 'seed' is -1 but the seed has been filled")
+    else:
+        require(filled >> seed & 1, "snapshot field 'seed' is not a filled cell")
+    if phase in (GEMS, CHOOSE):
+        require(filled_list == [seed], "snapshot field 'filled' must hold the seed alone before the choice")
+    for mask, what in game.geo.pattern_masks:
+        if filled & mask == mask:
+            cells = ", ".join(name(c) for c in bits(mask))
+            raise SnapshotError(f"snapshot field 'filled' is impossible: {cells} make {what}")
+    if filled:
+        dilate, region = game.geo.dilate, 1 << seed
+        while True:
+            grown = dilate(region) & filled
+            if grown == region:
+                break
+            region = grown
+        if region != filled:
+            cell = (filled & ~region).bit_length() - 1
+            raise SnapshotError(
+                f"snapshot field 'filled' is impossible: {name(cell)} is not joined to the seed by filled cells "
+                "(every fill touches a filled cell)"
+            )
+    for cell in filled_list:
+        game._place(cell)
+    game.seed_cell = seed
+
+    # ----- setup: the choice, who moves
+    game.phase = phase
+    game.to_move = to_move = int_field(state, "to_move", 0, 1)
+    if phase in (ROCKS, SEED, GEMS, CHOOSE):
+        require(to_move == (0 if phase in (ROCKS, SEED) else 1),
+                f"snapshot field 'to_move' is {to_move}; in the {phase_name!r} phase it is {0 if phase in (ROCKS, SEED) else 1}")
+    choice = int_field(state, "choice", -1, SWAP)
+    before_choice = phase in (ROCKS, SEED, GEMS, CHOOSE) or (phase == OVER and choice < 0)
+    require((choice < 0) == before_choice, "snapshot field 'choice' disagrees with the phase")
+    if before_choice and phase == OVER:
+        require(state["end_reason"] == "time", "snapshot field 'choice' is -1 in a game that did not end on time")
+        require(len(filled_list) <= 1, "snapshot field 'choice' is -1 but cells beyond the seed are filled")
+    game.choice = choice
+
+    # ----- gems
+    allowed_kinds = KIND_NAMES[:gem_kinds(options)]
+    gems = state["gems"]
+    require(isinstance(gems, list), f"snapshot field 'gems' must be a list, not {short_repr(gems)}")
+    require(options["gems"] or not gems, "snapshot field 'gems' holds gems but the option 'gems' is off")
+    require(not gems or phase not in (ROCKS, SEED), "snapshot field 'gems' holds gems before the seed")
+    require(len(gems) <= GEM_COUNT or options["gem_cells"] is not None,
+            f"snapshot field 'gems' holds {len(gems)} gems; a game has {GEM_COUNT}")
+    for item in gems:
+        require(isinstance(item, list) and len(item) == 2, f"snapshot field 'gems' holds {short_repr(item)}; a gem is [cell, kind]")
+        cell, kind = item
+        require(isinstance(cell, int) and not isinstance(cell, bool) and 0 <= cell < n,
+                f"snapshot field 'gems' holds cell {short_repr(cell)}, off the board")
+        require(kind in allowed_kinds, f"snapshot field 'gems' holds kind {short_repr(kind)}; kinds are {', '.join(allowed_kinds)}")
+        if (filled | rock) >> cell & 1:
+            raise SnapshotError(f"snapshot field 'gems' puts a gem on {name(cell)}, a filled or rock cell")
+        if cell in game.gems:
+            raise SnapshotError(f"snapshot field 'gems' puts two gems on {name(cell)}")
+        witness = game.fill_witness(cell)
+        if not witness:
+            raise SnapshotError(f"snapshot field 'gems' puts a gem on {name(cell)}, which can no longer be filled")
+        game.gems[cell] = KIND_NAMES.index(kind)
+        game.witness[cell] = witness
+    if options["gems"] and phase in (GEMS, CHOOSE):
+        _check_setup_gems(game, phase)
+
+    # ----- turns, tokens, traps
+    turns = game.turns = int_list(state, "turns", 2, 0, MOST_TURNS)
+    if before_choice:
+        require(turns == [0, 0], "snapshot field 'turns' must be [0, 0] before the choice")
+    if phase in TURN_PHASES:
+        require(turns[to_move] >= 1, "snapshot field 'turns' must count the turn in progress")
+    tokens = state["tokens"]
+    require(isinstance(tokens, list) and len(tokens) == 2 and all(isinstance(t, list) for t in tokens),
+            f"snapshot field 'tokens' must hold two lists, not {short_repr(tokens)}")
+    life = TOKEN_LIFE[size]
+    for p in (0, 1):
+        for token in tokens[p]:
+            require(isinstance(token, list) and len(token) == 3,
+                    f"snapshot field 'tokens' holds {short_repr(token)}; a token is [kind, turns left, turn collected]")
+            kind, left, born = token
+            require(kind in allowed_kinds, f"snapshot field 'tokens' holds kind {short_repr(kind)}; kinds are {', '.join(allowed_kinds)}")
+            require(isinstance(left, int) and not isinstance(left, bool) and 1 <= left <= life,
+                    f"snapshot field 'tokens' holds turns left {short_repr(left)}; it must be 1…{life}")
+            require(isinstance(born, int) and not isinstance(born, bool) and 0 <= born <= turns[p],
+                    f"snapshot field 'tokens' holds collection turn {short_repr(born)}; it must be 0…{turns[p]} "
+                    f"(player_{p}'s turns so far)")
+            game.tokens[p].append([KIND_NAMES.index(kind), left, born])
+    require(not before_choice or tokens == [[], []], "snapshot field 'tokens' holds tokens before the choice")
+    recharge = state["recharge"]
+    require(isinstance(recharge, list) and len(recharge) == 2, f"snapshot field 'recharge' must hold two lists, not {short_repr(recharge)}")
+    game.recharge = [int_list({"recharge": r}, "recharge", REGULAR_TRAPS, 0, MOST_TURNS) for r in recharge]
+    for p in (0, 1):
+        for ready in game.recharge[p]:
+            if ready > turns[p] + RECHARGE:
+                raise SnapshotError(
+                    f"snapshot field 'recharge' holds {ready} for player_{p}: a trap ready more than {RECHARGE} of "
+                    f"their turns after their turn {turns[p]} (a trap set on turn T is ready at T + {RECHARGE})"
+                )
+            require(ready == 0 or ready > RECHARGE,
+                    f"snapshot field 'recharge' holds {ready} for player_{p}: a trap set on their turn T ≥ 1 is "
+                    f"ready at T + {RECHARGE}, so an entry is 0 (never set) or more than {RECHARGE}")
+    game.extra = int_list(state, "extra_traps", 2, 0, GEM_COUNT if options["gem_cells"] is None else MOST_TURNS)
+    game.live_trap = int_list(state, "live_trap", 2, -1, n - 1)
+    for p in (0, 1):
+        trap = game.live_trap[p]
+        if trap >= 0:
+            require(not rock >> trap & 1, f"snapshot field 'live_trap' puts player_{p}'s trap on {name(trap)}, a rock")
+            require(not before_choice, "snapshot field 'live_trap' holds a trap before the choice")
+            require(not (p == to_move and phase in (TOKEN, TRAP_PHASE)),
+                    f"snapshot field 'live_trap' holds player_{p}'s trap before their trap phase of this turn")
+    sprung = state["last_sprung"]
+    if sprung is not None:
+        require(isinstance(sprung, list) and len(sprung) == 2,
+                f"snapshot field 'last_sprung' must be null or [cell, owner], not {short_repr(sprung)}")
+        cell = int_field({"last_sprung": sprung[0]}, "last_sprung", 0, n - 1)
+        owner = int_field({"last_sprung": sprung[1]}, "last_sprung", 0, 1)
+        require(not rock >> cell & 1, f"snapshot field 'last_sprung' is on {name(cell)}, a rock")
+        game.last_sprung = (cell, owner)
+    if not options["traps"]:
+        require(game.extra == [0, 0], "snapshot field 'extra_traps' holds traps but the option 'traps' is off")
+        require(game.live_trap == [-1, -1], "snapshot field 'live_trap' holds a trap but the option 'traps' is off")
+        require(game.recharge == [[0, 0], [0, 0]], "snapshot field 'recharge' shows used traps but the option 'traps' is off")
+        require(sprung is None, "snapshot field 'last_sprung' is set but the option 'traps' is off")
+    double = state["double"]
+    require(isinstance(double, bool), f"snapshot field 'double' must be true or false, not {short_repr(double)}")
+    require(not double or phase in (TRAP_PHASE, FILL, FILL2), "snapshot field 'double' is set outside a Double's phases")
+    require(double or phase != FILL2, "snapshot field 'double' must be set in the second-fill phase")
+    game.double = double
+
+    # ----- the end, the clocks
+    game.winner = winner = int_field(state, "winner", -1, 1)
+    require((winner >= 0) == (phase == OVER), "snapshot field 'winner' must be set exactly when the game is over")
+    reason = state["end_reason"]
+    require(reason in ("", "no legal cell", "time"), f"snapshot field 'end_reason' is {short_repr(reason)}; it is '', 'no legal cell' or 'time'")
+    require((reason != "") == (phase == OVER), "snapshot field 'end_reason' must be given exactly when the game is over")
+    if phase == OVER:
+        require(winner == 1 - to_move, "snapshot field 'winner' must be the player not to move (the loser is to move)")
+        if reason == "no legal cell":
+            require(not game.legal_mask() and not before_choice,
+                    "snapshot field 'end_reason' says 'no legal cell' but a cell is legal")
+        else:
+            require(game.timed and game.clocked[to_move],
+                    f"snapshot field 'end_reason' says 'time' but player_{to_move} has no clock")
+    game.end_reason = reason
+    limit = TIME_LIMIT[size]
+    game.time_left = _number_pair(state, "time_left", limit)
+    game.shown_time = _number_pair(state, "shown_time", limit)
+    game.stint_start = game.clock() if game.timed else 0.0
+
+    # ----- what the phase needs
+    if phase in TURN_PHASES:
+        require(game.legal_mask() != 0, "snapshot field 'phase' is a turn's phase but no cell is legal")
+    if phase == TOKEN:
+        require(bool(game.tokens[to_move]), "snapshot field 'phase' is 'token' but the player holds no token")
+    if phase == TRAP_PHASE:
+        require(options["traps"] and (game.extra[to_move] or min(game.recharge[to_move]) <= turns[to_move]),
+                "snapshot field 'phase' is 'trap' but the player has no ready trap")
+    return game
+
+
+def _check_setup_gems(game, phase: int) -> None:
+    """Right after the seed the gems are exactly what the gem chance nodes placed so far (all
+    of them once the choice is to be made)."""
+    placed = sorted(game.gems.items())
+    open_cells = set(game._open_gem_cells())
+    scripted = game._scripted_gems()
+    if scripted is not None:
+        count = len(placed)
+        require(dict(scripted[:count]) == dict(placed) and count <= len(scripted),
+                "snapshot field 'gems' must be the first gems the gem_cells script places")
+        want = len(scripted)
+    else:
+        for cell, _ in placed:
+            require(cell in open_cells, f"snapshot field 'gems' puts a gem on {game._name(cell)}, where no gem appears "
+                                        "(it touches the seed)")
+        want = min(GEM_COUNT, len(open_cells))
+    if phase == GEMS:
+        require(len(placed) < want, f"snapshot field 'gems' holds {len(placed)} gems while gems are still placed (of {want})")
+    else:
+        require(len(placed) == want, f"snapshot field 'gems' must hold the {want} gems placed after the seed, not {len(placed)}")

@@ -1,0 +1,134 @@
+"""Learning curves: the agents a training run saved along the way, scored against fixed opponents.
+
+    .venv/bin/python scripts/learning_curves.py runs/loom__alphazero__0__<time> runs/loom__maskppo__0__<time> \\
+        --opponents heuristic mcts:100:depth=2:margin=1 --games 100 --out docs/curves/loom
+
+A run folder of ``training.alphazero`` keeps every evaluated network in ``snapshots/``; one of
+``training.train`` (MaskablePPO) keeps its evaluated policies in ``snapshots/`` too. Each
+snapshot records the wall-clock seconds and the self-play positions (environment steps for
+MaskablePPO) it had trained for. Every snapshot plays ``--games`` games against each opponent
+(seats alternated, draws half, seeded), in parallel over ``--workers`` processes; the result
+is a table (markdown and JSON, with 95% Wilson intervals) and a PNG with the score over
+wall-clock time and over positions, one line per run and opponent. Timings belong here, in
+reports, not in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+import zipfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from training.evaluate import wilson_interval  # noqa: E402
+
+
+def snapshot_facts(path: Path) -> dict:
+    """Algorithm, wall-clock seconds and positions recorded in an agent file's metadata."""
+    with zipfile.ZipFile(path) as archive:
+        meta = json.loads(archive.read("meta.json"))
+    positions = meta.get("positions", meta.get("steps_trained", 0))
+    return {"path": str(path), "game": meta["game"], "options": meta.get("options", {}),
+            "algo": "alphazero" if "alphazero" in str(meta.get("algo", "")) else "maskppo",
+            "wall_seconds": float(meta.get("wall_seconds", 0.0)), "positions": int(positions)}
+
+
+def play(job: tuple) -> tuple[int, float]:
+    from training import load_agent
+    from training.evaluate import play_game
+    import envs
+
+    index, path, opponent, game, options, seed = job
+    players = envs.describe(game).num_players(options)
+    mine = index % players
+    agent = load_agent(path, game, seed=seed + index, **options)
+    other = load_agent(opponent, game, seed=seed + 50_000 + index, **options)
+    seats = [other] * players
+    seats[mine] = agent
+    returns, _ = play_game(game, seats, seed + index, options)
+    outcome = returns[mine]
+    return index, 1.0 if outcome > 0 else 0.5 if outcome == 0 else 0.0
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", help="run folders with a snapshots/ folder")
+    parser.add_argument("--opponents", nargs="+", default=["heuristic"], help="load_agent specs")
+    parser.add_argument("--games", type=int, default=100, help="games per snapshot and opponent")
+    parser.add_argument("--every", type=int, default=1, help="score every k-th snapshot (the last always)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=7_000_000)
+    parser.add_argument("--out", required=True, help="path prefix of the .md, .json and .png written")
+    args = parser.parse_args(argv)
+    rows = []
+    with multiprocessing.Pool(args.workers) as pool:
+        for run in map(Path, args.runs):
+            snapshots = sorted((run / "snapshots").glob("*.zip"))
+            if not snapshots:
+                raise SystemExit(f"{run} has no snapshots/ folder with agent files")
+            chosen = snapshots[::args.every]
+            if chosen[-1] != snapshots[-1]:
+                chosen.append(snapshots[-1])
+            for path in chosen:
+                facts = snapshot_facts(path)
+                for opponent in args.opponents:
+                    jobs = [(i, str(path), opponent, facts["game"], facts["options"], args.seed) for i in range(args.games)]
+                    outcomes = [score for _, score in pool.imap_unordered(play, jobs)]
+                    score = sum(outcomes) / len(outcomes)
+                    low, high = wilson_interval(score, len(outcomes))
+                    row = {**facts, "run": run.name, "opponent": opponent, "games": len(outcomes), "score": score,
+                           "interval95": [low, high]}
+                    rows.append(row)
+                    print(f"{run.name} {path.name} ({facts['wall_seconds'] / 60:.0f} min, {facts['positions']:,} positions) "
+                          f"vs {opponent}: {score:.1%} ({low:.1%}–{high:.1%})", flush=True)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n")
+    lines = ["| run | snapshot | minutes | positions | vs | games | score | 95% Wilson |", "|---|---|---:|---:|---|---:|---:|---|"]
+    for r in rows:
+        lines.append(f"| {r['run']} | {Path(r['path']).name} | {r['wall_seconds'] / 60:.0f} | {r['positions']:,} | {r['opponent']} | "
+                     f"{r['games']} | {r['score']:.1%} | {r['interval95'][0]:.1%}–{r['interval95'][1]:.1%} |")
+    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    draw(rows, out.with_suffix(".png"))
+    print(f"wrote {out.with_suffix('.md')}, {out.with_suffix('.json')}, {out.with_suffix('.png')}")
+    return {"rows": rows}
+
+
+def draw(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    series: dict[tuple, list[dict]] = {}
+    for r in rows:
+        series.setdefault((r["run"], r["algo"], r["opponent"]), []).append(r)
+    for (run, algo, opponent), points in series.items():
+        label = f"{algo} vs {opponent}"
+        for axis, key, scale in ((axes[0], "wall_seconds", 60.0), (axes[1], "positions", 1.0)):
+            x = [p[key] / scale for p in points]
+            y = [p["score"] for p in points]
+            errors = [[p["score"] - p["interval95"][0] for p in points], [p["interval95"][1] - p["score"] for p in points]]
+            axis.errorbar(x, y, yerr=errors, marker="o", capsize=3, label=label)
+    axes[0].set_xlabel("wall-clock minutes of training (2 cores)")
+    axes[1].set_xlabel("self-play positions (MaskablePPO: environment steps)")
+    axes[0].set_ylabel("score (win 1, draw ½), 95% interval")
+    for axis in axes:
+        axis.axhline(0.5, color="grey", lw=0.8, ls=":")
+        axis.set_ylim(0, 1)
+        axis.grid(alpha=0.3)
+    axes[1].legend(loc="lower right", fontsize=8)
+    game = rows[0]["game"] if rows else ""
+    figure.suptitle(f"{game}: learning curves")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+if __name__ == "__main__":
+    main()

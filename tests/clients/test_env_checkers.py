@@ -1,0 +1,59 @@
+"""Stable-Baselines3's and gymnasium's env checkers on ``SelfPlayEnv(..., illegal_action="lose")``
+on every game, and an unmasked SB3 algorithm learning on one (its sampled actions may be
+illegal: the episode ends with −1)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from tests.clients import CASE_IDS, CASES
+from wrappers.self_play import SelfPlayEnv
+
+pytest.importorskip("stable_baselines3", reason="the train extra is not installed (pip install -e .[train])")
+
+
+@pytest.mark.parametrize(("game", "options"), CASES, ids=CASE_IDS)
+def test_stable_baselines3_check_env_passes_without_warnings(game, options):
+    from stable_baselines3.common.env_checker import check_env
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(SelfPlayEnv(game, options, ["random"], illegal_action="lose"), warn=True)
+    assert [str(w.message) for w in caught if not issubclass(w.category, DeprecationWarning)] == []
+
+
+@pytest.mark.parametrize(("game", "options"), CASES, ids=CASE_IDS)
+@pytest.mark.parametrize("render_mode", [None, "ansi", "rgb_array"])
+def test_gymnasium_check_env_passes(game, options, render_mode):
+    from gymnasium.utils.env_checker import check_env
+
+    env = SelfPlayEnv(game, options, ["random"], illegal_action="lose", render_mode=render_mode)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env, skip_render_check=render_mode is None)
+    unexpected = [str(w.message) for w in caught if "environment not having a spec" not in str(w.message)]
+    assert unexpected == []
+
+
+def test_unmasked_ppo_learns_on_a_lose_env_and_its_illegal_actions_end_episodes():
+    from stable_baselines3 import PPO
+
+    env = SelfPlayEnv("linecatch", {"rows": 3, "cols": 3}, ["random"], seed=0, illegal_action="lose")
+    model = PPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(128)
+    obs, _ = env.reset(seed=1)
+    endings = {"illegal": 0, "played": 0}
+    for _ in range(20):
+        done, info = False, {}
+        while not done:
+            action, _ = model.predict(obs, deterministic=False)
+            obs, reward, done, _, info = env.step(action)
+        endings["illegal" if info.get("illegal_action") else "played"] += 1
+        if info.get("illegal_action"):
+            assert reward == -1.0
+        obs, _ = env.reset()
+    assert sum(endings.values()) == 20
+    assert np.isfinite(model.policy.parameters().__next__().detach().numpy()).all()
