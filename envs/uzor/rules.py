@@ -172,15 +172,18 @@ def check_position(game: UzorGame) -> None:
                 f"snapshot phase {name!r} is the setup: no turn has begun (fields 'closed', 'scores', 'idle', "
                 "'last_cell', 'repeated', 'continued', 'placed', 'fork', 'pending', 'to_move', 'discards')")
         dealt = len(hands[0]) + len(hands[1]) + sum(x >= 0 for x in market) + on_table
-        require(phase == DEAL or dealt == 0, "snapshot phase 'goal' comes before the deal: no tile is dealt yet")
+        require(phase == DEAL or dealt == 0, "snapshot field 'phase' is 'goal' (before the deal), yet tiles are dealt "
+                "(fields 'hands', 'market', 'board')")
         expected = (min(dealt, HAND), min(max(dealt - HAND, 0), HAND))
         filled = max(dealt - 2 * HAND, 0)
         require(on_table == 0 and (len(hands[0]), len(hands[1])) == expected
                 and all((x >= 0) == (m < filled) for m, x in enumerate(market)),
-                f"snapshot phase 'deal': the {dealt} tiles dealt are not the deal's first {dealt} "
-                "(player_0's hand, then player_1's, then market slots 0…4, then the centre)")
+                f"snapshot phase 'deal': the {dealt} tiles dealt are not the deal's first {dealt} (fields 'hands', "
+                "'market', 'board': player_0's hand, then player_1's, then market slots 0…4, then the centre)")
         return
     require(dealt_goals == 2, f"snapshot field 'goals': both goals are dealt before phase {name!r}")
+    require(phase == OVER or game.idle < IDLE_LIMIT,
+            f"snapshot field 'idle' is {game.idle}: after {IDLE_LIMIT} turns without a placement the game is over")
     require(board[geo.centre] != EMPTY, "snapshot field 'board' has no tile in its centre cell")
     require(supply <= SUPPLY_MAX,
             f"snapshot supply holds {supply} tiles (fields 'facedown' and 'discards'); after the deal at most {SUPPLY_MAX}")
@@ -193,8 +196,8 @@ def check_position(game: UzorGame) -> None:
     require(not (supply and empty_slots), "snapshot field 'market' has an empty slot while the supply still holds tiles")
     mover = hands[game.to_move]
     if phase in (FORK, TAKE, DEAD_TAKE):
-        require(len(mover) < HAND, f"snapshot field 'hands': player_{game.to_move} holds {len(mover)} tiles in phase "
-                f"{name!r}, after a placement or discard (at most {HAND - 1})")
+        require(len(mover) < HAND, f"snapshot fields 'hands' and 'to_move': player_{game.to_move}, to move, holds "
+                f"{len(mover)} tiles in phase {name!r}, after a placement or discard (at most {HAND - 1})")
     require(not game.continued or game.placed, "snapshot field 'continued' is true without a placement this turn")
     if phase in (FORK, TAKE):
         require(game.placed, f"snapshot phase {name!r} without a placement this turn (field 'placed')")
@@ -202,13 +205,15 @@ def check_position(game: UzorGame) -> None:
         require(not game.placed, "snapshot phase 'dead_take' after a placement this turn (field 'placed')")
     if phase == FORK:
         last = game.last_cell
-        require(last >= 0 and board[last] < STONE, "snapshot phase 'fork' without an open last placed tile")
+        require(last >= 0 and board[last] < STONE, "snapshot phase 'fork' without an open last placed tile (field 'last_cell')")
         expected_fork = game.completions(last, board[last])
         require(game.fork and game.fork == expected_fork, "snapshot field 'fork' is not what the last placement completed")
     else:
         require(not game.fork, f"snapshot field 'fork' is set outside the fork phase (phase {name!r})")
     if phase in (PLACE, DISCARD, PASS, OVER):
-        require(not game.placed and not game.continued, f"snapshot turn-start phase {name!r} after a placement")
+        require(not game.placed and not game.continued,
+                f"snapshot field 'phase' is {name!r}, a turn's start, after a placement (fields 'placed', 'continued')")
         check = game.clone()
         check._start_turn(game.to_move, game.repeated)
-        require(check.phase == phase, f"snapshot phase {name!r} is not what the rules give here ({PHASES[check.phase]!r})")
+        require(check.phase == phase,
+                f"snapshot field 'phase' is {name!r}, not what the rules give here ({PHASES[check.phase]!r})")

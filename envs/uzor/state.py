@@ -148,8 +148,8 @@ def read_state(options: dict[str, Any], state: dict[str, Any], geo) -> dict[str,
     for t in range(TYPES):
         require(
             counts[t] == COPIES,
-            f"snapshot holds {counts[t]} tiles {tile_name(t)} across board, hands, market, facedown and "
-            f"discards; there are exactly {COPIES}",
+            f"snapshot holds {counts[t]} tiles {tile_name(t)} across 'board', 'hands', 'market', 'facedown' and "
+            f"'discards'; there are exactly {COPIES}",
         )
     dealt = state.get("goals")
     require(isinstance(dealt, list) and len(dealt) <= 2,

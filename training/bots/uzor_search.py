@@ -95,6 +95,8 @@ def _pricer(state: UzorGame) -> HeuristicUzorBot:
     key = (state.geo.size, repr(state.options["patterns"]))
     bot = _PRICERS.get(key)
     if bot is None:
+        if len(_PRICERS) >= 4:  # a few table sizes or Maps at a time (a bot holds its geometry)
+            _PRICERS.clear()
         bot = _PRICERS[key] = HeuristicUzorBot(seed=0, board_size=state.geo.size, patterns=state.options["patterns"])
     return bot
 
