@@ -1,4 +1,4 @@
-"""Uzor rules, one scenario per rule of ``shared/rules/uzor.md`` (9×9 tables, centre e5)."""
+"""Uzor rules, one scenario per rule of the game (``docs/uzor.md``; 9×9 tables, centre e5)."""
 
 from __future__ import annotations
 
