@@ -1,7 +1,7 @@
 """Steps per second of every game, as ratios against PettingZoo classic measured in the same run.
 
-    .venv/bin/python scripts/benchmark.py            # every game, every benchmark option set
-    .venv/bin/python scripts/benchmark.py --games linecatch loom --seconds 1
+    python scripts/benchmark.py            # every game, every benchmark option set
+    python scripts/benchmark.py --games linecatch loom --seconds 1
 
 For each game and each option set its description lists in ``benchmark_options``:
 

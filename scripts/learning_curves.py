@@ -1,6 +1,6 @@
 """Learning curves: the agents a training run saved along the way, scored against fixed opponents.
 
-    .venv/bin/python scripts/learning_curves.py runs/loom__alphazero__0__<time> runs/loom__maskppo__0__<time> \\
+    python scripts/learning_curves.py runs/loom__alphazero__0__<time> runs/loom__maskppo__0__<time> \\
         --opponents heuristic mcts:100:depth=2:margin=1 --games 100 --out docs/curves/loom
 
 A run folder of ``training.alphazero`` keeps every evaluated network in ``snapshots/``; one of

@@ -159,11 +159,15 @@ def solver_point_loss(agent_spec: str, games: int, seed: int, options: dict) -> 
     }
 
 
-def round_robin(game: str, agents: list[str], games: int, seed: int, options: dict) -> list[PairResult]:
-    return [
-        play_pair(game, first, second, games, seed + 1000 * i, options)
-        for i, (first, second) in enumerate(itertools.combinations(agents, 2))
-    ]
+def round_robin(game: str, agents: list[str], games: int, seed: int, options: dict, on_pair=None) -> list[PairResult]:
+    """Every pair of ``agents`` plays ``games`` games (pair ``i`` seeded ``seed + 1000 * i``);
+    ``on_pair(result)``, when given, is called as each pair finishes (progress)."""
+    results = []
+    for i, (first, second) in enumerate(itertools.combinations(agents, 2)):
+        results.append(play_pair(game, first, second, games, seed + 1000 * i, options))
+        if on_pair is not None:
+            on_pair(results[-1])
+    return results
 
 
 def elo_ratings(results: list[PairResult], iterations: int = 2000) -> dict[str, float]:

@@ -4,10 +4,14 @@
     python -m training.play --game knot --option players=3 --opponent heuristic --opponent random --seat 1
     python -m training.play --game fill --option traps=true --option gems=true --opponent heuristic
 
-The board is the env's ``ansi`` picture, drawn for your seat where the game's renderer takes a
-viewer (Fill shows your own trap). Type a move in the game's notation (``help`` lists the legal
-ones), ``undo`` to take back a step of your turn where the game allows it, ``quit`` to stop.
-A refused move shows the engine's ``why_illegal`` sentence and asks again. Input is read line by
+The board is the env's ``ansi`` picture, drawn for your seat (your own hidden items show, an
+opponent's never do). Type a move in the game's notation; ``help`` explains the commands, sums
+up the rules (the game's ``PlayRules.rules_summary``) and lists the legal moves, grouped when
+there are many (as the game groups them, ``PlayRules.group_moves``, or by their first part);
+``moves`` lists every legal move in full; ``undo`` takes back a step of your turn where the game
+allows it; ``quit`` stops. A mistyped or refused move shows the reason (the engine's ``why_illegal`` sentence) and
+asks again. After each move the game's narration (``PlayRules.narrate``, where the game gives
+one) says what it did: a caught line, a closed ribbon, the dice thrown. Input is read line by
 line from stdin, so a pipe or a pseudo-terminal can drive it as well as a person.
 
 Opponents: one ``--opponent`` plays every other seat, or give one per other seat, in seat
@@ -16,17 +20,14 @@ order. Any ``training.load_agent`` spec works; the bot in seat ``i`` is seeded `
 (``size=8``, ``traps=true``, ``throws=[[1,2],...]``) and as text otherwise (``lines=strict``).
 With Fill's ``time_limit`` on, only your seat has a clock unless ``clocked`` is given.
 
-Undo, per game (each game's ``PlayRules``; see docs/protocol.md):
+Undo follows each game's ``PlayRules``: a step can be taken back only in the phases the game
+names (``undo_phases``), within your own turn, and never with a clock running (a restore would
+wind it back). Knot: placements, until you draw. Fill: a token or trap choice, until you fill a
+cell (a fill may spring a hidden trap, so it is final). Linecatch, Loom, Uzor: every move is
+final.
 
-* Knot — placements (and END) can be taken back until you draw, as the seed says.
-* Fill — a token or trap choice can be taken back until you fill a cell: it is made before the
-  fill in the seed's front end and tells you nothing; a fill may spring a hidden trap, so it is
-  final. No undo with ``time_limit`` on (a restore would wind your clock back).
-* Linecatch, Loom, Uzor — none: every move is final (the seeds confirm each move; a Loom or
-  Uzor turn changes hands or reveals a tile with each action).
-
-An opponent's move is printed in notation unless the rules hide it from you (Fill: anything in
-the trap phase, even whether there was one).
+An opponent's move is printed in notation unless the rules hide it from you (``secret_phases``:
+Fill's trap phase, not even whether there was one).
 """
 
 from __future__ import annotations
@@ -41,6 +42,50 @@ import envs
 from training import bot_table, game_name, load_agent
 
 PROMPT = "your move> "
+GROUP_ABOVE = 30
+"""Longer lists of legal moves are shown grouped (:func:`group_moves`)."""
+
+
+def wrap_items(head: str, items: list[str], separator: str, width: int = 100) -> str:
+    """``head`` and the items joined by ``separator``, wrapped at ``width`` between items only
+    (a move is never split), continuation lines indented by 6 spaces."""
+    lines, line = [], head
+    for index, item in enumerate(items):
+        piece = item + (separator.rstrip() if index < len(items) - 1 else "")
+        if line.strip() and len(line) + len(piece) > width:
+            lines.append(line.rstrip())
+            line = "      "
+        line += piece + (" " if index < len(items) - 1 else "")
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def group_moves(moves: list[str]) -> list[tuple[str, list[str]]] | None:
+    """Moves grouped by their first part, for a long list a person can read.
+
+    A move's first part is its text up to and including its last ``@`` (``cut/ne@`` of
+    ``cut/ne@c4``, ``place cedar/azure @ `` of ``place cedar/azure @ h8``), else its first word
+    and the space after it (``trap `` of ``trap a1``); the ending is the rest, one word. Groups
+    keep the order of their first move; moves that share their first part with no other move,
+    or whose ending is not one word, come last under the empty first part, written in full.
+    ``None`` when grouping would not shorten the list.
+    """
+    split = []
+    for move in moves:
+        cut = move.rfind("@") + 1 or move.find(" ") + 1
+        while 0 < cut < len(move) and move[cut] == " ":
+            cut += 1
+        end = move[cut:]
+        split.append((move[:cut], end) if cut and end and " " not in end else ("", move))
+    keyed: dict[str, list[str]] = {}
+    for prefix, end in split:
+        keyed.setdefault(prefix, []).append(end)
+    groups = [(prefix, ends) for prefix, ends in keyed.items() if prefix and len(ends) > 1]
+    if not groups:
+        return None
+    grouped = {prefix for prefix, _ in groups}
+    single = [prefix + end for prefix, end in split if prefix not in grouped]
+    return groups + ([("", single)] if single else [])
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -114,12 +159,64 @@ class TerminalGame:
         for line in self.private_notes():
             self.say(line)
 
-    def show_legal(self) -> None:
-        legal = [self.env.action_to_string(a) for a in self.env.legal_actions()]
-        text = f"legal moves ({len(legal)}): " + ", ".join(legal)
-        self.say(textwrap.fill(text, width=100, subsequent_indent="  ", break_on_hyphens=False))
+    def show_help(self) -> None:
+        """The commands, the rules in a few lines, and the legal moves (grouped when many)."""
+        undo = "take back a step of your turn" if self.rules.undo_phases else "not in this game"
+        self.say(f"commands: a move in the game's notation; help (this); moves (every legal move, in full); "
+                 f"undo ({undo}: {self.rules.undo_rule}); quit")
+        if self.rules.rules_summary:
+            self.say(self.rules.rules_summary)
+        self.show_legal(grouped=True)
+
+    def show_legal(self, grouped: bool = False) -> None:
+        """The legal moves: in full, one wrapped list; ``grouped``, as the game groups them
+        (``PlayRules.group_moves``) or, for a long list, by first part (:func:`group_moves`)."""
+        actions = self.env.legal_actions()
+        legal = [self.env.action_to_string(a) for a in actions]
+        if grouped and self.rules.group_moves is not None:
+            self.say(f"legal moves ({len(legal)}), grouped:")
+            for line in self.rules.group_moves(self.env.game, actions):
+                self.say(textwrap.fill(line, width=100, initial_indent="  ", subsequent_indent="      ",
+                                       break_on_hyphens=False, break_long_words=False))
+            return
+        groups = group_moves(legal) if grouped and len(legal) > GROUP_ABOVE else None
+        if groups is None:
+            text = f"legal moves ({len(legal)}): " + ", ".join(legal)
+            self.say(textwrap.fill(text, width=100, subsequent_indent="  ", break_on_hyphens=False))
+            return
+        example = next(prefix + ends[0] for prefix, ends in groups if ends)
+        self.say(f"legal moves ({len(legal)}), grouped: a first part and one of its endings make a move "
+                 f"(e.g. {example})")
+        for prefix, ends in groups:
+            if prefix:
+                self.say(wrap_items(f"  {prefix}… ", ends, " "))
+            else:
+                self.say(wrap_items("  ", ends, ", "))
+
+    def narrate(self, before, actions: list[int]) -> None:
+        """Say what ``actions`` (a player's action, then the chance outcomes the env drew after
+        it) did, from ``before``, as this seat may know it (the game's ``narrate``)."""
+        narrate = self.rules.narrate
+        if narrate is None:
+            return
+        state = before
+        for action in actions:
+            after = state.clone()
+            after.apply(action)
+            sentence = narrate(state, action, after, self.seat)
+            if sentence:
+                self.say(f"  {sentence}")
+            state = after
 
     # ----- the game --------------------------------------------------------------------------------
+    def step(self, action: int) -> tuple[object, list[int]]:
+        """Play ``action``; returns the state before it and the actions applied (the action,
+        then the chance outcomes the env drew after it)."""
+        env = self.env
+        before, played = env.game.clone(), len(env.history)
+        env.step(action)
+        return before, env.history[played:]
+
     def bot_moves(self) -> None:
         env = self.env
         while not env.game.is_terminal() and env.game.current_player() != self.seat:
@@ -127,9 +224,12 @@ class TerminalGame:
             secret = phase_of(env) in self.rules.secret_phases
             action = self.bots[player].act(env.observe(env.possible_agents[player]))
             notation = env.action_to_string(action)
-            env.step(action)
+            before, applied = self.step(action)
             if not secret:
                 self.say(f"{self.seat_label(player)} plays {notation}")
+                self.narrate(before, applied)
+            else:
+                self.narrate(env.game, [])  # nothing of a secret move is told
         self.undo_stack.clear()  # the turn changed hands (or the game ended)
 
     def undo(self) -> None:
@@ -143,8 +243,9 @@ class TerminalGame:
         if not self.undo_stack:
             self.say(f"nothing to take back: {rule.undo_rule}, within your own turn")
             return
-        snapshot, notation = self.undo_stack.pop()
+        snapshot, history, notation = self.undo_stack.pop()
         self.env.restore(snapshot)
+        self.env.history = history  # the game's past, as before the step taken back
         self.say(f"took back {notation}")
 
     def person_moves(self, text: str) -> bool:
@@ -160,11 +261,12 @@ class TerminalGame:
             self.say(f"illegal: {reason}")
             return False
         undoable = not self.timed and phase_of(env) in self.rules.undo_phases
-        before = env.snapshot() if undoable else None
+        saved = (env.snapshot(), list(env.history)) if undoable else None
         notation = env.action_to_string(action)
-        env.step(action)
+        before, applied = self.step(action)
+        self.narrate(before, applied)
         if undoable:
-            self.undo_stack.append((before, notation))
+            self.undo_stack.append((*saved, notation))
         else:
             self.undo_stack.clear()
         return True
@@ -175,7 +277,8 @@ class TerminalGame:
         env.reset(seed=self.seed)
         labels = ", ".join(self.seat_label(p) for p in range(len(env.possible_agents)))
         self.say(f"{self.name} (seed {self.seed}): {labels}")
-        self.say("type a move in the game's notation, or help, undo, quit")
+        self.say("type a move in the game's notation, or help (the commands, the rules and the legal moves), moves, "
+                 "undo, quit")
         self.bot_moves()
         show = True
         while not env.game.is_terminal():
@@ -190,6 +293,8 @@ class TerminalGame:
                 self.say("you left the game before its end")
                 return False
             if text in ("help", "?"):
+                self.show_help()
+            elif text == "moves":
                 self.show_legal()
             elif text == "undo":
                 before = len(self.undo_stack)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import shlex
 import sys
 import time
@@ -70,6 +71,8 @@ class TrainConfig:
     """passes over the imitation data"""
     warm_start_lr: float = 1e-3
     """Adam step size while imitating"""
+    warm_start_batch_size: int = 0
+    """minibatch size while imitating (0: ``batch_size``)"""
     score_shaping: float = 0.0
     """reward += this × change of (my points − best other points) each step (0: win/loss only)"""
     eval_every: int = 20_000
@@ -128,6 +131,41 @@ def policy_kwargs(config: TrainConfig) -> dict[str, Any]:
     return {"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}, "activation_fn": activation}
 
 
+class Progress:
+    """Progress of a phase on stdout: a tqdm bar, or (``bar=False``, for logs) a plain line at
+    every quarter of the way."""
+
+    def __init__(self, total: int, desc: str, bar: bool = True, unit: str = "it"):
+        self.total, self.desc, self.done, self.unit = total, desc, 0, unit
+        self.started = time.perf_counter()
+        self.bar = None
+        if bar:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stdout, dynamic_ncols=True, mininterval=1.0)
+        self.next_line = max(1, total // 4)
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+        elif self.done >= self.next_line or self.done == self.total:
+            print(f"    {self.desc}: {self.done:,}/{self.total:,} {self.unit} ({time.perf_counter() - self.started:.0f} s)",
+                  flush=True)
+            self.next_line += max(1, self.total // 4)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def rollout_steps(config: TrainConfig) -> int:
+    """The learner steps ``learn()`` really takes: PPO collects whole rollouts of
+    ``n_steps × n_envs`` steps, so ``total_timesteps`` is rounded up to a whole number of them."""
+    rollout = config.n_steps * config.n_envs
+    return math.ceil(config.total_timesteps / rollout) * rollout
+
+
 class TimedEnv(gymnasium.Wrapper):
     """Counts the seconds spent inside the env (for the env-time share of training)."""
 
@@ -178,10 +216,13 @@ def imitation_data(config: TrainConfig, game: str, options: dict[str, Any]):
     import envs
     from training import load_agent
 
+    rivals = ", ".join(dict.fromkeys(["itself", *config.opponents]))
+    print(f"warm start: {config.warm_start_games:,} games of {config.warm_start} (against {rivals}) to imitate", flush=True)
     teacher = load_agent(config.warm_start, game, seed=config.seed, **options)
     sparring = [teacher] + [load_agent(spec, game, seed=config.seed + i + 1, **options) for i, spec in enumerate(config.opponents)]
     module = envs.load(game)
     observations, masks, choices, seats, outcomes = [], [], [], [], []
+    progress = Progress(config.warm_start_games, f"games of {config.warm_start}", config.progress_bar, unit="games")
     for index in range(config.warm_start_games):
         env = module.raw_env(**options)
         env.reset(seed=config.seed * 7919 + index)
@@ -203,6 +244,8 @@ def imitation_data(config: TrainConfig, game: str, options: dict[str, Any]):
             env.step(action)
         returns = env.game.returns()
         outcomes.extend(float(returns[seat]) for seat in seats[first:])
+        progress.update()
+    progress.close()
     return np.array(observations), np.array(masks), choices, np.array(outcomes, np.float32)
 
 
@@ -215,14 +258,16 @@ def warm_start(model, config: TrainConfig, game: str, options: dict[str, Any]) -
     policy = model.policy
     generator = torch.Generator().manual_seed(config.seed)
     count, n_actions = len(choices), masks.shape[1]
-    print(f"warm start: imitating {config.warm_start} on {count} positions from {config.warm_start_games} games", flush=True)
+    batch_size = config.warm_start_batch_size or config.batch_size
+    print(f"imitating {config.warm_start} on {count:,} positions: {config.warm_start_epochs} epochs", flush=True)
+    started = time.perf_counter()
     for group in policy.optimizer.param_groups:
         group["lr"] = config.warm_start_lr  # PPO resets it from its schedule at the first update
     for epoch in range(config.warm_start_epochs):
         order = torch.randperm(count, generator=generator).numpy()
         total, agree = 0.0, 0
-        for start in range(0, count, config.batch_size):
-            batch = order[start:start + config.batch_size]
+        for start in range(0, count, batch_size):
+            batch = order[start:start + batch_size]
             target = np.zeros((len(batch), n_actions), np.float32)
             for row, index in enumerate(batch):
                 target[row, choices[index]] = 1.0 / len(choices[index])
@@ -237,10 +282,14 @@ def warm_start(model, config: TrainConfig, game: str, options: dict[str, Any]) -
             total += loss.item() * len(batch)
             chosen = logits.argmax(1).numpy()
             agree += sum(int(chosen[row] in choices[index]) for row, index in enumerate(batch))
-        print(f"    epoch {epoch + 1}: loss {total / count:.3f}, plays one of the teacher's best moves {agree / count:.0%}", flush=True)
+        print(f"    epoch {epoch + 1}/{config.warm_start_epochs}: loss {total / count:.3f}, plays one of the teacher's "
+              f"best moves {agree / count:.0%} ({time.perf_counter() - started:.0f} s)", flush=True)
 
 
-def train(config: TrainConfig) -> dict[str, Any]:
+def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
+    """Train as ``config`` says; ``command`` is recorded in the agent file and
+    ``evaluation.json`` as the command that made the run (default: this process's
+    ``python -m training.train`` command line)."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -261,11 +310,14 @@ def train(config: TrainConfig) -> dict[str, Any]:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = Path(config.out_dir) / f"{description.short_name}__maskppo__{config.seed}__{stamp}"
     run_dir.mkdir(parents=True, exist_ok=True)
-    command = "python -m training.train " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    if command is None:
+        command = "python -m training.train " + shlex.join(sys.argv[1:])
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
     print(f"run folder: {run_dir}", flush=True)
 
     pool: list = list(config.opponents)
+    print(f"starting {config.n_envs} self-play env(s){' in their own processes' if config.n_envs > 1 else ''} "
+          f"and the network", flush=True)
     env_fns = [make_env_fn(config, rank, pool) for rank in range(config.n_envs)]
     vec_env = SubprocVecEnv(env_fns) if config.n_envs > 1 else DummyVecEnv(env_fns)
     model = MaskablePPO(
@@ -301,6 +353,8 @@ def train(config: TrainConfig) -> dict[str, Any]:
 
     if config.keep_best:
         start = PolicyAgent(actor_layers(model), config.activation)
+        print(f"evaluating the starting policy: {config.eval_games} games against each of {', '.join(config.opponents)}",
+              flush=True)
         fixed = against_fixed(start, config.seed)
         print(f"[       0 steps] vs " + " ".join(f"{k} {v:.0%}" for k, v in fixed.items()), flush=True)
         consider(start.layers, float(np.mean(list(fixed.values()))), 0)
@@ -338,8 +392,13 @@ def train(config: TrainConfig) -> dict[str, Any]:
                 print(f"    snapshot added: the pool now holds {len(snapshots)} snapshot(s)", flush=True)
             return True
 
+    steps = rollout_steps(config)
+    rounded = "" if steps == config.total_timesteps else f" ({config.total_timesteps:,} rounded up to whole rollouts)"
+    print(f"self-play: {steps:,} learner steps{rounded}, {steps // (config.n_steps * config.n_envs)} rollouts of "
+          f"{config.n_steps:,} steps in each of {config.n_envs} env(s); an evaluation every {config.eval_every:,} steps",
+          flush=True)
     started = time.perf_counter()
-    model.learn(total_timesteps=config.total_timesteps, callback=PoolCallback(), progress_bar=config.progress_bar)
+    model.learn(total_timesteps=steps, callback=PoolCallback(), progress_bar=config.progress_bar)
     learn_seconds = time.perf_counter() - started
     env_seconds = vec_env.env_method("env_seconds")
     vec_env.close()
@@ -347,6 +406,8 @@ def train(config: TrainConfig) -> dict[str, Any]:
 
     layers, taken_at = actor_layers(model), int(model.num_timesteps)
     if config.keep_best:
+        print(f"evaluating the final policy: {config.eval_games} games against each of {', '.join(config.opponents)}",
+              flush=True)
         final_layers = PolicyAgent(layers, config.activation)
         consider(final_layers.layers, float(np.mean(list(against_fixed(final_layers, config.seed).values()))), taken_at)
         layers, taken_at = best["layers"], best["steps"]
@@ -371,10 +432,12 @@ def train(config: TrainConfig) -> dict[str, Any]:
     save_checkpoint(checkpoint, layers, meta)
     learner = PolicyAgent(layers, config.activation)
     final = {}
-    for spec in ("random", "heuristic"):
-        if spec in bots:
-            final[spec] = evaluate_against(game, learner, spec, config.final_eval_games, config.seed + 10_000, options, detail=True)
+    final_opponents = [spec for spec in ("random", "heuristic") if spec in bots]
+    print(f"final evaluation: {config.final_eval_games} games against each of {', '.join(final_opponents)}", flush=True)
+    for spec in final_opponents:
+        final[spec] = evaluate_against(game, learner, spec, config.final_eval_games, config.seed + 10_000, options, detail=True)
     summary = {
+        "run": str(run_dir),
         "checkpoint": str(checkpoint),
         "steps": int(model.num_timesteps),
         "learn_seconds": learn_seconds,
@@ -395,7 +458,8 @@ def train(config: TrainConfig) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    return train(parse_config(argv))
+    args = sys.argv[1:] if argv is None else list(argv)
+    return train(parse_config(args), "python -m training.train " + shlex.join(args))
 
 
 if __name__ == "__main__":

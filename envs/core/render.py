@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-# One palette for the suite: seat colours first (orange, blue, green, purple), as the seeds use.
+# One palette for the suite: seat colours first (orange, blue, green, purple), the colours the games' own boards use.
 SEAT_COLOURS = [(230, 120, 30), (40, 110, 220), (40, 160, 80), (150, 70, 190)]
 INK = (30, 30, 35)
 PAPER = (245, 242, 235)

@@ -1,4 +1,4 @@
-"""Real RL libraries run on the suite the way their own documentation says to (issue 16)."""
+"""Real RL libraries run on the suite the way their own documentation says to."""
 
 # Every game with its default options, and Knot for three players.
 CASES = [("linecatch_v0", {}), ("loom_v0", {}), ("fill_v0", {}), ("uzor_v0", {}), ("knot_v0", {}), ("knot_v0", {"players": 3})]

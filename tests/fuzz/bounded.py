@@ -1,7 +1,7 @@
 """Run untrusted work in a subprocess under a memory limit (RLIMIT_AS) and a time limit.
 
 ``run_bounded(code, *args)`` starts ``python -c code args…`` from the repository root with its
-address space capped (512 MB by default, the bound issue 16 sets for the loader and the server)
+address space capped (512 MB by default, the bound the suite promises for the loader and the server)
 and returns the subprocess's ``CompletedProcess``; the code reports by printing one JSON line
 last. A process that goes past the cap dies with ``MemoryError`` (or is killed), so a test sees a
 non-zero exit instead of the machine swapping.

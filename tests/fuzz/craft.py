@@ -1,4 +1,4 @@
-"""Suite checkpoints made on purpose: a small valid one, and every kind of damage issue 16 lists.
+"""Suite checkpoints made on purpose: a small valid one, and every kind of damage a hostile or broken file can carry.
 
 Everything is built with the standard library and numpy (no training): a valid Linecatch 3×3
 policy, then variants — zip bombs (a member inflating far past its compressed size), npy

@@ -1,7 +1,7 @@
 """Damaged and hostile agent files: every one is refused with the one CheckpointError, naming the
 fault, before it costs memory (zip bombs and huge declared arrays are loaded under a 512 MB cap).
 
-The reproductions of issue 16 first, then property-based mutations of a valid checkpoint.
+Known hostile files first, then property-based mutations of a valid checkpoint.
 """
 
 from __future__ import annotations
@@ -407,7 +407,7 @@ def test_read_agent_archive_reads_the_network_format_too(tmp_path):
 
 
 def test_the_shipped_9x9_uzor_agent_on_the_default_table_names_its_options():
-    """The issue's case: the 9×9 agent loaded without options, then shown a 21×21 observation."""
+    """A 9×9 agent loaded without options, then shown a 21×21 observation."""
     import envs
 
     agent = load_agent("checkpoints/uzor/uzor_9x9__maskppo__0.zip", "uzor")

@@ -226,7 +226,7 @@ def test_restore_refuses_malformed_snapshots_with_a_short_snapshot_error_and_no_
 
 @pytest.mark.parametrize("game", GAMES)
 def test_env_keeps_no_stale_mask_or_ending_across_restore(game):
-    """The issue's Linecatch reproduction on every game: step, read last(), restore, the same
+    """A stale-mask reproduction on every game: step, read last(), restore, the same
     legal step again; and after an illegal-move ending, restore makes the game playable."""
     env = envs.load(game).env()
     raw = env.unwrapped
@@ -268,7 +268,7 @@ def test_raw_env_step_after_every_agent_left_says_so(game):
         env.step(0)
 
 
-# ----- messages never repeat a huge input (issue 16: "a 200,000-entry list gives a 600 KB message") -----
+# ----- messages never repeat a huge input (a 200,000-entry list once gave a 600 KB message) -----
 
 HUGE = [0] * 100_000
 MESSAGES_NOT_CUT = pytest.mark.xfail(

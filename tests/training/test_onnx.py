@@ -180,7 +180,33 @@ def test_relu_policies_export_and_unknown_activations_are_refused(tmp_path):
 
 
 def shipped_checkpoints() -> list[Path]:
-    return sorted((ROOT / "checkpoints").glob("*/*.zip"))
+    """The shipped MaskablePPO checkpoints (the networks of training.alphazero have their own
+    export test: tests/training/test_alphazero.py)."""
+    from training.network_agent import is_network_file
+
+    return sorted(p for p in (ROOT / "checkpoints").glob("*/*.zip") if not is_network_file(p))
+
+
+def shipped_networks() -> list[Path]:
+    from training.network_agent import is_network_file
+
+    return sorted(p for p in (ROOT / "checkpoints").glob("*/*.zip") if is_network_file(p))
+
+
+@pytest.mark.parametrize("checkpoint", shipped_networks(), ids=lambda p: p.name)
+def test_every_shipped_network_exports_and_plays_like_its_numpy_agent(checkpoint, tmp_path, capsys):
+    from training.network import load_network
+
+    out = export_main([str(checkpoint), "-o", str(tmp_path / "agent.onnx")])
+    assert "wrote" in capsys.readouterr().out
+    net, meta = load_network(checkpoint)
+    game, options = meta["game"], meta["options"]
+    onnx_agent = load_agent(str(out), game, seed=0, **options)
+    numpy_agent = load_agent(str(checkpoint), game, seed=0, **options)
+    observations, masks = record_positions(game, options, 200, 1)
+    for vector, mask in zip(observations, masks):
+        observation = {"observation": vector, "action_mask": mask.astype(np.int8)}
+        assert onnx_agent.act(observation) == numpy_agent.act(observation)
 
 
 @pytest.mark.parametrize("checkpoint", shipped_checkpoints(), ids=lambda p: p.name)

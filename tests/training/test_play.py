@@ -1,6 +1,6 @@
 """Terminal play (training.play) driven through a pseudo-terminal, as a person would type.
 
-The scripted player asks ``help`` at every prompt and types one of the listed moves (seeded
+The scripted player asks ``moves`` at every prompt and types one of the listed moves (seeded
 choice), so the whole game runs through the notation; on the way it types a refused move
 (the engine's why_illegal sentence must appear), takes a step back with ``undo`` where the game
 allows it (the legal moves must be those from before), tries ``undo`` where it is not allowed,
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import envs
-from training.play import PROMPT
+from training.play import PROMPT, group_moves
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 60
@@ -69,18 +69,44 @@ class Terminal:
         return text[len(echo):]
 
     def legal_moves(self) -> list[str]:
-        text = self.type("help")
-        match = re.search(r"legal moves \((\d+)\): (.*)", text, re.DOTALL)
-        assert match, text
-        listed = " ".join(match.group(2).replace(PROMPT, "").split())
-        moves = [move.strip() for move in listed.split(",")]
-        assert len(moves) == int(match.group(1))
-        return moves
+        """The moves ``moves`` lists, in its order."""
+        return parse_legal_moves(self.type("moves"))
+
+    def help(self) -> str:
+        return self.type("help")
 
     def close(self) -> int:
         code = self.process.wait(timeout=TIMEOUT_S)
         os.close(self.master)
         return code
+
+
+def parse_legal_moves(text: str) -> list[str]:
+    """Read the legal moves back from ``help``'s text: ``legal moves (N): a, b, …`` (wrapped),
+    or ``legal moves (N), grouped: …`` followed by entries ``  first part… end end …`` and
+    ``  move, move, …`` (continuation lines indented further)."""
+    text = text.replace(PROMPT, "")
+    match = re.search(r"legal moves \((\d+)\)(, grouped: [^\n]*\n|: )(.*)", text, re.DOTALL)
+    assert match, text
+    count, grouped, body = int(match.group(1)), match.group(2).startswith(","), match.group(3)
+    if not grouped:
+        moves = [move.strip() for move in " ".join(body.split()).split(",")]
+    else:
+        entries: list[str] = []
+        for line in body.replace("\r", "").split("\n"):
+            if line.startswith("      ") and entries:
+                entries[-1] += " " + line.strip()
+            elif line.startswith("  ") and line.strip():
+                entries.append(line[2:])
+        moves = []
+        for entry in entries:
+            if "… " in entry:
+                prefix, ends = entry.split("… ", 1)
+                moves += [prefix + end for end in ends.split()]
+            else:
+                moves += [move.strip() for move in " ".join(entry.split()).split(",")]
+    assert len(moves) == count, (count, moves)
+    return moves
 
 
 def play_to_the_end(terminal: Terminal, rng: random.Random, on_prompt) -> str:
@@ -120,7 +146,7 @@ def test_knot_refused_move_undo_within_the_turn_and_final_scores():
     assert refused.strip().startswith("illegal: " + reference.why_illegal(reference.string_to_action("draw pile")))
 
     before = terminal.legal_moves()
-    assert before == [reference.action_to_string(a) for a in reference.legal_actions()]
+    assert sorted(before) == sorted(reference.action_to_string(a) for a in reference.legal_actions())
     placement = next(m for m in before if "@" in m)
     after = terminal.type(placement)
     assert "to draw" in after  # the first turn places one strand, then draws
@@ -182,7 +208,8 @@ def test_fill_with_traps_undo_of_a_trap_choice_and_no_undo_after_a_fill():
     assert state == {"trap_undone": True, "filled": True, "undo_refused": True}
     check_final_scores(end, seat=1)
     # the opponent's trap phase is never shown: no "plays trap" or "plays no-trap" line
-    assert not re.search(r"player_0 \(heuristic\) plays (no-)?trap", terminal.transcript)
+    # (a Trap token is public: "plays trap-token" may show)
+    assert not re.search(r"player_0 \(heuristic\) plays (no-trap\b|trap [a-h]\d)", terminal.transcript)
     assert terminal.close() == 0
 
 
@@ -229,4 +256,104 @@ def test_a_full_game_of_every_game_in_the_terminal(game, option):
     terminal.read_until(PROMPT)
     text = play_to_the_end(terminal, random.Random(5), lambda moves: moves)
     check_final_scores(text, seat=1)
+    assert terminal.close() == 0
+
+
+def test_help_explains_the_commands_and_the_rules_and_groups_a_long_list():
+    """Knot's first turn has hundreds of legal moves: ``help`` shows them as the game groups
+    them, a screenful of lines, after the commands and the rules; ``moves`` lists them all."""
+    terminal = Terminal("--game", "knot", "--opponent", "random", "--seed", "2")
+    terminal.read_until(PROMPT)
+    moves = terminal.legal_moves()
+    text = terminal.help()
+    assert text.startswith("commands: a move in the game's notation; help (this); moves (every legal move, in full); undo (")
+    assert "quit" in text.splitlines()[0]
+    rules = envs.describe("knot").play
+    if rules.rules_summary:
+        assert rules.rules_summary.splitlines()[0] in text
+    reference = envs.load("knot").raw_env()
+    reference.reset(seed=2)
+    legal = reference.legal_actions()
+    assert len(legal) > 100 and moves == [reference.action_to_string(a) for a in legal]
+    listing = text[text.index("legal moves ("):].replace(PROMPT, "").splitlines()
+    assert listing[0].startswith(f"legal moves ({len(legal)})") and len(listing) < len(legal) / 5
+    if rules.group_moves is not None:  # the game's own lines, wrapped at 100 columns
+        entries: list[str] = []
+        for line in listing[1:]:
+            if line.startswith("      "):
+                entries[-1] += " " + line.strip()
+            elif line.strip():
+                entries.append(line.strip())
+        assert entries == [" ".join(line.split()) for line in rules.group_moves(reference.game, legal)]
+    else:
+        assert sorted(parse_legal_moves(text)) == sorted(moves)
+    os.write(terminal.master, b"quit\n")
+    terminal.read_until("before its end")
+    assert terminal.close() == 0
+
+
+def test_help_groups_a_long_list_by_first_part_where_the_game_gives_no_grouping():
+    """Fill's trap phase: ``trap a1`` … ``trap f6`` and ``no-trap`` are shown as ``trap … a1 b1 …``."""
+    assert envs.describe("fill").play.group_moves is None
+    terminal = Terminal("--game", "fill", "--option", "traps=true", "--opponent", "heuristic", "--seat", "1", "--seed", "5")
+    terminal.read_until(PROMPT)
+    moves = terminal.legal_moves()
+    while not any(move.startswith("trap ") for move in moves):
+        terminal.type(moves[0])
+        moves = terminal.legal_moves()
+    assert len(moves) > 30
+    text = terminal.help().replace(PROMPT, "")
+    listing = text[text.index("legal moves ("):]
+    assert listing.startswith(f"legal moves ({len(moves)}), grouped: ") and "\n  trap … " in listing
+    assert sorted(parse_legal_moves(text)) == sorted(moves)
+    os.write(terminal.master, b"quit\n")
+    terminal.read_until("before its end")
+    assert terminal.close() == 0
+
+
+def test_group_moves_by_first_part():
+    moves = ["cut/ne@a1", "cut/ne@b2", "run/n@a1", "END", "draw pile", "draw market 0", "trap a1", "trap b2",
+             "no-trap", "place cedar/azure @ h8", "place cedar/azure @ h9"]
+    assert group_moves(moves) == [
+        ("cut/ne@", ["a1", "b2"]), ("trap ", ["a1", "b2"]), ("place cedar/azure @ ", ["h8", "h9"]),
+        ("", ["run/n@a1", "END", "draw pile", "draw market 0", "no-trap"]),
+    ]
+    assert group_moves(["a1", "b2", "c3"]) is None  # nothing to group: the plain list
+
+
+@pytest.mark.parametrize("game", [g for g in envs.GAMES if envs.describe(g).play.rules_summary])
+def test_help_shows_the_rules_summary(game):
+    terminal = Terminal("--game", game, "--opponent", "random")
+    terminal.read_until(PROMPT)
+    text = terminal.help()
+    for line in envs.describe(game).play.rules_summary.splitlines():
+        assert line in text
+    os.write(terminal.master, b"quit\n")
+    terminal.read_until("before its end")
+    assert terminal.close() == 0
+
+
+def test_moves_are_narrated_where_the_game_says_what_they_did():
+    """Linecatch 3×3: a caught line is told (the game's narrate), after the move in notation."""
+    terminal = Terminal("--game", "linecatch", "--option", "rows=3", "--option", "cols=3", "--opponent", "heuristic",
+                        "--seed", "1")
+    terminal.read_until(PROMPT)
+    end = play_to_the_end(terminal, random.Random(3), lambda moves: moves)
+    told = re.findall(r"^  (player_\d( \(you\))? blackened [a-c][1-3].*)\r?$", terminal.transcript, re.MULTILINE)
+    assert any("caught" in sentence for sentence, _ in told), terminal.transcript[-3000:]
+    check_final_scores(end, seat=0)
+    assert terminal.close() == 0
+
+
+def test_the_dice_are_narrated_in_loom():
+    """Loom: the draft, the leftover weave and the next round's throw are each told."""
+    terminal = Terminal("--game", "loom", "--opponent", "heuristic", "--seed", "4")
+    terminal.read_until(PROMPT)
+    moves = terminal.legal_moves()
+    after = terminal.type(moves[0])
+    assert re.search(r"^  player_0 drafts \d into [a-d][1-4], leaving \d to player_1: \+\d+", after, re.MULTILINE), after
+    assert re.search(r"^player_1 \(heuristic\) plays \d@[a-d][1-4]\r?\n  player_1 weaves the leftover", after, re.MULTILINE), after
+    assert re.search(r"^  the shuttle throws \d and \d", after, re.MULTILINE), after
+    os.write(terminal.master, b"quit\n")
+    terminal.read_until("before its end")
     assert terminal.close() == 0

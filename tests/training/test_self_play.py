@@ -152,7 +152,7 @@ def test_score_shaping_sums_to_the_weighted_margin_gained():
         assert total == pytest.approx(outcome + 0.01 * (scores[seat] - scores[1 - seat] - start))
 
 
-# ----- what the env checkers found (issue 16) -------------------------------------------------------
+# ----- what the env checkers found -------------------------------------------------------
 
 def episode(env, seed, moves_seed=0):
     """Observations, rewards and seats of one episode from reset(seed=seed), with seeded legal moves."""

@@ -409,7 +409,7 @@ def test_end_of_input_ends_the_server_and_its_stdout_holds_only_answers():
     assert [a["id"] for a in answers] == ["a", "b"] and all(a["ok"] for a in answers)
 
 
-# ----- hostile input (issue 16): every request answered, strict JSON, no disk probing, bounded work ----
+# ----- hostile input: every request answered, strict JSON, no disk probing, bounded work ----
 
 @pytest.mark.parametrize(
     "line, code, words",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import zipfile
 from pathlib import Path
 
@@ -102,7 +103,9 @@ def shipped_checkpoints() -> list[Path]:
 
 @pytest.mark.parametrize("path", shipped_checkpoints(), ids=lambda p: p.name)
 def test_shipped_checkpoint_loads_and_plays_complete_games(path):
-    meta, _ = read_checkpoint(path)
+    """Every shipped agent file (MaskablePPO policies and search-and-learn networks alike)."""
+    with zipfile.ZipFile(path) as archive:
+        meta = json.loads(archive.read("meta.json"))
     game, options = meta["game"], meta["options"]
     agent = load_agent(str(path), game, seed=0, **options)
     opponent = load_agent("random", game, seed=1, **options)
@@ -118,16 +121,54 @@ def test_shipped_checkpoint_loads_and_plays_complete_games(path):
 def test_main_job_smoke_run_trains_and_prints_the_table(tmp_path, capsys):
     from training.main import main
 
-    main([
+    flags = [
         "--total-timesteps", "256", "--warm-start-games", "20", "--warm-start-epochs", "1",
         "--n-steps", "128", "--batch-size", "64", "--eval-every", "128", "--eval-games", "2",
         "--final-eval-games", "4", "--net-arch", "32", "--out-dir", str(tmp_path),
-        "--no-progress-bar", "--games", "4",
-    ])
+        "--no-progress-bar",
+    ]
+    main(flags + ["--games", "4"])
     out = capsys.readouterr().out
-    assert "plays one of the teacher's best moves" in out
+    # every phase says what it does
+    for phase in ("warm start: 20 games of solver", "games of solver: 20/20 games", "imitating solver on",
+                  "plays one of the teacher's best moves", "evaluating the starting policy",
+                  "self-play: 256 learner steps", "final evaluation: 4 games", "round robin:"):
+        assert phase in out, phase
     assert "| solver |" in out and "| heuristic | random | 4 |" in out
     assert "| agent | Elo |" in out
+    # the run folder holds the table and its chart, and the command that made the agent
+    run = next(tmp_path.glob("linecatch__maskppo__0__*"))
+    assert (run / "round_robin.md").read_text().startswith("**linecatch_v0**")
+    assert (run / "round_robin.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"chart: {run / 'round_robin.png'}" in out
+    meta, _ = read_checkpoint(next(run.glob("*.zip")))
+    evaluation = json.loads((run / "evaluation.json").read_text())
+    from training.main import DEFAULT_RUN
+
+    expected = "python -m training.train " + shlex.join(DEFAULT_RUN + flags)
+    assert meta["command"] == evaluation["command"] == expected
+
+
+def test_the_command_recorded_reproduces_the_flags(tmp_path):
+    """``training.train.main(argv)`` records exactly the flags it was given."""
+    from training.train import main
+
+    flags = ["--game", "linecatch", "--options", '{"rows": 3, "cols": 3}', "--total-timesteps", "64",
+             "--n-envs", "1", "--n-steps", "64", "--batch-size", "32", "--n-epochs", "1", "--net-arch", "16",
+             "--eval-every", "64", "--eval-games", "2", "--final-eval-games", "2", "--out-dir", str(tmp_path),
+             "--no-progress-bar"]
+    summary = main(flags)
+    meta, _ = read_checkpoint(summary["checkpoint"])
+    assert meta["command"] == "python -m training.train " + shlex.join(flags)
+    assert shlex.split(meta["command"])[3:] == flags
+
+
+def test_learn_takes_whole_rollouts_and_says_so(tmp_path, capsys):
+    """PPO collects whole rollouts: 300 steps with rollouts of 128 are 384, announced as such
+    (the progress bar's total is the steps really taken, so it cannot overshoot)."""
+    summary = train(tiny_config("linecatch_v0", tmp_path, total_timesteps=300, n_steps=128, eval_every=1000))
+    assert summary["steps"] == 384
+    assert "self-play: 384 learner steps (300 rounded up to whole rollouts)" in capsys.readouterr().out
 
 
 def test_main_job_tournament_covers_every_game(capsys):
