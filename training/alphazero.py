@@ -52,7 +52,8 @@ from typing import Any
 import numpy as np
 
 import envs
-from envs.core.game import relative_margins
+from envs.core.game import margins as score_margins
+from training.network import search_values, squash_margins
 
 # ----- configuration ---------------------------------------------------------------------------
 
@@ -95,6 +96,9 @@ class AlphaZeroConfig:
     """positions kept in the replay buffer (the latest)"""
     margin_weight: float = 0.5
     """weight of the score-margin target in the loss (0 for games without points)"""
+    value_mix: float = 0.5
+    """weight of the margin head in the values the search backs up (0: the expected outcome
+    alone); the margin tells a big lead from a narrow one, which few simulations need"""
     warm_start: str | None = None
     """imitate this agent first (``heuristic``, ``mcts:100``, any load_agent spec)"""
     warm_start_games: int = 200
@@ -176,6 +180,8 @@ def check_config(config: AlphaZeroConfig) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be a whole number >= 0, not {value!r}")
     if not config.learning_rate > 0 or not config.weight_decay >= 0 or not config.margin_weight >= 0:
         raise ValueError("--learning-rate must be > 0, --weight-decay and --margin-weight >= 0")
+    if not 0.0 <= config.value_mix <= 1.0:
+        raise ValueError(f"--value-mix must lie in [0, 1], not {config.value_mix!r}")
     if config.device not in ("cpu", "cuda") and not config.device.startswith("cuda:"):
         raise ValueError(f"--device must be cpu, cuda or cuda:N, not {config.device!r}")
 
@@ -266,7 +272,8 @@ def export_weights(model) -> dict[str, np.ndarray]:
 @dataclass
 class GameRecord:
     """One game's training positions: flat observations of the mover, masks, search policies,
-    movers, and per position the outcome and margin from the mover's side (relative seats)."""
+    and per position the outcome and the raw final score margin of every seat (each seat's
+    points minus the best other's), from the mover's side (relative seats)."""
 
     vectors: np.ndarray
     masks: np.ndarray
@@ -278,7 +285,7 @@ class GameRecord:
 
 def finish_record(rows: list, returns, scores, seats: int, moves: int, size: int, actions: int) -> GameRecord:
     outcome = np.asarray(returns, np.float32)
-    margin = np.asarray(relative_margins(list(scores)), np.float32)
+    margin = np.asarray(score_margins(list(scores)), np.float32)
     if not rows:
         empty = np.zeros((0, size), np.float16)
         return GameRecord(empty, np.zeros((0, actions), bool), np.zeros((0, actions), np.float16),
@@ -316,7 +323,7 @@ class TorchEvaluator:
     """Self-play's evaluator: the torch network in inference mode on one CPU thread (faster
     than the numpy twin that shipped agents use; the two agree, see tests)."""
 
-    def __init__(self, architecture, state_dict, index, observer, seats: int):
+    def __init__(self, architecture, state_dict, index, observer, seats: int, value_mix: float = 0.0):
         import torch
 
         torch.set_num_threads(1)
@@ -325,7 +332,7 @@ class TorchEvaluator:
         self.model.load_state_dict(state_dict)
         self.model.eval()
         self.index = torch.as_tensor(np.asarray(index, np.int64))
-        self.observer, self.seats = observer, seats
+        self.observer, self.seats, self.value_mix = observer, seats, value_mix
         self.seconds = 0.0
         self.positions = 0
         self.calls = 0
@@ -336,9 +343,9 @@ class TorchEvaluator:
         started = time.perf_counter()
         planes = self.torch.from_numpy(np.ascontiguousarray(self.observer.planes(vectors), np.float32))
         with self.torch.inference_mode():
-            head, values, _ = self.model(planes)
+            head, values, margins = self.model(planes)
             logits = head[:, self.index].numpy()
-        out = logits, to_absolute(values.numpy(), players, self.seats)
+        out = logits, to_absolute(search_values(values.numpy(), margins.numpy(), self.value_mix), players, self.seats)
         self.seconds += time.perf_counter() - started
         self.positions += len(vectors)
         self.calls += 1
@@ -352,8 +359,9 @@ def play_games(task: dict) -> dict:
 
     started = time.perf_counter()
     arch = Architecture(**{**task["architecture"], "planes": tuple(task["architecture"]["planes"])})
-    search = GuidedSearch(task["game"], task["options"], task["simulations"], considered=task["considered"])
-    evaluator = TorchEvaluator(arch, task["state_dict"], task["index"], search.observer, search.seats)
+    search = GuidedSearch(task["game"], task["options"], task["simulations"], considered=task["considered"],
+                          value_mix=task["value_mix"], margin_scale=task["margin_scale"])
+    evaluator = TorchEvaluator(arch, task["state_dict"], task["index"], search.observer, search.seats, task["value_mix"])
     records: list[GameRecord] = []
     seeds = list(task["seeds"])
     while seeds:
@@ -521,7 +529,8 @@ class ReplayBuffer:
 
 
 class Learner:
-    """The torch network, its optimiser and the loss."""
+    """The torch network, its optimiser and the loss (policy cross-entropy + value MSE +
+    ``margin_weight`` × squashed-margin MSE)."""
 
     def __init__(self, config: AlphaZeroConfig, architecture, observer):
         import torch
@@ -539,7 +548,8 @@ class Learner:
         self.margin_weight = config.margin_weight
         self.steps = 0
 
-    def step(self, batch: dict[str, np.ndarray], rng: np.random.Generator) -> dict[str, float]:
+    def step(self, batch: dict[str, np.ndarray], rng: np.random.Generator, margin_scale: float = 1.0) -> dict[str, float]:
+        """One minibatch update; the margin target is ``tanh(raw margin / margin_scale)``."""
         torch = self.torch
         planes = self.observer.planes(batch["vectors"])
         policies, masks = batch["policies"], batch["masks"]
@@ -555,7 +565,8 @@ class Learner:
         logits = head[:, self.index].masked_fill(~legal, -1e9)
         policy_loss = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
         value_loss = ((values - torch.as_tensor(batch["values"], device=self.device)) ** 2).mean()
-        margin_loss = ((margins - torch.as_tensor(batch["margins"], device=self.device)) ** 2).mean()
+        target_margins = torch.as_tensor(squash_margins(batch["margins"], margin_scale), device=self.device)
+        margin_loss = ((margins - target_margins) ** 2).mean()
         loss = policy_loss + value_loss + self.margin_weight * margin_loss
         self.optimizer.zero_grad()
         loss.backward()
@@ -647,6 +658,7 @@ class Run:
         self.best_score = -1.0
         self.warm_started = False
         self.teacher_games_done = False
+        self.margin_scale: float | None = None  # set from the first positions: the margins' spread
         stamp = time.strftime("%Y%m%d-%H%M%S")
         self.dir = Path(config.out_dir) / f"{self.description.short_name}__alphazero__{config.seed}__{stamp}"
 
@@ -659,6 +671,7 @@ class Run:
             "game": self.game, "options": self.options, "num_actions": self.actions,
             "observation_format": "planes", "algo": "alphazero (Gumbel search + policy/value network)",
             "iteration": self.iteration, "self_play_games": self.games_played, "positions": self.positions,
+            "value_mix": self.config.value_mix, "margin_scale": self.margin_scale,
             "wall_seconds": round(self.wall_seconds, 1), "seed": self.config.seed, "command": self.command,
             "code_version": code_version(), "created": time.strftime("%Y-%m-%d %H:%M:%S"),
             **(extra or {}),
@@ -674,6 +687,7 @@ class Run:
             "positions": self.positions, "wall_seconds": self.wall_seconds,
             "self_play_seconds": self.self_play_seconds, "history": self.history, "best_score": self.best_score,
             "warm_started": self.warm_started, "teacher_games_done": self.teacher_games_done,
+            "margin_scale": self.margin_scale,
             "rng": self.rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(), "buffer": self.buffer.state(),
         }
@@ -689,6 +703,8 @@ class Run:
         if not path.is_file():
             raise ValueError(f"--resume {folder!r}: no state.pt there (is it a training.alphazero run folder?)")
         state = torch.load(path, weights_only=False)  # our own file, written by save_state
+        if "margin_scale" not in state:
+            raise ValueError(f"--resume {folder!r}: this run was saved by an earlier version of the trainer; start a new run")
         saved = dict(state["config"])
         saved.update(overrides)
         saved["eval_opponents"] = tuple(saved["eval_opponents"])
@@ -702,7 +718,7 @@ class Run:
             group["lr"] = config.learning_rate  # the saved rate, or the one --resume was given
         run.learner.steps = state["learner_steps"]
         for name in ("iteration", "games_played", "positions", "wall_seconds", "self_play_seconds", "history",
-                     "best_score", "warm_started", "teacher_games_done"):
+                     "best_score", "warm_started", "teacher_games_done", "margin_scale"):
             setattr(run, name, state[name])
         run.rng.bit_generator.state = state["rng"]
         torch.set_rng_state(state["torch_rng"])
@@ -724,12 +740,18 @@ class Run:
                 self.buffer.add(record)
                 games += 1
                 positions += len(record.vectors)
+        if self.margin_scale is None and self.buffer.size:
+            # The spread of the movers' final margins: tanh(margin / scale) then uses the head's
+            # range for the margins this game really has (fixed for the run, saved with agents).
+            spread = float(np.std(self.buffer.margins[:self.buffer.size, 0]))
+            self.margin_scale = max(1.0, round(spread, 3))
+            print(f"  margin scale {self.margin_scale:g} (the spread of final score margins)", flush=True)
         return games, positions
 
     def learn(self, steps: int, progress, label: str) -> dict[str, float]:
         sums: dict[str, float] = {}
         for _ in range(steps):
-            losses = self.learner.step(self.buffer.sample(self.rng, self.config.batch_size), self.rng)
+            losses = self.learner.step(self.buffer.sample(self.rng, self.config.batch_size), self.rng, self.margin_scale)
             for k, v in losses.items():
                 sums[k] = sums.get(k, 0.0) + v
             progress.update(1)
@@ -822,7 +844,8 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             tasks = run.tasks(config.games_per_iteration, config.seed * 1_000_003 + run.games_played,
                               config.concurrent_games,
                               architecture=dataclasses.asdict(run.architecture), state_dict=run.learner.state_dict(),
-                              index=run.index,
+                              index=run.index, value_mix=config.value_mix,
+                              margin_scale=run.margin_scale if run.margin_scale is not None else 1.0,
                               simulations=config.simulations, considered=config.considered,
                               concurrent=config.concurrent_games)
             with progress(total=config.games_per_iteration, desc=f"iteration {run.iteration + 1} self-play",

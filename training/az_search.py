@@ -30,7 +30,7 @@ from typing import Any, Callable, Generator, Protocol
 import numpy as np
 
 import envs
-from envs.core.game import CHANCE, TERMINAL, draw_outcome
+from envs.core.game import CHANCE, TERMINAL, draw_outcome, margins
 from envs.core.observer import as_vector
 from training.agents import legal_from_mask
 
@@ -57,17 +57,17 @@ class Evaluator(Protocol):
 class NetworkEvaluator:
     """A :class:`training.network.PolicyValueNet` over a game's planes (the observer builds
     them from the flat vectors); the network's values are relative to the observing seat and
-    are turned to absolute seats here."""
+    are turned to absolute seats here. ``value_mix`` blends in the margin head."""
 
-    def __init__(self, net, observer, seats: int):
-        self.net, self.observer, self.seats = net, observer, seats
+    def __init__(self, net, observer, seats: int, value_mix: float = 0.0):
+        self.net, self.observer, self.seats, self.value_mix = net, observer, seats, value_mix
         self.calls = 0
         self.positions = 0
 
     def evaluate(self, vectors: np.ndarray, players: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.calls += 1
         self.positions += len(vectors)
-        logits, relative = self.net.evaluate(self.observer.planes(vectors))
+        logits, relative = self.net.evaluate(self.observer.planes(vectors), self.value_mix)
         return logits, to_absolute(relative, players, self.seats)
 
 
@@ -173,7 +173,7 @@ class GuidedSearch:
     """The search's settings and the game's parts; :meth:`run` is one search (a generator)."""
 
     def __init__(self, game: str, options: dict[str, Any], simulations: int, considered: int = MAX_CONSIDERED,
-                 gumbel_scale: float = 1.0):
+                 gumbel_scale: float = 1.0, value_mix: float = 0.0, margin_scale: float = 1.0):
         if not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"the search's simulations must be a positive integer, not {simulations!r}")
         self.description = envs.describe(game)
@@ -184,9 +184,17 @@ class GuidedSearch:
         self.simulations = simulations
         self.considered = considered
         self.gumbel_scale = gumbel_scale
+        if not 0.0 <= value_mix <= 1.0 or not margin_scale > 0:
+            raise ValueError(f"value_mix must lie in [0, 1] and margin_scale be > 0, not {value_mix!r}, {margin_scale!r}")
+        self.value_mix, self.margin_scale = value_mix, margin_scale
 
     def terminal_values(self, state) -> np.ndarray:
-        return np.asarray(state.returns(), np.float64)
+        """A finished game's returns, mixed (as the network's values are) with the squashed margins."""
+        returns = np.asarray(state.returns(), np.float64)
+        if not self.value_mix:
+            return returns
+        squashed = np.tanh(np.asarray(margins(state.scores()), np.float64) / self.margin_scale)
+        return (1.0 - self.value_mix) * returns + self.value_mix * squashed
 
     def run(self, observation, rng: random.Random) -> Search:
         legal = np.asarray(legal_from_mask(observation), np.int64)
@@ -287,8 +295,10 @@ class GuidedMCTSAgent:
         from training.network_agent import load_network_for
 
         self.net, self.meta = load_network_for(network_path, game, options)
-        self.search = GuidedSearch(game, options, simulations, considered=considered, gumbel_scale=0.0)
-        self.evaluator = NetworkEvaluator(self.net, self.search.observer, self.search.seats)
+        mix, scale = float(self.meta.get("value_mix", 0.0)), float(self.meta.get("margin_scale", 1.0))
+        self.search = GuidedSearch(game, options, simulations, considered=considered, gumbel_scale=0.0,
+                                   value_mix=mix, margin_scale=scale)
+        self.evaluator = NetworkEvaluator(self.net, self.search.observer, self.search.seats, mix)
         self.rng = random.Random(seed)
 
     def _search(self, observation) -> SearchResult:

@@ -7,8 +7,12 @@ A small residual convolutional tower over a game's planes (``Observer.planes``),
   :class:`~envs.core.observer.PolicyLayout` says which of them is which action;
 * a **value head**: the expected return of every seat, told from the observing seat's side
   (entry ``j`` is relative seat ``j``: 0 = me, then the others in turn order), in [−1, 1];
-* a **margin head**: the same for the final relative score margin
-  (:func:`envs.core.game.relative_margins`), an auxiliary target where the game has points.
+* a **margin head**: each seat's expected final score margin over the best other seat, squashed
+  as ``tanh(margin / margin_scale)`` (the scale is the run's, recorded in the file) — where the
+  game has points it tells a big lead from a narrow one, which a game of dice needs.
+
+Search scores a position with ``(1 − value_mix) · value + value_mix · margin`` (both recorded
+in the file's metadata: :func:`search_values`).
 
 Training (``training/alphazero.py``) uses a torch copy of this network with batch
 normalisation; the saved file holds the weights with the normalisation folded into the
@@ -158,10 +162,23 @@ class PolicyValueNet:
     def action_logits(self, head: np.ndarray) -> np.ndarray:
         return head[..., self.index]
 
-    def evaluate(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Action logits ``(N, actions)`` and values ``(N, players)`` of a batch of planes."""
-        head, values, _ = self.forward(planes)
-        return self.action_logits(head), values
+    def evaluate(self, planes: np.ndarray, value_mix: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """Action logits ``(N, actions)`` and search values ``(N, players)`` (the value head,
+        mixed with the margin head by ``value_mix``) of a batch of planes."""
+        head, values, margins = self.forward(planes)
+        return self.action_logits(head), search_values(values, margins, value_mix)
+
+
+def search_values(values: np.ndarray, margins: np.ndarray, value_mix: float) -> np.ndarray:
+    """What a search backs up: the expected return mixed with the squashed margin."""
+    if not value_mix:
+        return values
+    return (1.0 - value_mix) * values + value_mix * margins
+
+
+def squash_margins(raw: np.ndarray, scale: float) -> np.ndarray:
+    """The margin head's target: ``tanh(raw margin / scale)``."""
+    return np.tanh(np.asarray(raw, np.float64) / scale).astype(np.float32)
 
 
 # ----- agent files ---------------------------------------------------------------------------------

@@ -75,6 +75,11 @@ def load_network_for(path: str | Path, game: str, options: dict[str, Any]) -> tu
             f"(planes {net.architecture.planes}, {len(net.index)} actions); these options give planes {shape} and "
             f"{description.engine.num_actions_for(resolved)} actions"
         )
+    mix, scale = meta.get("value_mix", 0.0), meta.get("margin_scale", 1.0)
+    if not (isinstance(mix, (int, float)) and not isinstance(mix, bool) and 0.0 <= mix <= 1.0):
+        raise NetworkFileError(f"agent file {str(path)!r}: meta.json's 'value_mix' must be a number 0…1, not {mix!r:.40}")
+    if not (isinstance(scale, (int, float)) and not isinstance(scale, bool) and 0.0 < scale < 1e9):
+        raise NetworkFileError(f"agent file {str(path)!r}: meta.json's 'margin_scale' must be a positive number, not {scale!r:.40}")
     layout = observer.policy_layout()
     if not np.array_equal(layout.index, net.index):
         raise NetworkFileError(f"agent file {str(path)!r}: its policy layout differs from the game's (another code version?)")

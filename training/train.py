@@ -307,6 +307,7 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
     if config.activation not in ("tanh", "relu"):
         raise ValueError(f"option 'activation' must be 'tanh' or 'relu', not {config.activation!r}")
     torch.set_num_threads(1)
+    run_started = time.perf_counter()
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = Path(config.out_dir) / f"{description.short_name}__maskppo__{config.seed}__{stamp}"
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -342,6 +343,26 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
     snapshots: list[dict] = []
     history: list[dict] = []
     best = {"score": -1.0, "layers": None, "steps": 0}
+
+    observation_shape, action_n = env_spaces(game, options)
+
+    def agent_meta(steps_trained: int, policy_from: int) -> dict[str, Any]:
+        return {
+            "game": game,
+            "options": portable_options(options),
+            "observation_shape": observation_shape,
+            "action_n": action_n,
+            "net_arch": list(config.net_arch),
+            "activation": config.activation,
+            "algo": "MaskablePPO",
+            "steps_trained": steps_trained,
+            "policy_from_step": policy_from,
+            "wall_seconds": round(time.perf_counter() - run_started, 1),
+            "seed": config.seed,
+            "code_version": code_version(),
+            "command": command,
+            "created": stamp,
+        }
 
     def consider(layers, fixed_score: float, steps: int) -> None:
         if fixed_score > best["score"]:
@@ -384,6 +405,9 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
                 self.logger.record(f"eval/score_vs_{k}", v)
             self.logger.record("eval/pool_score", pool_score)
             history.append({"steps": int(self.num_timesteps), "seconds": elapsed, **results})
+            # every evaluated policy is kept (small files): learning curves can be measured later
+            save_checkpoint(run_dir / "snapshots" / f"step_{self.num_timesteps:09d}.zip", learner.layers,
+                            agent_meta(int(self.num_timesteps), int(self.num_timesteps)))
             consider(learner.layers, float(np.mean([results[k] for k in config.opponents])), int(self.num_timesteps))
             if pool_score >= config.snapshot_threshold:
                 snapshots.append(learner.policy_payload())
@@ -412,7 +436,6 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
         consider(final_layers.layers, float(np.mean(list(against_fixed(final_layers, config.seed).values()))), taken_at)
         layers, taken_at = best["layers"], best["steps"]
         print(f"kept the policy of step {taken_at} (score {best['score']:.0%} against {', '.join(config.opponents)})")
-    observation_shape, action_n = env_spaces(game, options)
     checkpoint = run_dir / f"{description.short_name}__maskppo__{config.seed}.zip"
     meta = {
         "game": game,
