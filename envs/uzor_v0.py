@@ -1,4 +1,5 @@
-"""
+"""Uzor: lay motif/colour tiles next to matching ones and complete patterns of the Map (PettingZoo AEC).
+
 # Uzor
 
 | Import             | `from envs import uzor_v0`                             |
@@ -10,23 +11,24 @@
 | Agents             | 2                                                      |
 | Action Shape       | (1,)                                                   |
 | Action Values      | Discrete(2232) on the default 21×21 table (5·B² + 27)  |
-| Observation Shape  | (7532,) on 21×21                                       |
+| Observation Shape  | (7532,) on 21×21; planes (21, 21, 64)                  |
 | Observation Values | [0, 1]                                                 |
 
 Tiles with a motif (cedar, sun, wave, bird, star) and a colour (crimson, azure, emerald, amber,
-ivory), three of each: 75. Players draft hands of five from a face-up market of five, lay a tile
-next to an open tile it matches by motif or colour, and complete patterns from the Map: CLOSE
-one for its points (doubled for the player's secret goal; the pattern is crossed out, its tiles
-become stones that match nothing) or CONTINUE for a repeated turn. Then they take from the
-market. A player who cannot place discards face up to the bottom of the supply and takes.
-The game ends when no tile outside the table fits, or after 20 turns without a placement.
-Full rules, the Map, encodings and decisions: `docs/uzor.md`.
+ivory), three of each: 75. Players hold hands of five that came through a face-up market of
+five, lay a tile next to an open tile it matches by motif or colour, and complete patterns of
+the Map: CLOSE one for its points (doubled for the player's secret goal; the pattern is crossed
+out, its tiles become stones that match nothing) or CONTINUE for a repeated turn. Then they
+take from the market. A player who cannot place discards face up to the bottom of the supply
+and takes. The game ends when no tile outside the table fits, or after 20 turns without a
+placement. The complete rules, the Map, the encodings and every decision: `docs/uzor.md`.
 
 ### Options
 
 `board_size` (odd 9…31, default 21); `patterns` (None = the standard Map, or a Map of 15
-patterns as data: see `envs.uzor.patterns`); `tiles` (scripted order of the 75 tiles as
-(motif, colour) pairs); `goals` (scripted secret goals, a pair of different pattern numbers).
+patterns as data: see `envs.uzor.patterns`); `tiles` (scripted chance: the order of the 75
+tiles as (motif, colour) pairs); `goals` (scripted chance: the secret goals, a pair of
+different pattern numbers).
 
 ### Observation Space
 
@@ -35,8 +37,10 @@ A dict: `"observation"`, float32 in [0, 1] (`envs.uzor.observer.UzorObserver`: l
 tile came through the market), the market, the supply's size, contents by elimination and
 face-up discards by place, crossed-out patterns, my secret goal, both scores, whose turn, the
 phase, repeated / continued flags, the last placed cell, the fork's patterns. Never the
-opponent's goal nor the order of the face-down supply. `"action_mask"`: legal actions of the
-agent to act, zeros for the other.
+opponent's goal. With `observation_format="planes"`: a `(B, B, 64)` float32 array (the table
+and, per hand slot and market slot, where its tile fits and what it would complete; then
+constant planes; `docs/observations.md`). `"action_mask"`: legal actions of the agent to act,
+zeros for the other.
 
 ### Action Space
 
@@ -51,22 +55,25 @@ slot `s` (dead end); `5N + 26` pass. Notation: `place cedar/azure @ h8`, `close 
 points. `env.unwrapped.completions(cell, t)` and `acceptance()` expose the engine's pattern and
 placement tests.
 
+### Chance
+
+The engine's chance nodes — the two secret goals, the deal of 16 tiles, every refill of the
+market from the face-down supply — are resolved by the env from its seeded generator (or by
+the `tiles` / `goals` scripts); searches and OpenSpiel see them (`chance_outcomes()`).
+
 ### Version History
 
 * v0: Initial release.
+* v0, chance made explicit: the secret goals, the deal and every draw from the face-down supply
+  are chance nodes of the engine (the supply keeps counts, no order), resolved by the env from
+  its seeded generator. The spaces, observations and rules are unchanged; the trajectory of a
+  given seed is not the one it was.
 """
 
 from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
 from envs.uzor import render, sampling
 from envs.uzor.observer import UzorObserver
-from envs.uzor.rules import UzorGame, geometry
-
-
-def secret_goal(observer: UzorObserver, fields: dict) -> list[str]:
-    """Terminal play's reminder of the seat's own goal (its observation holds it)."""
-    options = observer.options
-    name = geometry(options["board_size"], options["patterns"]).map.names[fields["my_goal"]]
-    return [f"your secret goal: {name} (its points count double for you)"]
+from envs.uzor.rules import UzorGame
 
 
 GAME = GameDescription(
@@ -77,7 +84,9 @@ GAME = GameDescription(
     observer=UzorObserver,
     render=Renderers(ansi=render.ansi, rgb=render.rgb),
     sampling=Sampling(sampling.sampler, sampling.complete_snapshot, sampling.strip_hidden),
-    play=PlayRules(undo_rule="in Uzor every action is final", private_notes=secret_goal),
+    # (a seat's own secret goal is on its board: the pictures show the viewer's hidden items)
+    play=PlayRules(undo_rule="in Uzor every action is final", rules_summary=render.RULES_SUMMARY,
+                   narrate=render.narrate),
     bots="training.bots.uzor",
     docs="docs/uzor.md",
     extra_methods=("completions", "acceptance"),

@@ -3,6 +3,12 @@
 A tile type is ``motif * 5 + colour`` (0…24). Cell codes on the table (``board``): ``EMPTY``
 (-1), an open tile's type (0…24), or a stone ``STONE + type`` (25…49: the face-down tile
 remembers what it was, as every player does).
+
+The setup, in the order its chance nodes come: player_0's secret goal, player_1's (a different
+pattern), then the deal, one tile at a time from the shuffled 75: t0…t4 to player_0's hand
+(they pass through the face-up market, so they are public), t5…t9 to player_1's, t10…t14 to the
+market slots 0…4, t15 to the centre cell. If player_0 then has no legal placement, all the
+tiles go back and the deal starts again (the goals kept).
 """
 
 from __future__ import annotations
@@ -22,9 +28,18 @@ EMPTY = -1
 STONE = TYPES  # a stone's code is STONE + its tile type
 IDLE_LIMIT = 20  # the game ends when none of the last 20 turns had a placement
 
-# The phases of a turn (``PHASES`` names them in snapshots and observations).
-PLACE, FORK, TAKE, DISCARD, DEAD_TAKE, PASS, OVER = range(7)
-PHASES = ("place", "fork", "take", "discard", "dead_take", "pass", "over")
+# The phases (``PHASES`` names them in snapshots): a player's (the observation shows which,
+# one-hot over the first ``SHOWN_PHASES``), the end, and the chance nodes — a secret goal dealt
+# (GOAL), a tile dealt at the setup (DEAL), a market slot refilled from the face-down supply
+# (REFILL).
+PLACE, FORK, TAKE, DISCARD, DEAD_TAKE, PASS, OVER, GOAL, DEAL, REFILL = range(10)
+PHASES = ("place", "fork", "take", "discard", "dead_take", "pass", "over", "goal", "deal", "refill")
+SHOWN_PHASES = 7  # place … over
+CHANCE_PHASES = (GOAL, DEAL, REFILL)
+
+# Chance outcomes: drawing a tile of type t is outcome t; dealing pattern k as a goal is GOAL0 + k.
+GOAL0 = TYPES
+CHANCE_OUTCOMES = TYPES + MAP_SIZE  # 40 outcome ids
 
 
 def tile_name(t: int) -> str:

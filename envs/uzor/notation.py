@@ -3,7 +3,9 @@
 Notation: ``place cedar/azure @ h8`` (or ``place slot 4 @ d1`` for a slot that is empty or
 repeats the slot before it, so that every action has a name), ``close Line-4``, ``continue``,
 ``take 3``, ``discard 1``, ``pass``. A cell is its column letters (``a`` … ``z``, then ``aa``,
-…) and its row number (1 at the top); slot numbers are the action's, from 0.
+…) and its row number (1 at the top); slot numbers are the action's, from 0. At a chance node
+the outcomes read ``draw cedar/azure`` (a tile dealt or drawn) and ``goal Line-3`` (a secret
+goal dealt).
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from typing import Any
 from envs.core.game import IllegalActionError
 from envs.core.notation import cell_name, parse_cell
 from envs.uzor.common import (
+    CHANCE_OUTCOMES,
     COLOURS,
     DEAD_TAKE,
     DISCARD,
     FORK,
+    GOAL,
+    GOAL0,
     HAND,
     IDLE_LIMIT,
     MARKET,
@@ -26,7 +31,9 @@ from envs.uzor.common import (
     PASS,
     PLACE,
     STONE,
+    REFILL,
     TAKE,
+    TYPES,
     tile_name,
 )
 
@@ -54,6 +61,8 @@ class NotationMixin:
         if self._legal(a):
             return None
         phase = self.phase
+        if phase >= GOAL:
+            return self._chance_refusal(a)
         if phase == OVER:
             return "the game is over: no tile outside the table can be placed" if self.idle < IDLE_LIMIT else (
                 f"the game is over: none of the last {IDLE_LIMIT} turns had a placement"
@@ -99,6 +108,19 @@ class NotationMixin:
             return "you may discard only in a dead end, when no tile of your hand can be placed: " + wanted
         return f"not now: {wanted}"
 
+    def _chance_refusal(self, a: int) -> str:
+        """Why ``a`` is not an outcome of this chance node."""
+        if self.phase == GOAL:
+            seat = 0 if self.goals[0] is None else 1
+            what = f"player_{seat}'s secret goal is dealt"
+            names = self.geo.map.names
+            offered = ", ".join(f"{GOAL0 + k} ({names[k]})" for k in sorted(o - GOAL0 for o, _ in self.chance_outcomes()))
+        else:
+            what = ("a market slot is refilled from the face-down supply" if self.phase == REFILL
+                    else "a tile of the setup is dealt from the face-down supply")
+            offered = ", ".join(f"{t} ({tile_name(t)})" for t, _ in self.chance_outcomes())
+        return f"this is a chance node ({what}); action {a} is not one of its outcomes: {offered}"
+
     def _kind(self, a: int) -> str:
         geo = self.geo
         if a < geo.close0:
@@ -118,6 +140,12 @@ class NotationMixin:
         geo = self.geo
         if not 0 <= a < geo.num_actions:
             raise ValueError(f"action {a} is outside 0…{geo.num_actions - 1}")
+        if self.phase >= GOAL:
+            if a < TYPES:
+                return f"draw {tile_name(a)}"
+            if a < CHANCE_OUTCOMES:
+                return f"goal {geo.map.names[a - GOAL0]}"
+            raise ValueError(f"action {a} is no chance outcome (they are 0…{CHANCE_OUTCOMES - 1}), and this is a chance node")
         kind = self._kind(a)
         if kind == "place":
             s, cell = divmod(a, geo.cells)
@@ -140,15 +168,27 @@ class NotationMixin:
         geo = self.geo
         words = text.strip()
         low = words.lower()
-        match = re.fullmatch(r"place\s+(\S+?)\s*/\s*(\S+?)\s*@\s*(\S+)", low)
+        chance = self.phase >= GOAL
+        outcome = re.fullmatch(r"(draw|goal)\s+(.+)", words, flags=re.IGNORECASE)
+        if outcome or chance:
+            if not (outcome and chance):
+                who = "a chance outcome" if outcome else "a player's action"
+                now = "this is a chance node" if chance else f"player_{self.to_move} is to act"
+                raise ValueError(f"{text!r} is {who}, but {now}"
+                                 + ("" if outcome else ": write 'draw cedar/azure' or 'goal Line-3'"))
+            kind, rest = outcome.group(1).lower(), outcome.group(2).strip()
+            if kind == "draw":
+                return self._tile_of(rest)
+            names = geo.map.names
+            folded = [n.lower() for n in names]
+            if rest.lower() not in folded:
+                raise ValueError(f"{rest!r} is not a pattern of the Map: {', '.join(names)}")
+            return GOAL0 + folded.index(rest.lower())
+        match = re.fullmatch(r"place\s+(\S+?\s*/\s*\S+?)\s*@\s*(\S+)", low)
         if match:
-            motif, colour, where = match.groups()
-            if motif not in MOTIFS:
-                raise ValueError(f"{motif!r} is not a motif: {', '.join(MOTIFS)}")
-            if colour not in COLOURS:
-                raise ValueError(f"{colour!r} is not a colour: {', '.join(COLOURS)}")
-            row, col = parse_cell(where, geo.size, geo.size)
-            t = MOTIFS.index(motif) * 5 + COLOURS.index(colour)
+            t = self._tile_of(match.group(1))
+            row, col = parse_cell(match.group(2), geo.size, geo.size)
+            motif, colour = MOTIFS[t // 5], COLOURS[t % 5]
             hand = self.hands[self.to_move]
             if t not in hand:
                 raise ValueError(f"{motif}/{colour} is not in the hand of player_{self.to_move}")
@@ -185,3 +225,16 @@ class NotationMixin:
             f"{text!r} is not an Uzor action: write e.g. 'place cedar/azure @ h8', 'close Line-4', "
             "'continue', 'take 3', 'discard 1' or 'pass'"
         )
+
+    @staticmethod
+    def _tile_of(text: str) -> int:
+        """``"cedar/azure"`` → its tile type; a ValueError names a word that is neither."""
+        match = re.fullmatch(r"(\S+?)\s*/\s*(\S+)", text.strip().lower())
+        if not match:
+            raise ValueError(f"{text!r} is not a tile: write motif/colour, e.g. 'cedar/azure'")
+        motif, colour = match.groups()
+        if motif not in MOTIFS:
+            raise ValueError(f"{motif!r} is not a motif: {', '.join(MOTIFS)}")
+        if colour not in COLOURS:
+            raise ValueError(f"{colour!r} is not a colour: {', '.join(COLOURS)}")
+        return MOTIFS.index(motif) * 5 + COLOURS.index(colour)

@@ -22,8 +22,8 @@ from envs.uzor.common import (
     IDLE_LIMIT,
     MARKET,
     MOTIFS,
-    OVER,
     PHASES,
+    SHOWN_PHASES,
     STONE,
     SUPPLY_MAX,
     TYPES,
@@ -60,14 +60,16 @@ class UzorObserver(Observer):
     * ``MARKET``: ``5 × 26``, per slot one-hot: empty, or the tile type + 1;
     * ``SUPPLY_PLACES``: ``59 × 26``, per place from the top (drawn first): 0 = a face-down
       tile, type + 1 = a face-up discard of that type; places past the end are all zero;
-    * ``CROSSED``: 15, crossed-out patterns; ``MY_GOAL``: 15 one-hot, my secret goal;
+    * ``CROSSED``: 15, crossed-out patterns; ``MY_GOAL``: 15 one-hot, my secret goal (none
+      before it is dealt);
     * ``TO_MOVE`` (I am to act), ``SEAT`` (I am player_0);
-    * ``PHASE``: 7 one-hot: place, fork, take, discard, dead_take, pass, over;
+    * ``PHASE``: 7 one-hot: place, fork, take, discard, dead_take, pass, over (none at a
+      chance node);
     * ``REPEATED`` (this turn is a repeated turn), ``CONTINUED`` (the player to act has
       continued this turn);
     * ``LAST``: ``N``, one-hot of the last placed cell (all zero before the first placement);
     * ``FORK``: 15, the patterns the player to act may close now (the fork's choices);
-    * ``SUPPLY_SIZE``: tiles in the supply / 59;
+    * ``SUPPLY_SIZE``: tiles in the supply / 59 (59 at most: only the deal has more);
     * ``SCORES``: my points / scale, their points / scale (``scale`` = the Map's total points
       plus its largest pattern, the most a player can score);
     * ``IDLE``: turns in a row without a placement / 20.
@@ -93,7 +95,7 @@ class UzorObserver(Observer):
         self.MY_GOAL = block(MAP_SIZE, "MY_GOAL")
         self.TO_MOVE = block(1, "TO_MOVE")
         self.SEAT = block(1, "SEAT")
-        self.PHASE = block(len(PHASES), "PHASE")
+        self.PHASE = block(SHOWN_PHASES, "PHASE")
         self.REPEATED = block(1, "REPEATED")
         self.CONTINUED = block(1, "CONTINUED")
         self.LAST = block(n, "LAST")
@@ -128,7 +130,10 @@ class UzorObserver(Observer):
         for t in game.hands[1 - player]:
             counts[TYPES + t] += 1
             counts[2 * TYPES + t] -= 1
-        ones = [self.MY_GOAL + game.goals[player], self.PHASE + game.phase]
+        goal, phase = game.goals[player], game.phase
+        ones = [] if goal is None else [self.MY_GOAL + goal]  # (a goal is dealt at the setup's start)
+        if phase < SHOWN_PHASES:  # a chance node shows no phase
+            ones.append(self.PHASE + phase)
         market = self.MARKET + 1
         for t in game.market:
             ones.append(market + t)
@@ -136,18 +141,20 @@ class UzorObserver(Observer):
             if t >= 0:
                 counts[2 * TYPES + t] -= 1
         np.take(_THIRDS, np.frombuffer(counts, np.uint8), out=obs[self.MY_HAND:self.MY_HAND + 3 * TYPES])
-        supply = game.supply
+        # The supply from the top: its face-down tiles, then the face-up discards in the order
+        # they will be drawn (during the deal it holds more than 59: the first 59 are shown).
+        facedown, discards = sum(game.facedown), game.discards
         places = self.SUPPLY_PLACES
-        size = min(len(supply), SUPPLY_MAX)
-        down = min(size, len(supply) - game.faceup)
+        size = min(facedown + len(discards), SUPPLY_MAX)
+        down = min(size, facedown)
         if down:
             obs[places:places + down * SLOT:SLOT] = 1.0
         for i in range(down, size):
-            ones.append(places + i * SLOT + supply[i] + 1)
+            ones.append(places + i * SLOT + discards[i - facedown] + 1)
         crossed = game.crossed
         if crossed:
             ones.extend(self.CROSSED + k for k in range(MAP_SIZE) if crossed >> k & 1)
-        if game.phase != OVER and game.to_move == player:
+        if game.current_player() == player:
             ones.append(self.TO_MOVE)
         if player == 0:
             ones.append(self.SEAT)
@@ -162,7 +169,7 @@ class UzorObserver(Observer):
         obs[ones] = 1.0
         scale = self.scale
         obs[self.SUPPLY_SIZE:self.IDLE + 1] = (
-            len(supply) / SUPPLY_MAX,
+            size / SUPPLY_MAX,
             game.points[player] / scale,
             game.points[1 - player] / scale,
             game.idle / IDLE_LIMIT,
@@ -188,8 +195,9 @@ class UzorObserver(Observer):
         kinds = np.argmax(vec[self.SUPPLY_PLACES:self.SUPPLY_PLACES + shown * SLOT].reshape(shown, SLOT), axis=1)
         places = [None if j == 0 else j - 1 for j in kinds.tolist()]
         counts = np.rint(vec[self.SUPPLY_COUNTS:self.SUPPLY_COUNTS + TYPES] * COPIES).astype(int)
-        phase_part = vec[self.PHASE:self.PHASE + len(PHASES)]
+        phase_part = vec[self.PHASE:self.PHASE + SHOWN_PHASES]
         last = vec[self.LAST:self.LAST + n]
+        goal = vec[self.MY_GOAL:self.MY_GOAL + MAP_SIZE]
         return {
             "board_size": self.board_size,
             "board": board,
@@ -200,12 +208,12 @@ class UzorObserver(Observer):
             "supply_counts": [int(x) for x in counts],
             "supply_faceup": places,  # per place from the top: None (face down) or a type
             "crossed": [k for k in range(MAP_SIZE) if vec[self.CROSSED + k] > 0.5],
-            "my_goal": int(np.argmax(vec[self.MY_GOAL:self.MY_GOAL + MAP_SIZE])),
+            "my_goal": int(np.argmax(goal)) if goal.max() > 0.5 else None,
             "my_score": int(round(vec[self.SCORES] * self.scale)),
             "their_score": int(round(vec[self.SCORES + 1] * self.scale)),
             "to_move": bool(vec[self.TO_MOVE] > 0.5),
             "seat": 0 if vec[self.SEAT] > 0.5 else 1,
-            "phase": PHASES[int(np.argmax(phase_part))],
+            "phase": PHASES[int(np.argmax(phase_part))] if phase_part.max() > 0.5 else "chance",
             "repeated": bool(vec[self.REPEATED] > 0.5),
             "continued": bool(vec[self.CONTINUED] > 0.5),
             "last_cell": int(np.argmax(last)) if last.max() > 0.5 else -1,

@@ -29,10 +29,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.core.game import OptionError
+from envs.core.game import OptionError, short_repr
 
 MAP_SIZE = 15
 MAX_POINTS = 1000
+# Bounds on a user's Map: laying it on a table costs time and memory in proportion to its
+# orientations and their cells (the standard Map: 35 orientations, 143 cells in all; within
+# these bounds a Map compiles on the largest table in under a second and about 60 MB).
+MAX_NAME = 40  # characters in a pattern's name
+MAX_ORIENTATIONS = 8  # orientations listed per pattern (a shape has at most 8 rotations / reflections)
+MAX_SHAPE_CELLS = 25  # cells in one orientation
+MAX_MAP_CELLS = 400  # cells over every orientation of every pattern
 
 CRITERIA = (
     "same_motif",
@@ -113,46 +120,53 @@ def check_map(value: Any) -> list[dict[str, Any]] | None:
     if value is None:
         return None
     if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple)):
-        _fail(f"a Map is a list of {MAP_SIZE} patterns (dicts with name, shapes, criterion, points), not {value!r:.60}")
+        _fail(f"a Map is a list of {MAP_SIZE} patterns (dicts with name, shapes, criterion, points), not "
+              f"{short_repr(value, 60)}")
     if len(value) != MAP_SIZE:
         _fail(f"a Map holds exactly {MAP_SIZE} patterns, not {len(value)}")
     out = []
     names = set()
+    total_cells = 0
     for k, pattern in enumerate(value):
         where = f"pattern {k}"
         if not isinstance(pattern, dict):
-            _fail(f"{where} is {pattern!r:.40}; each pattern is a dict with name, shapes, criterion, points")
+            _fail(f"{where} is {short_repr(pattern, 40)}; each pattern is a dict with name, shapes, criterion, points")
         keys = set(pattern)
         missing = {"name", "shapes", "criterion", "points"} - keys
         if missing:
             _fail(f"{where} has no {sorted(missing)[0]!r}")
         extra = keys - {"name", "shapes", "criterion", "points"}
         if extra:
-            _fail(f"{where} has an unknown key {sorted(extra)[0]!r}; the keys are name, shapes, criterion, points")
+            _fail(f"{where} has an unknown key {short_repr(sorted(extra, key=repr)[0], 40)}; "
+                  "the keys are name, shapes, criterion, points")
         name = pattern["name"]
-        if not isinstance(name, str) or not name.strip():
-            _fail(f"{where}: 'name' must be a non-empty string, not {name!r}")
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+            _fail(f"{where}: 'name' must be a non-empty string of at most {MAX_NAME} characters, not {short_repr(name, 50)}")
         where = f"pattern {k} ({name})"
         if name in names:
             _fail(f"{where}: two patterns are named {name!r}; names must be unique")
         names.add(name)
         criterion = pattern["criterion"]
-        if criterion not in CRITERIA:
-            _fail(f"{where}: criterion {criterion!r} is not one of {', '.join(CRITERIA)}")
+        if not isinstance(criterion, str) or criterion not in CRITERIA:
+            _fail(f"{where}: criterion {short_repr(criterion, 40)} is not one of {', '.join(CRITERIA)}")
         points = pattern["points"]
         if not _is_int(points) or not 0 <= points <= MAX_POINTS:
-            _fail(f"{where}: 'points' must be an integer 0…{MAX_POINTS}, not {points!r}")
+            _fail(f"{where}: 'points' must be an integer 0…{MAX_POINTS}, not {short_repr(points, 40)}")
         shapes = pattern["shapes"]
         if isinstance(shapes, (str, bytes)) or not isinstance(shapes, (list, tuple)) or not shapes:
             _fail(f"{where}: 'shapes' must be a non-empty list of orientations, each a list of [row, col] offsets")
+        if len(shapes) > MAX_ORIENTATIONS:
+            _fail(f"{where} lists {len(shapes)} orientations; at most {MAX_ORIENTATIONS}")
         orientations: list[tuple[tuple[int, int], ...]] = []
         for o, shape in enumerate(shapes):
             if isinstance(shape, (str, bytes)) or not isinstance(shape, (list, tuple)) or not shape:
-                _fail(f"{where}: orientation {o} must be a non-empty list of [row, col] offsets, not {shape!r:.40}")
+                _fail(f"{where}: orientation {o} must be a non-empty list of [row, col] offsets, not {short_repr(shape, 40)}")
+            if len(shape) > MAX_SHAPE_CELLS:
+                _fail(f"{where}: orientation {o} has {len(shape)} cells; at most {MAX_SHAPE_CELLS}")
             cells = []
             for cell in shape:
                 if not (isinstance(cell, (list, tuple)) and len(cell) == 2 and all(_is_int(x) for x in cell)):
-                    _fail(f"{where}: orientation {o} holds {cell!r}; each cell is a pair of integers [row, col]")
+                    _fail(f"{where}: orientation {o} holds {short_repr(cell, 40)}; each cell is a pair of integers [row, col]")
                 if not all(-40 <= x <= 40 for x in cell):
                     _fail(f"{where}: orientation {o} offset {list(cell)} is too far (offsets lie within -40…40)")
                 cells.append((cell[0], cell[1]))
@@ -172,6 +186,10 @@ def check_map(value: Any) -> list[dict[str, Any]] | None:
                     )
             if norm not in orientations:
                 orientations.append(norm)
+                total_cells += len(norm)
+                if total_cells > MAX_MAP_CELLS:
+                    _fail(f"the Map's orientations hold more than {MAX_MAP_CELLS} cells in all (at {where}, "
+                          f"orientation {o}); at most {MAX_MAP_CELLS} (the standard Map: 143)")
         out.append(
             {
                 "name": name,
@@ -259,18 +277,23 @@ class CompiledMap:
         return bin(mask).count("1") == len(cells) and k in self.patterns_of.get(mask, ())
 
 
-_CACHE: dict[Any, CompiledMap] = {}
+_CACHE: dict[Any, CompiledMap] = {}  # the standard Map, per table size (12 sizes at most)
+_USER_CACHE: dict[Any, CompiledMap] = {}  # users' Maps: the last few only (each may weigh tens of MB)
+USER_MAPS_KEPT = 2
 
 
 def compiled(size: int, patterns: list[dict[str, Any]] | None) -> CompiledMap:
+    """The Map laid on a ``size × size`` table, built once and kept (users' Maps: the last
+    ``USER_MAPS_KEPT``)."""
     key = (size, None if patterns is None else repr(patterns))
-    found = _CACHE.get(key)
+    cache = _CACHE if patterns is None else _USER_CACHE
+    found = cache.get(key)
     if found is None:
         found = CompiledMap(size, STANDARD_MAP if patterns is None else patterns)
         found.key = key
-        if len(_CACHE) > 16:
-            _CACHE.clear()
-        _CACHE[key] = found
+        if patterns is not None and len(cache) >= USER_MAPS_KEPT:
+            cache.pop(next(iter(cache)))
+        cache[key] = found
     return found
 
 

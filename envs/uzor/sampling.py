@@ -1,44 +1,31 @@
 """Full Uzor states from one seat's view, for search bots and the bot protocol.
 
-A seat sees everything but two things: the opponent's secret goal and the order of the
-supply's face-down tiles (their contents follow by elimination; face-up discards lie where the
-observation shows them). :func:`read_position` is the one route from an observation to a full
+A seat sees everything but the opponent's secret goal: both hands came through the face-up
+market, the supply's contents follow by elimination, its face-up discards lie where the
+observation shows them, and the order of its face-down tiles is not part of any state (each
+draw is a chance node). :func:`read_position` is the one route from an observation to a full
 state: it reads the observation through the core's :func:`~envs.core.sampling.read_observation`
 (options, shape, range, mask), settles the public history the observation forgets
 (``envs.uzor.history``: stone instances, faces and owners), builds the position through the
 engine's own ``from_state_dict`` (which validates it) and checks with
 :func:`~envs.core.sampling.check_reproduces` that it shows the seat exactly the observation and
-mask it was given. Drawing what the seat cannot see is separate:
-
-* the face-down tiles (:func:`draw_face_down`): a uniform shuffle of their known contents
-  (with scripted ``tiles`` the order is part of the options everyone was given: the face-down
-  part of the supply is always the last tiles of the dealt order, so there is nothing to draw);
-* the opponent's goal (:func:`draw_goal`): uniform among the patterns that can still be it —
-  not my goal, and able to explain both scores (a goal closed by its owner counts double, so a
-  score can rule goals out). The observation does not say who closed which pattern, so "able
-  to explain" means that some split of the crossed-out patterns between the players gives both
-  scores; the owners are then the first such split under the drawn goal. (How likely each goal
-  made the opponent's play is not weighed: no model of the opponent here.) With scripted
-  ``goals`` it is the scripted one.
+mask it was given. Drawing what the seat cannot see is separate: :func:`draw_goal` draws the
+opponent's goal uniformly among the patterns that can still be it — not my goal, and able to
+explain both scores (a goal closed by its owner counts double, so a score can rule goals out).
+The observation does not say who closed which pattern, so "able to explain" means that some
+split of the crossed-out patterns between the players gives both scores; the owners are then
+the first such split under the drawn goal. (How likely each goal made the opponent's play is
+not weighed: no model of the opponent here.) With scripted ``goals`` it is the scripted one.
 
 ``sampler(observation, options)`` reads the position once and returns ``draw(rng)``: a clone
-with the hidden items drawn from ``rng`` alone.
+with the opponent's goal drawn from ``rng`` alone.
 
 ``complete_snapshot(partial, seat, rng)`` fills a snapshot in the engine's format
-(``UzorGame.snapshot()``) from ``seat``'s point of view. In ``partial["state"]`` exactly these
-may be left out:
-
-* ``goals``: the opponent's entry may be ``null`` (``goals[1 - seat]``); the key itself and
-  ``seat``'s own entry must be there;
-* ``supply``: any face-down place (the first ``len(supply) - faceup`` entries) may be ``null``,
-  or the whole key may be missing or ``null`` when ``faceup`` is 0 (every tile that is on no
-  table, in no hand and in no market is then in the supply, face down).
-
-The unknown places get the tiles left over by elimination, shuffled (scripted ``tiles``: the
-ones the dealt order puts there); a ``null`` goal is drawn as ``draw_goal`` draws it, except
-that the snapshot names who closed what, so only a goal that gives the opponent exactly their
-score can be drawn. Every other key of the state is public: missing or ``null`` it is a
-``SnapshotError`` naming it.
+(``UzorGame.snapshot()``) from ``seat``'s point of view: in ``partial["state"]["goals"]`` (the
+goals dealt so far, player_0's first) the opponent's entry may be ``null``; it is drawn as
+``draw_goal`` draws it, except that the snapshot names who closed what, so only a goal that
+gives the opponent exactly their score can be drawn. Every other key of the state is public:
+missing or ``null`` it is a ``SnapshotError`` naming it. ``strip_hidden`` writes that form.
 """
 
 from __future__ import annotations
@@ -48,18 +35,18 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from envs.core.game import SnapshotError, int_list, require
+from envs.core.game import SnapshotError, require, short_repr
 from envs.core.sampling import SeatView, check_reproduces, read_observation
-from envs.uzor.common import COPIES, EMPTY, FORK, PHASES, STONE, TAKE, TILES, TYPES, tile_name
+from envs.uzor.common import COPIES, FORK, PHASES, STONE, TAKE, TYPES, tile_name
 from envs.uzor.history import split_closes, stone_cover, stone_faces
 from envs.uzor.observer import UzorObserver
 from envs.uzor.patterns import MAP_SIZE
 from envs.uzor.rules import UzorGame, geometry
 
-# The state keys a seat can see (all but goals and supply) that complete_snapshot requires.
+# The state keys a seat can see (all but goals) that complete_snapshot requires.
 PUBLIC_KEYS = (
-    "board", "hands", "market", "faceup", "scores", "closed", "to_move", "phase",
-    "repeated", "continued", "placed", "fork", "last_cell", "idle",
+    "board", "hands", "market", "facedown", "discards", "scores", "closed", "to_move", "phase",
+    "repeated", "continued", "placed", "fork", "last_cell", "idle", "pending",
 )
 
 
@@ -67,17 +54,15 @@ PUBLIC_KEYS = (
 class SeatPosition:
     """What one seat's observation fixes, read and checked (:func:`read_position`).
 
-    ``state`` is a full position showing the seat its observation: the opponent's goal the
-    first of ``goal_choices`` (the goals the scores allow), the face-down tiles in type order;
-    ``closed_by_goal`` gives the closes (with owners) under each possible goal, ``face_down``
-    the face-down tiles to shuffle (empty when there is nothing to draw: none, or scripted)."""
+    ``state`` is a full position showing the seat its observation, the opponent's goal the
+    first of ``goal_choices`` (the goals the scores allow); ``closed_by_goal`` gives the closes
+    (with owners) under each possible goal."""
 
     view: SeatView
     seat: int
     state: UzorGame
     goal_choices: tuple[int, ...]
     closed_by_goal: dict[int, list]
-    face_down: tuple[int, ...]
 
 
 def read_position(observation, options: dict[str, Any]) -> SeatPosition:
@@ -114,15 +99,6 @@ def read_position(observation, options: dict[str, Any]) -> SeatPosition:
             f"the observation's supply contents ({sum(supply_counts)} tiles) do not match its "
             f"{down_places} face-down places and face-up discards {[tile_name(t) for t in faceup]}"
         )
-    down = [t for t in range(TYPES) for _ in range(down_counts[t])]
-    scripted_tiles = resolved["tiles"]
-    to_shuffle = tuple(down)
-    if scripted_tiles is not None:
-        dealt = [m * 5 + c for m, c in scripted_tiles]
-        down = dealt[TILES - down_places:]
-        if sorted(down) != list(to_shuffle):
-            raise ValueError("the observation's face-down supply is not the last tiles of the scripted 'tiles' order")
-        to_shuffle = ()
 
     # Stones: their contents by elimination, their instances and faces settled once.
     stone_counts = [COPIES] * TYPES
@@ -194,8 +170,8 @@ def read_position(observation, options: dict[str, Any]) -> SeatPosition:
         "board": full_board,
         "hands": hands,
         "market": seen["market"],
-        "supply": down + faceup,
-        "faceup": len(faceup),
+        "facedown": down_counts,
+        "discards": faceup,
         "goals": goals,
         "scores": scores,
         "closed": [[p, k, list(cells)] for p, k, cells in closed_by_goal[goal_choices[0]]],
@@ -207,6 +183,7 @@ def read_position(observation, options: dict[str, Any]) -> SeatPosition:
         "fork": [],
         "last_cell": seen["last_cell"],
         "idle": seen["idle"],
+        "pending": -1,
     }
     try:
         if phase == FORK:
@@ -224,7 +201,7 @@ def read_position(observation, options: dict[str, Any]) -> SeatPosition:
     except SnapshotError as error:
         raise ValueError(f"the observation is not an Uzor position under these options: {error}") from None
     check_reproduces(view, base, seat)
-    return SeatPosition(view, seat, base, goal_choices, closed_by_goal, to_shuffle)
+    return SeatPosition(view, seat, base, goal_choices, closed_by_goal)
 
 
 # ----- drawing what the seat cannot see -----------------------------------------------------------
@@ -239,27 +216,18 @@ def draw_goal(position: SeatPosition, game: UzorGame, rng: random.Random) -> Non
         game.closed = position.closed_by_goal[g][:]
 
 
-def draw_face_down(position: SeatPosition, game: UzorGame, rng: random.Random) -> None:
-    """The face-down part of the supply of ``game`` (a clone of ``position.state``): a
-    uniform shuffle of its contents (nothing to draw with scripted tiles or none face down)."""
-    if position.face_down:
-        order = list(position.face_down)
-        rng.shuffle(order)
-        game.supply[:len(order)] = order
-
-
 def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], UzorGame]:
     """Read one seat's observation once (the env's dict or the bare vector; ``options`` as
     given to the env; the seat must be the one to act, else ValueError). Each call of the
     returned function builds, from the rng given alone, a fresh full state that gives the
-    same observation and mask: the opponent's goal, then the face-down supply's order, drawn
-    among the possibilities (see the module docstring)."""
+    same observation and mask: the opponent's goal drawn among the possibilities (see the
+    module docstring); the supply's face-down order is no part of it (each draw is a chance
+    node)."""
     position = read_position(observation, options)
 
     def sample(rng: random.Random) -> UzorGame:
         game = position.state.clone()
         draw_goal(position, game, rng)
-        draw_face_down(position, game, rng)
         return game
 
     sample.goal_choices = position.goal_choices  # for tests and bots: the possible opponent goals
@@ -270,9 +238,9 @@ def sampler(observation, options: dict[str, Any]) -> Callable[[random.Random], U
 
 def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
     """A complete snapshot from ``partial`` (the engine's format, as ``seat`` sees it), the
-    items hidden from ``seat`` that are left out drawn from ``rng`` (see the module docstring
-    for which); everything given is kept as it is. SnapshotError names a missing public key,
-    or says why the partial snapshot is inconsistent."""
+    opponent's goal drawn from ``rng`` if it is left out (see the module docstring);
+    everything given is kept as it is. SnapshotError names a missing public key, or says why
+    the partial snapshot is inconsistent."""
     if seat not in (0, 1):
         raise ValueError(f"seat must be 0 or 1, not {seat!r}")
     partial, options = UzorGame.read_snapshot(partial)
@@ -280,90 +248,18 @@ def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
     state = completed["state"]
     for key in PUBLIC_KEYS:
         require(state.get(key) is not None,
-                f"snapshot state lacks {key!r}, which player_{seat} can see; only the opponent's goal and "
-                "the face-down supply may be left out")
+                f"snapshot state lacks {key!r}, which player_{seat} can see; only the opponent's goal may be left out")
     opp = 1 - seat
-    geo = geometry(options["board_size"], options["patterns"])
-
     goals = state.get("goals")
-    require(isinstance(goals, list) and len(goals) == 2,
-            f"snapshot state lacks 'goals' (a pair, player_{opp}'s entry may be null): player_{seat}'s own goal is not hidden")
-    require(goals[seat] is not None, f"snapshot 'goals' lacks player_{seat}'s own goal, which is not hidden from them")
-    if goals[opp] is None:
+    require(isinstance(goals, list) and len(goals) <= 2,
+            f"snapshot state lacks 'goals' (those dealt so far, player_{opp}'s entry may be null)")
+    require(seat >= len(goals) or goals[seat] is not None,
+            f"snapshot 'goals' lacks player_{seat}'s own goal, which is not hidden from them")
+    if opp < len(goals) and goals[opp] is None:
+        geo = geometry(options["board_size"], options["patterns"])
         goals[opp] = _draw_goal(options, geo.map.points, state, seat, rng)
-
-    faceup = state["faceup"]
-    require(isinstance(faceup, int) and not isinstance(faceup, bool) and faceup >= 0,
-            f"snapshot field 'faceup' is {faceup!r}; it must be an integer >= 0")
-    supply = state.get("supply")
-    if supply is None:
-        require(faceup == 0, f"snapshot state lacks 'supply' but has {faceup} face-up discards in it, which are "
-                "public: give the supply with null for each face-down place")
-        supply = []
-        unknown_tail = True  # every tile not accounted for is in the supply, face down
-    else:
-        require(isinstance(supply, list), "snapshot field 'supply' must be a list")
-        require(faceup <= len(supply), f"snapshot 'faceup' is {faceup} but the supply holds {len(supply)} places")
-        for i, t in enumerate(supply[len(supply) - faceup:]):
-            require(t is not None, f"snapshot supply place {len(supply) - faceup + i} is a face-up discard, "
-                    "which is public: it may not be null")
-        unknown_tail = False
-    state["supply"] = _fill_supply(options, geo, state, supply, faceup, unknown_tail, rng)
     UzorGame.from_snapshot(completed)  # validates the whole (SnapshotError says why not)
     return completed
-
-
-def _tile_counts(state: dict, geo) -> list[int]:
-    """Tiles per type on the table (stones by face), in the hands and in the market."""
-    board = int_list(state, "board", geo.cells, EMPTY, STONE + TYPES - 1)
-    hands = state["hands"]
-    require(isinstance(hands, list) and len(hands) == 2, "snapshot field 'hands' must hold two hands")
-    tiles = [v % STONE for v in board if v >= 0]
-    for p, hand in enumerate(hands):
-        require(isinstance(hand, list), f"snapshot hand of player_{p} must be a list")
-        tiles += int_list({"hand": hand}, "hand", len(hand), 0, TYPES - 1)
-    tiles += [t for t in int_list(state, "market", len(state["market"]) if isinstance(state["market"], list) else -1,
-                                  EMPTY, TYPES - 1) if t >= 0]
-    counts = [0] * TYPES
-    for t in tiles:
-        counts[t] += 1
-    return counts
-
-
-def _fill_supply(options, geo, state: dict, supply: list, faceup: int, unknown_tail: bool,
-                 rng: random.Random) -> list[int]:
-    """The supply with its unknown (null) places filled: leftovers shuffled, or the script's."""
-    counts = _tile_counts(state, geo)
-    known = [t for t in supply if t is not None]
-    int_list({"supply": known}, "supply", len(known), 0, TYPES - 1)
-    for t in known:
-        counts[t] += 1
-    for t in range(TYPES):
-        require(counts[t] <= COPIES, f"snapshot holds {counts[t]} tiles {tile_name(t)} across table, hands, market "
-                f"and supply; there are exactly {COPIES}")
-    left = [t for t in range(TYPES) for _ in range(COPIES - counts[t])]
-    if unknown_tail:
-        supply = [None] * len(left)
-    holes = [i for i, t in enumerate(supply) if t is None]
-    require(len(holes) == len(left),
-            f"snapshot leaves {len(left)} tiles unaccounted for by table, hands, market and known supply places, "
-            f"but has {len(holes)} unknown supply places")
-    if options["tiles"] is not None:
-        # scripted: the face-down places hold the last tiles of the dealt order, in that order
-        dealt = [m * 5 + c for m, c in options["tiles"]]
-        down = len(supply) - faceup
-        script = dealt[TILES - down:] if down else []
-        for i in range(down):
-            if supply[i] is not None and supply[i] != script[i]:
-                raise SnapshotError(f"snapshot supply place {i} holds {tile_name(supply[i])}, but the scripted "
-                                    f"'tiles' put {tile_name(script[i])} there")
-        left = [script[i] for i in holes]
-    else:
-        rng.shuffle(left)
-    filled = list(supply)
-    for i, t in zip(holes, left):
-        filled[i] = t
-    return filled
 
 
 def _draw_goal(options, points: list[int], state: dict, seat: int, rng: random.Random) -> int:
@@ -377,22 +273,21 @@ def _draw_goal(options, points: list[int], state: dict, seat: int, rng: random.R
             "snapshot 'closed' entries must be [player, pattern, cells]")
     require(isinstance(scores, list) and len(scores) == 2, "snapshot field 'scores' must hold two scores")
     theirs = [e[1] for e in closed if e[0] == opp]
-    require(all(isinstance(k, int) and 0 <= k < MAP_SIZE for k in theirs),
+    require(all(isinstance(k, int) and not isinstance(k, bool) and 0 <= k < MAP_SIZE for k in theirs),
             f"snapshot 'closed' names a pattern outside 0…{MAP_SIZE - 1}")
+    mine = goals[seat] if seat < len(goals) else None
     base = sum(points[k] for k in theirs)
-    choices = [g for g in range(MAP_SIZE) if g != goals[seat]
-               and base + (points[g] if g in theirs else 0) == scores[opp]]
-    require(choices, f"no secret goal for player_{opp} gives their score {scores[opp]!r} from the patterns "
-            f"they closed {theirs}")
+    choices = [g for g in range(MAP_SIZE) if g != mine and base + (points[g] if g in theirs else 0) == scores[opp]]
+    require(choices, f"no secret goal for player_{opp} gives their score {short_repr(scores[opp])} from the patterns "
+            f"they closed {short_repr(theirs)}")
     return choices[rng.randrange(len(choices))]
 
 
 def strip_hidden(snapshot: dict, seat: int) -> dict:
     """What ``seat`` may know of a full snapshot, in the form ``complete_snapshot`` reads: the
-    opponent's goal and the supply's face-down tiles left out (``null``)."""
+    opponent's goal left out (``null``) once it is dealt."""
     partial = copy.deepcopy(snapshot)
-    state = partial["state"]
-    state["goals"][1 - seat] = None
-    face_down = len(state["supply"]) - state["faceup"]
-    state["supply"][:face_down] = [None] * face_down
+    goals = partial["state"]["goals"]
+    if 1 - seat < len(goals):
+        goals[1 - seat] = None
     return partial

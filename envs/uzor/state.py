@@ -28,16 +28,16 @@ def ints(state: dict, key: str, length: int, low: int, high: int) -> list[int]:
 class Field(NamedTuple):
     attr: str  # the engine's attribute
     key: str  # the snapshot's key
-    kind: str  # "value", "list", "hands", "phase", "closed" or "fork": how it is copied and written
+    kind: str  # "value", "list", "hands", "goals", "phase", "closed" or "fork": how it is copied and written
 
 
 STATE_FIELDS = (
     Field("board", "board", "list"),  # a code per cell (envs.uzor.common)
     Field("hands", "hands", "hands"),  # two lists of tile types, sorted
     Field("market", "market", "list"),  # a type or EMPTY per slot
-    Field("supply", "supply", "list"),  # tile types, top (drawn first) to bottom
-    Field("faceup", "faceup", "value"),  # how many tiles at the supply's bottom lie face up
-    Field("goals", "goals", "list"),  # the secret goals (pattern numbers), seat order
+    Field("facedown", "facedown", "list"),  # the supply's face-down tiles: a count per type (no order)
+    Field("discards", "discards", "list"),  # its face-up discards at the bottom, in the order drawn
+    Field("goals", "goals", "goals"),  # the secret goals (pattern numbers), seat order; None: not dealt
     Field("points", "scores", "list"),
     Field("closed", "closed", "closed"),  # (player, pattern, cells) per closed pattern, in order
     Field("to_move", "to_move", "value"),
@@ -48,15 +48,17 @@ STATE_FIELDS = (
     Field("fork", "fork", "fork"),  # pattern -> the instance CLOSE would turn to stones
     Field("last_cell", "last_cell", "value"),  # -1 before the first placement
     Field("idle", "idle", "value"),  # turns in a row without a placement
+    Field("pending", "pending", "value"),  # the market slot a REFILL chance node fills (-1: none)
 )
 # Derived from ``board`` by ``rebuild_table`` and copied by ``clone`` (ints are shared).
 TABLE_LISTS = ("codes", "motif_bb", "colour_bb", "nb_motif", "nb_colour", "on_table", "outside_motif", "outside_colour")
 
-_COPIED = tuple(f.attr for f in STATE_FIELDS if f.kind in ("list", "closed")) + TABLE_LISTS
+_COPIED = tuple(f.attr for f in STATE_FIELDS if f.kind in ("list", "closed", "goals")) + TABLE_LISTS
 _WRITE = {
     "value": lambda v: v,
     "list": list,
     "hands": lambda v: [list(h) for h in v],
+    "goals": lambda v: [g for g in v if g is not None],  # those dealt (player_0's first)
     "phase": lambda v: PHASES[v],
     "closed": lambda v: [[p, k, list(cells)] for p, k, cells in v],
     "fork": lambda v: [[k, list(cells)] for k, cells in sorted(v.items())],
@@ -117,41 +119,46 @@ class StateMixin:
 
 
 def read_state(options: dict[str, Any], state: dict[str, Any], geo) -> dict[str, Any]:
-    """The fields of a snapshot's ``state``, validated: every tile there exactly once, stones
-    explained by closed instances, scores equal to the recount, goals as the options allow.
-    A ``SnapshotError`` names the field at fault. (The fork and the phase are checked against
-    the assembled position by ``UzorGame.from_state_dict``.)"""
+    """The fields of a snapshot's ``state``, each checked on its own and against the others
+    where a count says so: every tile there exactly once, stones explained by closed
+    instances, scores equal to the recount, goals as the options allow. A ``SnapshotError``
+    names the field at fault. (What the phase asks of the position — the deal so far, the
+    fork, the turn — is checked on the assembled position by ``UzorGame.from_state_dict``.)"""
     n = geo.cells
+    phase_name = state.get("phase")
+    require(phase_name in PHASES,
+            f"snapshot field 'phase' is {short_repr(phase_name)}; it must be one of {', '.join(PHASES)}")
     board = ints(state, "board", n, EMPTY, STONE + TYPES - 1)
     hands = state.get("hands")
     require(isinstance(hands, list) and len(hands) == 2, "snapshot field 'hands' must hold two hands")
-    hands = [ints({"hand": h}, "hand", len(h) if isinstance(h, list) else -1, 0, TYPES - 1) for h in hands]
+    hands = [ints({"hands": h}, "hands", len(h) if isinstance(h, list) else -1, 0, TYPES - 1) for h in hands]
     for p, h in enumerate(hands):
-        require(len(h) <= HAND, f"snapshot hand of player_{p} holds {len(h)} tiles; at most {HAND}")
-        require(h == sorted(h), f"snapshot hand of player_{p} is not sorted by tile type")
+        require(len(h) <= HAND, f"snapshot field 'hands': player_{p}'s holds {len(h)} tiles; at most {HAND}")
+        require(h == sorted(h), f"snapshot field 'hands': player_{p}'s is not sorted by tile type")
     market = ints(state, "market", MARKET, EMPTY, TYPES - 1)
-    supply = state.get("supply")
-    require(isinstance(supply, list), "snapshot field 'supply' must be a list")
-    supply = ints(state, "supply", len(supply), 0, TYPES - 1)
-    faceup = int_field(state, "faceup", 0, len(supply))
-    counts = [0] * TYPES
+    facedown = ints(state, "facedown", TYPES, 0, COPIES)
+    discards = state.get("discards")
+    discards = ints(state, "discards", len(discards) if isinstance(discards, list) else -1, 0, TYPES - 1)
+    counts = list(facedown)
     for v in board:
         if v >= 0:
             counts[v % STONE] += 1
-    for t in hands[0] + hands[1] + supply + [x for x in market if x >= 0]:
+    for t in hands[0] + hands[1] + discards + [x for x in market if x >= 0]:
         counts[t] += 1
     for t in range(TYPES):
         require(
             counts[t] == COPIES,
-            f"snapshot holds {counts[t]} tiles {tile_name(t)} across table, hands, market and supply; "
-            f"there are exactly {COPIES}",
+            f"snapshot holds {counts[t]} tiles {tile_name(t)} across 'board', 'hands', 'market', 'facedown' and "
+            f"'discards'; there are exactly {COPIES}",
         )
-    require(board[geo.centre] != EMPTY, "snapshot table has no tile in its centre cell")
-    require(not (supply and EMPTY in market), "snapshot market has an empty slot while the supply still holds tiles")
-    goals = ints(state, "goals", 2, 0, MAP_SIZE - 1)
-    require(goals[0] != goals[1], "snapshot goals must be two different patterns")
+    dealt = state.get("goals")
+    require(isinstance(dealt, list) and len(dealt) <= 2,
+            "snapshot field 'goals' must list the secret goals dealt so far (player_0's first): at most 2")
+    dealt = ints(state, "goals", len(dealt), 0, MAP_SIZE - 1)
+    require(len(set(dealt)) == len(dealt), "snapshot field 'goals': the two goals must be different patterns")
     if options["goals"] is not None:
-        require(goals == list(options["goals"]), "snapshot goals differ from its scripted 'goals' option")
+        require(dealt == list(options["goals"])[:len(dealt)], "snapshot field 'goals' differs from the scripted 'goals' option")
+    goals = dealt + [None] * (2 - len(dealt))
     closed_raw = state.get("closed")
     require(isinstance(closed_raw, list), "snapshot field 'closed' must be a list")
     closed = []
@@ -160,45 +167,46 @@ def read_state(options: dict[str, Any], state: dict[str, Any], geo) -> dict[str,
     for entry in closed_raw:
         require(
             isinstance(entry, list) and len(entry) == 3 and isinstance(entry[2], list),
-            f"snapshot 'closed' entry {short_repr(entry)} must be [player, pattern, cells]",
+            f"snapshot field 'closed': entry {short_repr(entry)} must be [player, pattern, cells]",
         )
-        p = int_field({"p": entry[0]}, "p", 0, 1)
-        k = int_field({"k": entry[1]}, "k", 0, MAP_SIZE - 1)
-        cells = tuple(ints({"cells": entry[2]}, "cells", len(entry[2]), 0, n - 1))
-        require(not crossed >> k & 1, f"snapshot closes pattern {k} twice")
+        p = int_field({"closed": entry[0]}, "closed", 0, 1)
+        k = int_field({"closed": entry[1]}, "closed", 0, MAP_SIZE - 1)
+        cells = tuple(ints({"closed": entry[2]}, "closed", len(entry[2]), 0, n - 1))
+        require(not crossed >> k & 1, f"snapshot field 'closed' closes pattern {k} twice")
         crossed |= 1 << k
         require(list(cells) == sorted(cells) and geo.map.is_instance(cells, k),
-                f"snapshot 'closed' cells {short_repr(list(cells))} are not an instance of pattern {k} "
+                f"snapshot field 'closed': cells {short_repr(list(cells))} are not an instance of pattern {k} "
                 "(cells in ascending order)")
         for x in cells:
-            require(board[x] >= STONE, f"snapshot closed pattern {k} but cell {x} is not a stone")
-            require(not stones >> x & 1, f"snapshot closes cell {x} twice")
+            require(board[x] >= STONE, f"snapshot field 'closed': pattern {k} was closed but cell {x} is not a stone")
+            require(not stones >> x & 1, f"snapshot field 'closed' closes cell {x} twice")
             stones |= 1 << x
+        require(goals[p] is not None, f"snapshot field 'closed': player_{p} closed a pattern before the goals were dealt")
         recount[p] += geo.map.points[k] * (2 if goals[p] == k else 1)
         closed.append((p, k, cells))
     for x, v in enumerate(board):
         if v >= STONE:
-            require(stones >> x & 1, f"snapshot cell {x} is a stone that no closed pattern explains")
+            require(stones >> x & 1, f"snapshot field 'board': cell {x} is a stone that no closed pattern explains")
     points = ints(state, "scores", 2, 0, 10**6)
-    require(points == recount, f"snapshot scores {points} differ from the recount of closed patterns {recount}")
-    phase_name = state.get("phase")
-    require(phase_name in PHASES, f"snapshot field 'phase' is {phase_name!r}; it must be one of {', '.join(PHASES)}")
+    require(points == recount, f"snapshot field 'scores' {points} differs from the recount of closed patterns {recount}")
     flags = {}
     for key in ("repeated", "continued", "placed"):
         require(isinstance(state.get(key), bool), f"snapshot field {key!r} must be true or false")
         flags[key] = state[key]
     last_cell = int_field(state, "last_cell", -1, n - 1)
-    require(last_cell < 0 or board[last_cell] != EMPTY, "snapshot 'last_cell' is an empty cell")
+    require(last_cell < 0 or board[last_cell] != EMPTY, "snapshot field 'last_cell' is an empty cell")
     fork_raw = state.get("fork")
     require(isinstance(fork_raw, list), "snapshot field 'fork' must be a list")
     fork = {}
     for entry in fork_raw:
         require(isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list),
-                f"snapshot 'fork' entry {short_repr(entry)} must be [pattern, cells]")
-        fork[entry[0]] = tuple(entry[1])
+                f"snapshot field 'fork': entry {short_repr(entry)} must be [pattern, cells]")
+        k = int_field({"fork": entry[0]}, "fork", 0, MAP_SIZE - 1)
+        fork[k] = tuple(ints({"fork": entry[1]}, "fork", len(entry[1]), 0, n - 1))
     return {
-        "board": board, "hands": hands, "market": market, "supply": supply, "faceup": faceup,
+        "board": board, "hands": hands, "market": market, "facedown": facedown, "discards": discards,
         "goals": goals, "points": points, "closed": closed,
         "to_move": int_field(state, "to_move", 0, 1), "phase": PHASES.index(phase_name), **flags,
         "fork": fork, "last_cell": last_cell, "idle": int_field(state, "idle", 0, IDLE_LIMIT),
+        "pending": int_field(state, "pending", -1, MARKET - 1),
     }

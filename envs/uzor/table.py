@@ -17,7 +17,18 @@ from typing import Any
 
 from envs.core.bits import set_bits
 from envs.uzor.common import COPIES, EMPTY, STONE, TYPES, ActionLayout
-from envs.uzor.patterns import ANY, DIFF_COLOURS, HOLLOW, IDENTICAL, SAME_COLOUR, SAME_EITHER, SAME_MOTIF, compiled, select
+from envs.uzor.patterns import (
+    ANY,
+    DIFF_COLOURS,
+    HOLLOW,
+    IDENTICAL,
+    SAME_COLOUR,
+    SAME_EITHER,
+    SAME_MOTIF,
+    USER_MAPS_KEPT,
+    compiled,
+    select,
+)
 
 _VERSIONS = itertools.count(1)  # table versions, unique in the process (observers cache by them)
 OUTSIDE_PER_MOTIF = COPIES * 5  # tiles of one motif (or one colour) in the game
@@ -53,17 +64,19 @@ _GEOMETRY: dict[Any, Geometry] = {}
 # by every state that has it; cleared whole when full.
 _CELL_LISTS: dict[bytes, dict[int, list[int]]] = {}
 _CELL_LISTS_LIMIT = 2048
-_GEOMETRY_LIMIT = 16
 
 
 def geometry(size: int, patterns) -> Geometry:
-    """The geometry of a table size and Map (built once per process and kept)."""
+    """The geometry of a table size and Map (built once per process and kept; for users' Maps
+    only the last few, as their compiled Maps are)."""
     key = (size, None if patterns is None else repr(patterns))
     found = _GEOMETRY.get(key)
     if found is None:
         found = Geometry(size, patterns)
-        if len(_GEOMETRY) > _GEOMETRY_LIMIT:
-            _GEOMETRY.clear()
+        if patterns is not None:
+            users = [k for k in _GEOMETRY if k[1] is not None]
+            while len(users) >= USER_MAPS_KEPT:
+                del _GEOMETRY[users.pop(0)]
         _GEOMETRY[key] = found
     return found
 

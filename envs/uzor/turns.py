@@ -8,7 +8,14 @@ each phase, what each does, and where a turn goes next. The phases (``envs.uzor.
 * ``TAKE`` — take a market tile (after a placement; the turn then ends);
 * ``DISCARD`` / ``DEAD_TAKE`` — a dead end: discard a hand tile face up to the bottom of the
   supply, then take; ``PASS`` — a dead end with an empty market;
-* ``OVER`` — the game has ended.
+* ``OVER`` — the game has ended;
+
+and the chance nodes (``current_player()`` is ``CHANCE``): ``GOAL`` deals a secret goal,
+``DEAL`` a tile of the setup, ``REFILL`` the tile that refills a market slot from the face-down
+supply. Outcomes are tile types (drawing type ``t`` is outcome ``t``, with probability its
+face-down count over the face-down total) and patterns (dealing pattern ``k`` is ``GOAL0 + k``,
+uniform among those still possible); a scripted ``tiles`` / ``goals`` option makes each node
+offer the scripted outcome alone, with probability 1.
 """
 
 from __future__ import annotations
@@ -16,8 +23,28 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
-from envs.core.game import TERMINAL
-from envs.uzor.common import DEAD_TAKE, DISCARD, EMPTY, FORK, IDLE_LIMIT, OVER, PASS, PLACE, TAKE
+from envs.core.game import CHANCE, TERMINAL
+from envs.uzor.common import (
+    COPIES,
+    DEAD_TAKE,
+    DEAL,
+    DISCARD,
+    EMPTY,
+    FORK,
+    GOAL,
+    GOAL0,
+    HAND,
+    IDLE_LIMIT,
+    MARKET,
+    OVER,
+    PASS,
+    PLACE,
+    REFILL,
+    TAKE,
+    TILES,
+    TYPES,
+)
+from envs.uzor.patterns import MAP_SIZE
 
 
 class TurnsMixin:
@@ -58,16 +85,70 @@ class TurnsMixin:
 
     # ----- the state interface ---------------------------------------------------------------
     def current_player(self) -> int:
-        return TERMINAL if self.phase == OVER else self.to_move
+        phase = self.phase
+        if phase == OVER:
+            return TERMINAL
+        return CHANCE if phase >= GOAL else self.to_move
 
     def is_terminal(self) -> bool:
         return self.phase == OVER
+
+    # ----- chance nodes ------------------------------------------------------------------------
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        phase = self.phase
+        if phase == GOAL:
+            seat = 0 if self.goals[0] is None else 1
+            scripted = self.options["goals"]
+            if scripted is not None:
+                return [(GOAL0 + scripted[seat], 1.0)]
+            choices = [k for k in range(MAP_SIZE) if k != self.goals[0]]
+            return [(GOAL0 + k, 1.0 / len(choices)) for k in choices]
+        if phase == DEAL or phase == REFILL:
+            scripted = self.options["tiles"]
+            facedown = self.facedown
+            total = sum(facedown)
+            if scripted is not None:
+                m, c = scripted[TILES - total]  # the face-down tiles are the script's last `total`
+                return [(m * 5 + c, 1.0)]
+            return [(t, count / total) for t, count in enumerate(facedown) if count]
+        return super().chance_outcomes()
+
+    def _chance(self, outcome: int) -> None:
+        """Make a chance outcome happen (it is one of ``chance_outcomes()``)."""
+        phase = self.phase
+        if phase == GOAL:
+            seat = 0 if self.goals[0] is None else 1
+            self.goals[seat] = outcome - GOAL0
+            if seat == 1:
+                self.phase = DEAL
+            return
+        self.facedown[outcome] -= 1
+        if phase == REFILL:
+            self.market[self.pending] = outcome
+            self.pending = -1
+            self._end_turn()
+            return
+        # the deal: t0…t4 to player_0's hand, t5…t9 to player_1's, t10…t14 to the market, t15 the centre
+        dealt = len(self.hands[0]) + len(self.hands[1]) + sum(1 for x in self.market if x >= 0)
+        if dealt < 2 * HAND:
+            bisect.insort(self.hands[dealt // HAND], outcome)
+        elif dealt < 2 * HAND + MARKET:
+            self.market[dealt - 2 * HAND] = outcome
+        else:
+            self._put(self.geo.centre, outcome)
+            self._start_turn(0, False)
+            if self.phase != PLACE:
+                # player_0 cannot place: every tile goes back and is dealt again, the goals kept
+                # (a scripted order that would need this is refused by the options' check)
+                self.set_fields(self.options, start_fields(self.geo.cells, goals=self.goals, phase=DEAL))
 
     def legal_actions(self) -> list[int]:
         """The legal actions, ascending: placements from the first slot of each tile type, the
         fork's closes and CONTINUE, the market slots that hold a tile, dead-end discards, PASS."""
         phase = self.phase
         geo = self.geo
+        if phase >= GOAL:
+            return sorted(outcome for outcome, _ in self.chance_outcomes())
         if phase == PLACE:
             hand = self.hands[self.to_move]
             out: list[int] = []
@@ -117,6 +198,18 @@ class TurnsMixin:
             return s < len(hand) and not (s and hand[s - 1] == hand[s])
         if phase == PASS:
             return a == geo.pass_
+        if phase == GOAL:
+            k = a - GOAL0
+            scripted = self.options["goals"]
+            if scripted is not None:
+                return k == scripted[0 if self.goals[0] is None else 1]
+            return 0 <= k < MAP_SIZE and k != self.goals[0]
+        if phase >= GOAL:  # DEAL or REFILL: a tile type still face down (the script's next one)
+            scripted = self.options["tiles"]
+            if scripted is not None:
+                m, c = scripted[TILES - sum(self.facedown)]
+                return a == m * 5 + c
+            return 0 <= a < TYPES and self.facedown[a] > 0
         return False
 
     def apply(self, action: Any) -> None:
@@ -146,14 +239,14 @@ class TurnsMixin:
             self._after_place()
         elif phase == TAKE or phase == DEAD_TAKE:
             self._take(a - geo.take0)
-            self._end_turn()
         elif phase == DISCARD:
             t = self.hands[self.to_move].pop(a - geo.discard0)
-            self.supply.append(t)
-            self.faceup += 1
+            self.discards.append(t)  # face up, at the bottom of the supply
             self.phase = DEAD_TAKE
-        else:  # PASS
+        elif phase == PASS:
             self._end_turn()
+        else:  # a chance node
+            self._chance(a)
 
     def _close(self, k: int) -> None:
         """CLOSE ``k``: its points (doubled for the player's goal), crossed out, stones."""
@@ -168,17 +261,32 @@ class TurnsMixin:
         self._turn_to_stones(cells)
 
     def _take(self, m: int) -> None:
-        """TAKE market slot ``m``: the tile joins the hand (kept sorted), the slot refills from
-        the top of the supply (it stays empty with an empty supply)."""
+        """TAKE market slot ``m``: the tile joins the hand (kept sorted) and the slot refills
+        from the top of the supply: a face-down tile (a chance node), else the first face-up
+        discard; with an empty supply the slot stays empty. The turn then ends."""
         t = self.market[m]
         bisect.insort(self.hands[self.to_move], t)
-        supply = self.supply
-        if supply:
-            if self.faceup == len(supply):
-                self.faceup -= 1
-            self.market[m] = supply.pop(0)
-        else:
+        if any(self.facedown):
             self.market[m] = EMPTY
+            self.pending = m
+            self.phase = REFILL
+            return
+        self.market[m] = self.discards.pop(0) if self.discards else EMPTY
+        self._end_turn()
 
     def scores(self) -> list[int]:
         return list(self.points)
+
+
+def start_fields(cells: int, **given: Any) -> dict[str, Any]:
+    """The state fields of a game before anything is dealt (every tile face down, no goal yet),
+    ``given`` over them (a new deal keeps the goals)."""
+    fields = {
+        "board": [EMPTY] * cells, "hands": [[], []], "market": [EMPTY] * MARKET, "facedown": [COPIES] * TYPES,
+        "discards": [], "goals": [None, None], "points": [0, 0], "closed": [], "to_move": 0, "phase": GOAL,
+        "repeated": False, "continued": False, "placed": False, "fork": {}, "last_cell": -1, "idle": 0,
+        "pending": -1,
+    }
+    fields.update(given)
+    fields["goals"] = list(fields["goals"])
+    return fields

@@ -291,7 +291,7 @@ def test_option_errors_cut_the_offending_value(game):
     assert lengths and max(lengths.values()) <= MAX_MESSAGE, {k: v for k, v in lengths.items() if v > MAX_MESSAGE}
 
 
-@pytest.mark.parametrize("game", [pytest.param(game, marks=MESSAGES_NOT_CUT if game in ("fill_v0", "uzor_v0") else ())
+@pytest.mark.parametrize("game", [pytest.param(game, marks=MESSAGES_NOT_CUT if game in ("fill_v0",) else ())
                                   for game in GAMES])
 def test_snapshot_errors_cut_the_offending_value(game):
     env = envs.load(game).raw_env()

@@ -7,7 +7,7 @@ import numpy as np
 from envs import uzor_v0
 from envs.uzor.observer import UzorObserver
 from envs.uzor.rules import FORK, TAKE
-from tests.uzor.util import act, draw, place, position, tile, tiles
+from tests.uzor.util import act, draw, first_outcomes, place, position, tile, tiles
 from training import load_agent
 
 
@@ -54,6 +54,7 @@ def test_heuristic_continues_when_its_hand_makes_the_line_longer():
     assert game.action_to_string(bot.act(observation(game, 0))) == "continue"
     act(game, "continue")
     game.apply(bot.act(observation(game, 0)))  # the take
+    first_outcomes(game)  # (its refill)
     assert game.repeated and game.to_move == 0
     game.apply(bot.act(observation(game, 0)))  # the repeated turn's placement
     assert game.phase == FORK and ({1, 2} & set(game.fork))

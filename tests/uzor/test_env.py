@@ -11,7 +11,9 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from envs import uzor_v0
 from envs.uzor.observer import SLOT, UzorObserver
-from envs.uzor.rules import COPIES, EMPTY, IDLE_LIMIT, OVER, STONE, TAKE, TYPES, UzorGame
+from envs.core.game import draw_outcome
+from envs.uzor.rules import COPIES, EMPTY, IDLE_LIMIT, OVER, STONE, TYPES, UzorGame
+from tests.uzor.util import dealt, step
 
 
 def test_pettingzoo_api_seed_and_render():
@@ -29,46 +31,38 @@ def test_spaces_follow_the_page():
 
 # ----- hidden information ------------------------------------------------------------------------
 
-def _twins(seed: int, steps: int):
-    """A game after ``steps`` random actions, and its twin with the opponent's goal and the
-    deep face-down supply reordered."""
-    game = UzorGame(UzorGame.resolve_options({}), random.Random(seed))
+def _position(seed: int, steps: int) -> UzorGame:
+    """A game after ``steps`` random player actions (chance by its odds)."""
     rng = random.Random(seed + 100)
+    game = dealt({}, seed)
     for _ in range(steps):
         if game.is_terminal():
             break
-        game.apply(rng.choice(game.legal_actions()))
-    twin = game.clone()
-    return game, twin
+        step(game, rng.choice(game.legal_actions()), rng)
+    return game
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_opponents_goal_and_the_supply_order_never_reach_the_observation(seed):
-    game, twin = _twins(seed, 20 + 7 * seed)
+def test_the_opponents_goal_never_reaches_the_observation_and_no_supply_order_is_kept(seed):
+    # (the face-down supply has no order in the state since each draw became a chance node)
+    game = _position(seed, 20 + 7 * seed)
+    assert isinstance(game.snapshot()["state"]["facedown"], list) and "supply" not in game.snapshot()["state"]
     viewer = game.to_move
     other = 1 - viewer
-    goals = list(twin.goals)
-    goals[other] = next(g for g in range(15) if g not in goals)
-    twin.goals = goals
-    down = len(twin.supply) - twin.faceup
-    keep = 8  # the top tiles will be drawn during the test: they stay in place
-    deep = twin.supply[keep:down]
-    random.Random(seed).shuffle(deep)
-    twin.supply[keep:down] = deep
-    assert twin.supply != game.supply or len(deep) < 2
+    twin = game.clone()
+    twin.goals[other] = next(g for g in range(15) if g not in game.goals)
     observer = UzorObserver(game.options)
     rng = random.Random(seed)
-    draws = 0
-    while not game.is_terminal() and draws < keep:
+    for _ in range(40):
+        if game.is_terminal():
+            break
         a, b = observer.observe(game, viewer), observer.observe(twin, viewer)
         assert a.tobytes() == b.tobytes()
         assert game.legal_actions() == twin.legal_actions()
-        action = rng.choice(game.legal_actions())
+        action = draw_outcome(game.chance_outcomes(), rng) if game.is_chance_node() else rng.choice(game.legal_actions())
         closing = action - game.geo.close0
-        if game.to_move == other and closing in (game.goals[other], twin.goals[other]):
+        if game.current_player() == other and closing in (game.goals[other], twin.goals[other]):
             break  # the score would show the goal: the information becomes public here
-        if game.phase in (TAKE, 4) and game.supply:
-            draws += 1
         game.apply(action)
         twin.apply(action)
     # my own goal is in my view: changing it changes what I see
@@ -91,13 +85,13 @@ def test_observation_keeps_the_public_facts():
             assert seen["my_hand"] == game.hands[player]
             assert seen["their_hand"] == game.hands[1 - player]
             assert seen["market"] == game.market
-            assert seen["supply_size"] == len(game.supply)
-            counts = [0] * TYPES
-            for t in game.supply:
+            down = sum(game.facedown)
+            assert seen["supply_size"] == down + len(game.discards)
+            counts = list(game.facedown)
+            for t in game.discards:
                 counts[t] += 1
             assert seen["supply_counts"] == counts
-            down = len(game.supply) - game.faceup
-            assert seen["supply_faceup"] == [None] * down + game.supply[down:]
+            assert seen["supply_faceup"] == [None] * down + game.discards
             assert seen["my_goal"] == game.goals[player]
             assert seen["my_score"] == game.points[player] and seen["their_score"] == game.points[1 - player]
             assert seen["phase"] == ("over" if game.is_terminal() else
@@ -112,14 +106,13 @@ def test_observation_keeps_the_public_facts():
 
 
 def test_a_discard_shows_face_up_where_it_lies():
-    from tests.uzor.util import draw, position, tiles
+    from tests.uzor.util import act, draw, position, tiles
 
     game = position(draw("Ca", top=4, left=4), tiles("Sr", "Se", "Sm", "Si", "Wr"))
     observer = UzorObserver(game.options)
-    game.apply(game.string_to_action("discard 0"))
-    game.apply(game.string_to_action("take 0"))
+    act(game, "discard 0", "take 0")  # (and the refill from the face-down supply)
     seen = observer.decode(observer.observe(game, 1))
-    assert seen["supply_faceup"][-1] == game.supply[-1] == tiles("Sr")[0]
+    assert seen["supply_faceup"][-1] == game.discards[-1] == tiles("Sr")[0]
     assert all(x is None for x in seen["supply_faceup"][:-1])
     vec = observer.observe(game, 1)
     assert vec.min() >= 0.0 and vec.max() <= 1.0 and SLOT == 26
@@ -132,8 +125,10 @@ def _check_state(game: UzorGame) -> None:
     for v in game.board:
         if v != EMPTY:
             counts[v % STONE] += 1
-    for t in game.hands[0] + game.hands[1] + game.supply + [x for x in game.market if x >= 0]:
+    for t in game.hands[0] + game.hands[1] + game.discards + [x for x in game.market if x >= 0]:
         counts[t] += 1
+    for t, n in enumerate(game.facedown):
+        counts[t] += n
     assert counts == [COPIES] * TYPES, "75 tiles conserved"
     assert all(len(h) <= 5 for h in game.hands)
     recount = [0, 0]
@@ -154,18 +149,23 @@ def _check_state(game: UzorGame) -> None:
 @pytest.mark.parametrize("size, games", [(21, 1500), (9, 500)])
 def test_thousands_of_random_games_keep_the_invariants(size, games):
     options = UzorGame.resolve_options({"board_size": size})
+    longest = UzorGame.max_game_length_for(options)
     rng = random.Random(size)
-    lengths = []
     ends = {"idle": 0, "stuck": 0}
     for g in range(games):
-        game = UzorGame(options, random.Random(g))
+        game = UzorGame(options)
         steps = 0
         while not game.is_terminal():
             legal = game.legal_actions()
             assert legal, "a live game always has a legal action"
+            if game.is_chance_node():
+                outcomes = game.chance_outcomes()
+                assert abs(sum(p for _, p in outcomes) - 1) < 1e-9 and [o for o, _ in outcomes] == legal
+                game.apply(draw_outcome(outcomes, rng))
+                continue
             game.apply(rng.choice(legal))
             steps += 1
-            assert steps < 5000, "the game ends"
+            assert steps <= longest, "the game ends within max_game_length_for"
             if g % 50 == 0:
                 _check_state(game)
         _check_state(game)
@@ -174,7 +174,6 @@ def test_thousands_of_random_games_keep_the_invariants(size, games):
         stuck = not any(acc[t] for t in range(TYPES) if game.on_table[t] < COPIES)
         assert stuck or game.idle >= IDLE_LIMIT
         ends["stuck" if stuck else "idle"] += 1
-        lengths.append(steps)
     assert ends["stuck"] > 0
 
 
@@ -246,14 +245,15 @@ def test_scripted_options_survive_snapshot_json_restore():
 
 def test_same_seed_same_game():
     def trajectory(seed):
-        game = UzorGame(UzorGame.resolve_options({}), random.Random(seed))
+        env = uzor_v0.raw_env()
+        env.reset(seed=seed)
         rng = random.Random(0)
         out = []
-        while not game.is_terminal():
-            action = rng.choice(game.legal_actions())
+        while not env.game.is_terminal():
+            action = rng.choice(env.game.legal_actions())
             out.append(action)
-            game.apply(action)
-        return out, game.scores(), game.goals
+            env.step(action)
+        return out, env.game.scores(), env.game.goals, env.history
 
     assert trajectory(17) == trajectory(17)
     assert trajectory(17) != trajectory(18)

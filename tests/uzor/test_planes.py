@@ -20,7 +20,7 @@ from envs.uzor.observer import UzorObserver
 from envs.uzor.patterns import STANDARD_MAP, all_orientations
 from envs.uzor.rules import FORK, STONE, UzorGame
 from tests.uzor.test_rules import order_of, scripted_order
-from tests.uzor.util import cell, tile, tiles
+from tests.uzor.util import cell, dealt, first_outcomes, resolve, tile, tiles
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,7 +50,7 @@ def positions(options: dict, games: int, seed: int = 0):
     resolved = UzorGame.resolve_options(dict(options))
     rng = random.Random(seed)
     for index in range(games):
-        game = UzorGame(resolved, random.Random(seed * 100 + index))
+        game = resolve(UzorGame(resolved), random.Random(seed * 100 + index))
         while True:
             yield game, 0
             yield game, 1
@@ -59,6 +59,7 @@ def positions(options: dict, games: int, seed: int = 0):
             legal = game.legal_actions()
             closes = legal[:-1] if game.phase == FORK else []
             game.apply(rng.choice(closes) if closes and rng.random() < 0.5 else rng.choice(legal))
+            resolve(game, rng)
 
 
 def reference(game: UzorGame, player: int) -> np.ndarray:
@@ -188,7 +189,7 @@ def test_the_policy_layout_maps_every_action_once_placements_by_cell_and_slot():
     n = 81
     assert layout.cell_channels == 5 and layout.global_actions == 27
     assert sorted(layout.index.tolist()) == list(range(5 * n + 27))
-    game = UzorGame(observer.options, random.Random(0))
+    game = dealt(observer.options, 0)
     for action in range(5 * n + 27):
         where = layout.index[action]
         if action < 5 * n:
@@ -228,6 +229,8 @@ def replay(symmetry: Symmetry, options: dict, seed: int, planes: bool = True):
     them: equal vectors, equal planes), for the identity."""
     observer = UzorObserver(options)
     game, image = UzorGame(options), UzorGame(options)
+    first_outcomes(game)  # the scripted setup
+    first_outcomes(image)
     rng = random.Random(seed)
     vectors, images, masks, image_masks = [], [], [], []
     broken = None
@@ -248,6 +251,8 @@ def replay(symmetry: Symmetry, options: dict, seed: int, planes: bool = True):
         closed = len(game.closed)
         game.apply(action)
         image.apply(int(symmetry.actions[action]))
+        first_outcomes(game)  # scripted: one outcome, the same for both (tiles, not cells)
+        first_outcomes(image)
         if len(game.closed) > closed:
             mapped = sorted(int(symmetry.actions[x]) for x in game.closed[-1][2])  # slot 0's place: the cell
             if mapped != sorted(image.closed[-1][2]):

@@ -1,4 +1,4 @@
-"""Uzor rules, one scenario per rule of ``shared/rules/uzor.md`` (9×9 tables, centre e5)."""
+"""Uzor rules, one scenario per rule of the game (``docs/uzor.md``; 9×9 tables, centre e5)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import random
 
 import pytest
 
-from envs.core import IllegalActionError, OptionError, SnapshotError
+from envs.core import CHANCE, IllegalActionError, OptionError, SnapshotError
+from envs.core.game import draw_outcome
+from envs.uzor.common import DEAL, GOAL, GOAL0, REFILL
 from envs.uzor.rules import (
     DEAD_TAKE,
     DISCARD,
@@ -20,7 +22,7 @@ from envs.uzor.rules import (
     TAKE,
     UzorGame,
 )
-from tests.uzor.util import act, cell, draw, place, position, tile, tiles
+from tests.uzor.util import act, cell, dealt, draw, place, position, tile, tiles, top_of_supply
 
 CENTRE = 4 * 9 + 4
 
@@ -43,43 +45,67 @@ def scripted_order(seed=0):
 # ----- setup --------------------------------------------------------------------------------
 
 def test_the_deal_follows_the_page():
+    # (chance nodes since the setup became explicit: the goals, then t0 … t15 one at a time)
     types = scripted_order(1)
     game = UzorGame(UzorGame.resolve_options({"tiles": order_of(types), "goals": (3, 7)}))
+    script = [GOAL0 + 3, GOAL0 + 7] + types[:16]
+    for outcome in script:
+        assert game.current_player() == CHANCE and game.chance_outcomes() == [(outcome, 1.0)]
+        assert game.legal_actions() == [outcome]
+        game.apply(outcome)
     assert game.hands == [sorted(types[0:5]), sorted(types[5:10])]
     assert game.market == types[10:15]
     assert game.board[game.geo.centre] == types[15]
     assert sum(1 for v in game.board if v != EMPTY) == 1
-    assert game.supply == types[16:]  # t16 on top
+    assert game.facedown == [types[16:].count(t) for t in range(25)] and game.discards == []
     assert game.goals == [3, 7]
     assert game.current_player() == 0 and game.phase == PLACE
     assert game.geo.centre == 10 * 21 + 10
+    # the supply's order is no part of the state: each draw is a chance node in the script's order
+    game.apply(game.legal_actions()[0])
+    if game.phase == FORK:
+        game.apply(game.geo.cont)
+    game.apply(game.geo.take0)
+    assert game.phase == REFILL and game.chance_outcomes() == [(types[16], 1.0)]
+
+
+def test_the_setup_deals_goals_then_tiles_each_by_its_odds():
+    game = UzorGame(UzorGame.resolve_options({}))
+    assert game.current_player() == CHANCE and game.phase == GOAL
+    first = game.chance_outcomes()
+    assert [o for o, _ in first] == [GOAL0 + k for k in range(15)] and all(p == 1 / 15 for _, p in first)
+    game.apply(game.string_to_action("goal Cross"))
+    second = game.chance_outcomes()
+    assert [o for o, _ in second] == [GOAL0 + k for k in range(15) if k != 10]
+    assert all(p == 1 / 14 for _, p in second) and abs(sum(p for _, p in second) - 1) < 1e-12
+    assert "player_1's secret goal" in game.why_illegal(GOAL0 + 10)
+    game.apply(GOAL0 + 2)
+    assert game.goals == [10, 2] and game.phase == DEAL
+    assert game.chance_outcomes() == [(t, 3 / 75) for t in range(25)]
+    game.apply(game.string_to_action("draw wave/amber"))
+    outcomes = dict(game.chance_outcomes())
+    assert outcomes[tile("Wm")] == 2 / 74 and outcomes[tile("Ca")] == 3 / 74
+    assert game.hands[0] == [tile("Wm")] and game.action_to_string(tile("Ca")) == "draw cedar/azure"
+    with pytest.raises(ValueError, match="chance node"):
+        game.string_to_action("take 3")
+    with pytest.raises(IllegalActionError, match="not one of its outcomes"):
+        game.apply(game.geo.take0)
 
 
 def test_a_first_player_without_a_placement_gets_a_new_deal_with_the_goals_kept():
-    opts = UzorGame.resolve_options({})
-    for seed in range(5000):
-        rng = random.Random(seed)
-        types = [t for t in range(25) for _ in range(3)]
-        rng.shuffle(types)
-        goals = rng.sample(range(15), 2)
-        c = types[15]
-        if not any(t // 5 == c // 5 or t % 5 == c % 5 for t in types[:5]):
-            break
-    else:
-        pytest.fail("no dead deal found")
-    game = UzorGame(opts, random.Random(seed))
-    assert game.goals == goals
-    assert game.phase == PLACE
-    # the new deal is the generator's next shuffle(s) of all 75 tiles, until player_0 can place
-    while True:
-        types = [t for t in range(25) for _ in range(3)]
-        rng.shuffle(types)
-        c = types[15]
-        if any(t // 5 == c // 5 or t % 5 == c % 5 for t in types[:5]):
-            break
-    assert game.hands == [sorted(types[0:5]), sorted(types[5:10])]
-    assert game.market == types[10:15] and game.supply == types[16:]
-    assert game.board[game.geo.centre] == types[15]
+    game = UzorGame(UzorGame.resolve_options({}))
+    game.apply(GOAL0 + 3)
+    game.apply(GOAL0 + 7)
+    # player_0's five tiles share neither motif nor colour with the centre tile (star/ivory)
+    deal = tiles("Ca", "Ca", "Sr", "Sr", "We", "Bm", "Bm", "Ca", "Sr", "We", "We", "Cr", "Sa", "Wr", "Ba", "Xi")
+    for outcome in deal:
+        game.apply(outcome)
+    assert game.phase == DEAL and game.goals == [3, 7]  # dealt again, the goals kept
+    assert game.hands == [[], []] and game.market == [EMPTY] * 5 and game.facedown == [3] * 25
+    assert all(v == EMPTY for v in game.board)
+    for outcome in deal[:15] + tiles("Cr"):  # this time the centre tile is a cedar
+        game.apply(outcome)
+    assert game.phase == PLACE and game.current_player() == 0
 
 
 def test_a_scripted_order_that_would_need_a_new_deal_is_refused():
@@ -277,13 +303,18 @@ def test_a_cell_next_to_a_stone_and_an_open_tile_must_match_the_open_tile():
 # ----- market, dead end, pass -------------------------------------------------------------------
 
 def test_the_take_refills_the_emptied_slot_from_the_top():
+    # (the refill is a chance node now: the face-down tiles by their counts)
     game = position(draw("Ca", top=4, left=4), tiles("Cr"))
-    top = game.supply[0]
     market = list(game.market)
     place(game, tile("Cr"), "f5")
-    act(game, "take 3")
-    assert game.market == market[:3] + [top] + market[4:]
-    assert market[3] in game.hands[0]
+    game.apply(game.string_to_action("take 3"))
+    assert game.phase == REFILL and game.current_player() == CHANCE and game.market[3] == EMPTY
+    total = sum(game.facedown)
+    assert game.chance_outcomes() == [(t, n / total) for t, n in enumerate(game.facedown) if n]
+    drawn = game.chance_outcomes()[-1][0]
+    game.apply(drawn)
+    assert game.market == market[:3] + [drawn] + market[4:]
+    assert market[3] in game.hands[0] and game.to_move == 1
 
 
 def test_dead_end_discards_to_the_bottom_face_up_then_takes():
@@ -291,27 +322,27 @@ def test_dead_end_discards_to_the_bottom_face_up_then_takes():
     assert game.phase == DISCARD
     assert "discard" in game.why_illegal(0 * 81 + cell("f5"))
     act(game, "discard 0")
-    assert game.supply[-1] == tile("Sr") and game.faceup == 1 and game.phase == DEAD_TAKE
-    top = game.supply[0]
+    assert game.discards == [tile("Sr")] and game.phase == DEAD_TAKE
+    top = top_of_supply(game)  # face-down tiles are drawn before the discard
     act(game, "take 2")
-    assert game.market[2] == top
+    assert game.market[2] == top and game.discards == [tile("Sr")]
     assert game.to_move == 1 and game.idle == 1
 
 
 def test_dead_end_with_an_empty_supply_takes_back_the_discard():
     game = position(draw("Ca", top=4, left=4), tiles("Sr", "Se", "Sm", "Si", "Wr"))
-    game.supply = []  # white-box: the rest of the supply is gone for this rule
+    game.facedown = [0] * 25  # white-box: the rest of the supply is gone for this rule
     act(game, "discard 1", "take 4")
-    assert game.market[4] == tile("Se") and game.supply == [] and game.faceup == 0
+    assert game.market[4] == tile("Se") and game.facedown == [0] * 25 and game.discards == []
 
 
 def test_an_empty_market_means_no_take_and_a_dead_end_passes():
     game = position(draw("Ca", top=4, left=4), tiles("Cr", "Sr"), market=[EMPTY] * 5)
-    game.supply = []  # white-box: an exhausted market has an empty supply
+    game.facedown = [0] * 25  # white-box: an exhausted market has an empty supply
     place(game, tile("Cr"), "f5")
     assert game.to_move == 1  # no take: the turn passed at once
     game2 = position(draw("Ca", top=4, left=4), tiles("Sr"), market=[EMPTY] * 5)
-    game2.supply = []
+    game2.facedown = [0] * 25
     game2._start_turn(0, False)
     assert game2.phase == PASS and game2.legal_actions() == [game2.geo.pass_]
     act(game2, "pass")
@@ -396,8 +427,8 @@ def test_refusals_say_why_and_change_nothing():
 
 def test_snapshots_round_trip_and_refuse_tampering():
     rng = random.Random(4)
-    game = UzorGame(UzorGame.resolve_options({}), random.Random(4))
-    for _ in range(60):
+    game = UzorGame(UzorGame.resolve_options({}))
+    for _ in range(60):  # (chance nodes too: any outcome is legal there)
         game.apply(rng.choice(game.legal_actions()))
     snap = json.loads(json.dumps(game.snapshot()))
     twin = UzorGame.from_snapshot(snap)
@@ -405,9 +436,11 @@ def test_snapshots_round_trip_and_refuse_tampering():
     state = snap["state"]
     bad = []
     bad.append({**state, "scores": [state["scores"][0] + 1, state["scores"][1]]})
-    supply = list(state["supply"])
-    supply[0] = (supply[0] + 1) % 25
-    bad.append({**state, "supply": supply})
+    facedown = list(state["facedown"])
+    moved = next(t for t in range(25) if facedown[t])
+    facedown[moved] -= 1
+    facedown[(moved + 1) % 25] += 1
+    bad.append({**state, "facedown": facedown})
     bad.append({**state, "phase": "nap"})
     bad.append({**state, "goals": [1, 1]})
     board = list(state["board"])
@@ -423,7 +456,7 @@ def test_the_declared_state_fields_make_the_snapshot_and_the_copy():
     from envs.uzor.state import STATE_FIELDS
 
     rng = random.Random(8)
-    game = UzorGame(UzorGame.resolve_options({"board_size": 11}), random.Random(8))
+    game = dealt({"board_size": 11}, 8)
     for _ in range(70):
         game.apply(rng.choice(game.legal_actions()))
     assert list(game.snapshot()["state"]) == [f.key for f in STATE_FIELDS]
@@ -438,3 +471,34 @@ def test_the_declared_state_fields_make_the_snapshot_and_the_copy():
     while not copy.is_terminal():
         copy.apply(rng.choice(copy.legal_actions()))
     assert json.dumps(game.snapshot()) == before
+
+
+def test_snapshots_at_chance_nodes_hold_the_past_and_round_trip():
+    from envs.uzor.sampling import complete_snapshot, strip_hidden
+
+    rng = random.Random(11)
+    game = UzorGame(UzorGame.resolve_options({"board_size": 9}))
+    seen = set()
+    while not game.is_terminal():
+        if game.is_chance_node():
+            snap = json.loads(json.dumps(game.snapshot()))
+            twin = UzorGame.from_snapshot(snap)
+            assert twin.snapshot() == snap and twin.chance_outcomes() == game.chance_outcomes()
+            state = snap["state"]
+            assert "supply" not in state and sum(state["facedown"]) == sum(game.facedown)
+            assert state["goals"] == [g for g in game.goals if g is not None]  # those dealt so far
+            for seat in (0, 1):
+                assert UzorGame.from_snapshot(complete_snapshot(strip_hidden(snap, seat), seat, rng)).phase == game.phase
+            seen.add(game.phase)
+            game.apply(draw_outcome(game.chance_outcomes(), rng))
+        else:
+            game.apply(rng.choice(game.legal_actions()))
+    assert seen == {GOAL, DEAL, REFILL}
+
+
+def test_the_longest_game_and_the_chance_outcomes_are_bounded():
+    for size in (9, 21, 31):
+        options = UzorGame.resolve_options({"board_size": size})
+        assert UzorGame.max_chance_outcomes_for(options) == 40
+        placements = min(74, size * size - 1)
+        assert UzorGame.max_game_length_for(options) == 3 * placements + 2 * 20 * (placements + 1)

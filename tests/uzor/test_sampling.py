@@ -20,8 +20,10 @@ from envs import uzor_v0
 from envs.core import OptionError, SnapshotError
 from envs.uzor.observer import UzorObserver
 from envs.uzor.patterns import CRITERIA, MAP_SIZE, STANDARD_MAP
-from envs.uzor.rules import FORK, STONE, UzorGame
-from envs.uzor.sampling import complete_snapshot, sampler
+from envs.core.game import draw_outcome
+from envs.uzor.rules import FORK, STONE, TAKE, UzorGame
+from tests.uzor.util import resolve
+from envs.uzor.sampling import complete_snapshot, sampler, strip_hidden
 from tests.uzor.test_rules import order_of, scripted_order
 
 FLAT_MAP = [dict(p, points=4) for p in STANDARD_MAP]
@@ -40,7 +42,7 @@ def play(options: dict, seed: int, stop: int | None = None):
     resolved = UzorGame.resolve_options(dict(options))
     observer = UzorObserver(resolved)
     rng = random.Random(seed)
-    game = UzorGame(resolved, random.Random(seed))
+    game = resolve(UzorGame(resolved), rng)
     steps = 0
     while not game.is_terminal() and (stop is None or steps < stop):
         seat = game.current_player()
@@ -50,6 +52,7 @@ def play(options: dict, seed: int, stop: int | None = None):
         yield game, seat, {"observation": observer.observe(game, seat), "action_mask": mask}
         closes = legal[:-1]
         game.apply(rng.choice(closes) if game.phase == FORK and rng.random() < 0.75 else rng.choice(legal))
+        resolve(game, rng)
         steps += 1
 
 
@@ -63,7 +66,8 @@ def position(options: dict, seed: int, steps: int):
 
 
 def face_down(game: UzorGame) -> list[int]:
-    return game.supply[:len(game.supply) - game.faceup]
+    """The supply's face-down tiles, as a sorted list (a state keeps their counts, no order)."""
+    return [t for t, n in enumerate(game.facedown) for _ in range(n)]
 
 
 def feasible_goals(game: UzorGame, seat: int) -> set[int]:
@@ -103,10 +107,13 @@ def meets(criterion: str, types: list[int]) -> bool:
 
 
 def play_out(game: UzorGame, rng: random.Random) -> None:
-    for _ in range(2000):
+    for _ in range(5000):
         if game.is_terminal():
             return
-        game.apply(rng.choice(game.legal_actions()))
+        if game.is_chance_node():
+            game.apply(draw_outcome(game.chance_outcomes(), rng))
+        else:
+            game.apply(rng.choice(game.legal_actions()))
     raise AssertionError("a sampled state's game did not end")
 
 
@@ -131,10 +138,9 @@ def test_every_sample_reproduces_the_observation_and_mask_and_plays_to_the_end(n
             assert state.legal_actions() == np.flatnonzero(obs["action_mask"]).tolist()
             assert game.goals[1 - seat] in sample.goal_choices
             assert state.goals[seat] == game.goals[seat] and state.goals[1 - seat] in sample.goal_choices
-            assert sorted(face_down(state)) == sorted(face_down(game))
-            assert state.supply[len(face_down(state)):] == game.supply[len(face_down(game)):]  # discards in place
+            assert state.facedown == game.facedown and state.discards == game.discards  # public, and no order
             if options.get("tiles"):
-                assert state.supply == game.supply and sample.goal_choices == (game.goals[1 - seat],)
+                assert sample.goal_choices == (game.goals[1 - seat],)
             if state.closed:
                 stoned += 1
                 criteria = state.geo.map.criteria
@@ -212,34 +218,34 @@ def test_a_goal_closed_at_double_points_is_known_to_the_other_seat():
     raise AssertionError("no position where the opponent closed their goal first")
 
 
-def test_the_face_down_order_varies_and_the_face_up_discards_stay():
+def test_the_sampler_draws_only_the_goal_and_the_next_draw_stays_chance():
+    # (the face-down order is no part of a state since every draw became a chance node)
     options = {"board_size": 9}
     for seed in range(30):
         for game, seat, obs in play(options, seed):
-            if game.faceup and len(face_down(game)) >= 12:
+            if game.discards and len(face_down(game)) >= 12 and game.phase == TAKE:
                 break
         else:
             continue
         sample = sampler(obs, options)
         rng = random.Random(1)
-        tops = Counter()
-        for _ in range(400):
+        for _ in range(50):
             state = sample(rng)
-            down = face_down(state)
-            tops[down[0]] += 1
-            assert sorted(down) == sorted(face_down(game))
-            assert state.supply[len(down):] == game.supply[len(down):] and state.faceup == game.faceup
-        assert set(tops) == set(face_down(game))
+            assert (state.facedown, state.discards, state.market, state.hands) == (
+                game.facedown, game.discards, game.market, game.hands)
+            state.apply(state.legal_actions()[0])  # the take: its refill is a chance node
+            total = sum(game.facedown)
+            assert state.chance_outcomes() == [(t, n / total) for t, n in enumerate(game.facedown) if n]
         return
-    raise AssertionError("no position with face-up discards under a deep supply")
+    raise AssertionError("no take with face-up discards under a deep supply")
 
 
 def test_sampling_is_reproducible_from_the_rng_seed():
     game, seat, obs = position({}, seed=2, steps=60)
     first, second = sampler(obs, {}), sampler(obs, {})
-    runs = [[first(random.Random(s)).snapshot() for s in range(5)], [second(random.Random(s)).snapshot() for s in range(5)]]
+    runs = [[first(random.Random(s)).snapshot() for s in range(8)], [second(random.Random(s)).snapshot() for s in range(8)]]
     assert runs[0] == runs[1]
-    assert len({json.dumps(snap["state"]["supply"]) for snap in runs[0]}) == 5
+    assert len(first.goal_choices) > 2 and len({json.dumps(snap["state"]["goals"]) for snap in runs[0]}) > 2
 
 
 def test_samples_do_not_depend_on_the_true_hidden_items():
@@ -251,10 +257,7 @@ def test_samples_do_not_depend_on_the_true_hidden_items():
             continue
         twin = game.clone()
         twin.goals[opp] = next(k for k in range(MAP_SIZE) if k not in crossed and k not in game.goals)
-        down = face_down(twin)
-        random.Random(seed).shuffle(down)
-        twin.supply[:len(down)] = down
-        assert (twin.goals, twin.supply) != (game.goals, game.supply)
+        assert twin.goals != game.goals
         twin = UzorGame.from_snapshot(twin.snapshot())
         observer = UzorObserver(game.options)
         twin_obs = {"observation": observer.observe(twin, seat), "action_mask": obs["action_mask"]}
@@ -316,12 +319,12 @@ def test_scripted_goals_must_match_the_observed_goal_and_a_finished_game_has_no_
 def test_a_discard_above_a_face_down_tile_is_refused():
     for seed in range(30):
         for game, seat, obs in play({"board_size": 9}, seed):
-            if game.faceup and len(face_down(game)) >= 2:
+            if game.discards and len(face_down(game)) >= 2:
                 observer = UzorObserver(game.options)
                 vector = obs["observation"].copy()
                 top = observer.SUPPLY_PLACES
                 vector[top] = 0.0
-                vector[top + 1 + game.supply[-1]] = 1.0  # the top place shown face up
+                vector[top + 1 + game.discards[-1]] = 1.0  # the top place shown face up
                 with pytest.raises(ValueError, match="face-up discard above a face-down tile"):
                     sampler(vector, {"board_size": 9})
                 return
@@ -330,18 +333,10 @@ def test_a_discard_above_a_face_down_tile_is_refused():
 
 # ----- complete_snapshot -----------------------------------------------------------------------
 
-def hide(snapshot: dict, seat: int, style: str) -> dict:
-    """The snapshot as ``seat`` may send it: the opponent's goal and face-down places unknown."""
+def hide(snapshot: dict, seat: int) -> dict:
+    """The snapshot as ``seat`` may send it: the opponent's goal unknown."""
     partial = copy.deepcopy(snapshot)
-    state = partial["state"]
-    state["goals"][1 - seat] = None
-    down = len(state["supply"]) - state["faceup"]
-    if style == "no supply key" and state["faceup"] == 0:
-        del state["supply"]
-    elif style == "null supply" and state["faceup"] == 0:
-        state["supply"] = None
-    else:
-        state["supply"][:down] = [None] * down
+    partial["state"]["goals"][1 - seat] = None
     return partial
 
 
@@ -350,7 +345,6 @@ def test_complete_snapshot_round_trips_for_either_seat(name):
     options = OPTION_SETS[name]
     observer = UzorObserver(UzorGame.resolve_options(dict(options)))
     rng = random.Random(0)
-    styles = itertools.cycle(["nulls", "no supply key", "null supply"])
     done = 0
     for seed in range(2):
         for step, (game, _, _) in enumerate(play(options, seed)):
@@ -358,7 +352,8 @@ def test_complete_snapshot_round_trips_for_either_seat(name):
                 continue
             for seat in (0, 1):
                 snapshot = game.snapshot()
-                partial = hide(snapshot, seat, next(styles))
+                partial = hide(snapshot, seat)
+                assert partial == strip_hidden(snapshot, seat)
                 given = copy.deepcopy(partial)
                 completed = complete_snapshot(partial, seat, rng)
                 assert partial == given  # the caller's dict is untouched
@@ -366,27 +361,25 @@ def test_complete_snapshot_round_trips_for_either_seat(name):
                 assert observer.observe(restored, seat).tobytes() == observer.observe(game, seat).tobytes()
                 state = completed["state"]
                 for key, value in given["state"].items():
-                    if key not in ("goals", "supply"):
+                    if key != "goals":
                         assert state[key] == value
                 assert state["goals"][seat] == game.goals[seat]
                 opp = 1 - seat
                 theirs = [k for p, k, _ in game.closed if p == opp]
                 points = game.geo.map.points
                 assert sum(points[k] * (2 if k == state["goals"][opp] else 1) for k in theirs) == game.points[opp]
-                assert sorted(face_down(restored)) == sorted(face_down(game))
-                assert restored.supply[len(face_down(game)):] == game.supply[len(face_down(game)):]
-                if options.get("tiles"):
-                    assert restored.supply == game.supply and restored.goals == game.goals
+                if options.get("goals"):
+                    assert restored.goals == game.goals
                 done += 1
     assert done > 40
 
 
 def test_complete_snapshot_draws_from_its_rng_alone_and_keeps_a_full_snapshot():
     game, seat, _ = position({"board_size": 11}, seed=4, steps=70)
-    partial = hide(game.snapshot(), seat, "nulls")
+    partial = hide(game.snapshot(), seat)
     one = complete_snapshot(partial, seat, random.Random(9))
     assert one == complete_snapshot(partial, seat, random.Random(9))
-    assert one != complete_snapshot(partial, seat, random.Random(10))
+    assert len({json.dumps(complete_snapshot(partial, seat, random.Random(s))) for s in range(12)}) > 1
     full = game.snapshot()
     assert complete_snapshot(full, seat, random.Random(0)) == full
 
@@ -395,8 +388,6 @@ def test_complete_snapshot_refuses_a_missing_public_key_by_name():
     game, seat, _ = position({"board_size": 9}, seed=2, steps=30)
     snapshot = game.snapshot()
     for key in snapshot["state"]:
-        if key == "supply":
-            continue  # may be left out when nothing in it is face up (tested above)
         partial = copy.deepcopy(snapshot)
         del partial["state"][key]
         with pytest.raises(SnapshotError, match=f"'{key}'"):
@@ -413,26 +404,18 @@ def test_complete_snapshot_refuses_a_missing_public_key_by_name():
 def test_complete_snapshot_refuses_inconsistent_partial_snapshots():
     for seed in range(30):
         for game, seat, _ in play({"board_size": 9}, seed):
-            if game.faceup and len(face_down(game)) >= 2 and game.closed:
+            if game.discards and len(face_down(game)) >= 2 and game.closed:
                 break
         else:
             continue
         break
     snapshot = game.snapshot()
     rng = random.Random(0)
-    partial = hide(snapshot, seat, "nulls")
-    partial["state"]["supply"][-1] = None  # a face-up discard is public
-    with pytest.raises(SnapshotError, match="face-up discard"):
+    partial = hide(snapshot, seat)
+    partial["state"]["facedown"][face_down(game)[0]] += 1  # one face-down tile more than there are
+    with pytest.raises(SnapshotError, match="there are exactly 3"):
         complete_snapshot(partial, seat, rng)
-    partial = hide(snapshot, seat, "nulls")
-    del partial["state"]["supply"]
-    with pytest.raises(SnapshotError, match="face-up discards"):
-        complete_snapshot(partial, seat, rng)
-    partial = hide(snapshot, seat, "nulls")
-    partial["state"]["supply"].insert(0, None)  # one unknown place more than tiles left
-    with pytest.raises(SnapshotError, match="unaccounted"):
-        complete_snapshot(partial, seat, rng)
-    partial = hide(snapshot, seat, "nulls")
+    partial = hide(snapshot, seat)
     state = partial["state"]
     seen = Counter([v % STONE for v in state["board"] if v >= 0] + state["hands"][0] + state["hands"][1]
                    + [x for x in state["market"] if x >= 0])
@@ -440,24 +423,27 @@ def test_complete_snapshot_refuses_inconsistent_partial_snapshots():
     state["hands"][seat] = sorted(state["hands"][seat] + [t] * (4 - count))  # a fourth tile of that type
     with pytest.raises(SnapshotError, match="there are exactly 3"):
         complete_snapshot(partial, seat, rng)
-    partial = hide(snapshot, seat, "nulls")
+    partial = hide(snapshot, seat)
     partial["state"]["scores"][1 - seat] += 1  # a point their closes cannot give
     with pytest.raises(SnapshotError, match="no secret goal"):
         complete_snapshot(partial, seat, rng)
-    partial = hide(snapshot, seat, "nulls")
+    partial = hide(snapshot, seat)
     partial["state"]["board"][game.geo.centre] = -1
     with pytest.raises(SnapshotError):
         complete_snapshot(partial, seat, rng)
 
 
-def test_complete_snapshot_with_scripted_tiles_refuses_a_place_the_script_contradicts():
+def test_complete_snapshot_with_scripted_tiles_refuses_face_down_tiles_the_script_contradicts():
     options = OPTION_SETS["scripted 15x15"]
     game, seat, _ = position(options, seed=0, steps=40)
-    partial = hide(game.snapshot(), seat, "nulls")
-    down = len(face_down(game))
-    assert down >= 2
-    # another face-down tile's type: no count overflows, only the script's order is broken
-    partial["state"]["supply"][0] = next(t for t in face_down(game) if t != game.supply[0])
+    partial = hide(game.snapshot(), seat)
+    state = partial["state"]
+    # a market tile and a face-down one of another type swap places: no count overflows, only
+    # the face-down tiles are no longer the script's last ones
+    m, t = next((m, t) for m, t in enumerate(state["market"]) if t >= 0 and state["facedown"][t] < 3)
+    other = next(x for x in face_down(game) if x != t)
+    state["market"][m], state["facedown"][t], state["facedown"][other] = other, state["facedown"][t] + 1, \
+        state["facedown"][other] - 1
     with pytest.raises(SnapshotError, match="scripted 'tiles'"):
         complete_snapshot(partial, seat, random.Random(0))
 
@@ -480,16 +466,17 @@ def test_bots_read_their_position_through_the_one_route():
             observer = UzorObserver(position.view.options)
             assert observer.observe(state, seat).tobytes() == obs["observation"].tobytes()
             assert state.legal_actions() == np.flatnonzero(obs["action_mask"]).tolist()
-            assert sorted(face_down(state)) == sorted(face_down(position.state))
+            assert state.facedown == position.state.facedown
 
 
-def test_an_observation_outside_the_encoding_is_refused_by_name():
+def test_an_observation_no_game_gives_is_refused_by_name():
     # A position built for a puzzle may leave more tiles in the supply than a game ever does
-    # (59 after the deal); its observation is no game's, and the route says so.
+    # (59 after the deal); the observation shows 59 places, no game's, and the route says so.
     from tests.uzor.util import draw, position as puzzle, tiles
 
     game = puzzle(draw("Ca Cr", top=4, left=4), tiles("Ce", "Cm", "Ci"))
-    assert len(game.supply) == 60
+    assert sum(game.facedown) == 60
     vector = UzorObserver(game.options).observe(game, 0)
-    with pytest.raises(ValueError, match=r"lie in \[0, 1\]"):
+    assert vector.max() <= 1.0
+    with pytest.raises(ValueError, match="supply contents .60 tiles. do not match its 59 face-down places"):
         sampler(vector, {"board_size": 9})

@@ -12,8 +12,9 @@ import pytest
 from envs.core.bits import set_bits
 from envs.uzor.observer import UzorObserver
 from envs.uzor.patterns import STANDARD_MAP
+from envs.uzor.common import DEAL, GOAL, REFILL
 from envs.uzor.rules import FORK, PLACE, TAKE, UzorGame
-from tests.uzor.util import act, cell, place, position, tile, tiles
+from tests.uzor.util import act, cell, place, position, resolve, tile, tiles
 from training.bots import uzor as bots
 from training.mcts import MCTSAgent
 
@@ -26,12 +27,13 @@ def states(options: dict, games: int, seed: int):
     resolved = UzorGame.resolve_options(dict(options))
     rng = random.Random(seed)
     for index in range(games):
-        game = UzorGame(resolved, random.Random(seed * 1000 + index))
+        game = resolve(UzorGame(resolved), random.Random(seed * 1000 + index))
         while not game.is_terminal():
             yield game
             legal = game.legal_actions()
             closes = legal[:-1] if game.phase == FORK else []
             game.apply(rng.choice(closes) if closes and rng.random() < 0.8 else rng.choice(legal))
+            resolve(game, rng)
 
 
 def every_completion(game: UzorGame, hand: list[int]) -> list[tuple[int, int]]:
@@ -144,3 +146,19 @@ def test_a_placement_that_hands_the_opponent_a_pattern_is_priced_below_a_safe_on
     _, safe = after("place wave/azure @ e6")
     assert threatening < safe
     assert all(move.startswith("place wave/azure") for move in root[:4])  # the 4 safe placements first
+
+
+def test_the_evaluation_takes_chance_nodes_too():
+    # a search may cut a play-out off at a chance node: the setup (nothing played yet) or a refill
+    game = UzorGame(UzorGame.resolve_options({"board_size": 9}))
+    rng = random.Random(2)
+    seen = set()
+    while not game.is_terminal():
+        if game.is_chance_node():
+            values = bots.evaluate_state(game)
+            assert len(values) == 2 and all(-1 < v < 1 for v in values) and values[0] == -values[1]
+            seen.add(game.phase)
+            game.apply(rng.choice(game.legal_actions()))
+        else:
+            game.apply(rng.choice(game.legal_actions()))
+    assert seen == {GOAL, DEAL, REFILL}

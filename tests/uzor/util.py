@@ -1,7 +1,10 @@
-"""Helpers for Uzor scenarios: tiles as two letters, positions drawn as text."""
+"""Helpers for Uzor scenarios: tiles as two letters, positions drawn as text, chance played."""
 
 from __future__ import annotations
 
+import random
+
+from envs.core.game import draw_outcome
 from envs.uzor.rules import COPIES, TYPES, UzorGame
 
 MOTIF_LETTERS = "CSWBX"  # cedar, sun, wave, bird, star
@@ -65,13 +68,47 @@ def position(table, hand0, hand1=None, market=None, size=9, to_move=0, goals=(13
     )
 
 
+def first_outcomes(game: UzorGame) -> None:
+    """Play the chance nodes with their first outcome: a refill draws the lowest tile type still
+    face down, as if the supply were laid in type order (a scripted option offers its own)."""
+    while game.is_chance_node():
+        game.apply(game.chance_outcomes()[0][0])
+
+
+def top_of_supply(game: UzorGame) -> int:
+    """The tile the next draw gives when ``first_outcomes`` plays it."""
+    return next(t for t, count in enumerate(game.facedown) if count) if any(game.facedown) else game.discards[0]
+
+
 def place(game: UzorGame, t: int, where: str) -> None:
     """Place tile type ``t`` from the mover's hand at cell ``where``."""
     hand = game.hands[game.to_move]
     action = hand.index(t) * game.geo.cells + cell(where, game.geo.size)
     game.apply(action)
+    first_outcomes(game)
 
 
 def act(game: UzorGame, *texts: str) -> None:
+    """Play actions written in the notation, each followed by its chance nodes (``first_outcomes``)."""
     for text in texts:
         game.apply(game.string_to_action(text))
+        first_outcomes(game)
+
+
+def resolve(game: UzorGame, rng: random.Random) -> UzorGame:
+    """Play the chance nodes (outcomes drawn by their probabilities from ``rng``; scripted
+    options offer one) until a player is to act or the game is over."""
+    while game.is_chance_node():
+        game.apply(draw_outcome(game.chance_outcomes(), rng))
+    return game
+
+
+def dealt(options: dict, seed: int = 0) -> UzorGame:
+    """A new game with its setup (goals and tiles) dealt from ``random.Random(seed)``."""
+    return resolve(UzorGame(UzorGame.resolve_options(dict(options))), random.Random(seed))
+
+
+def step(game: UzorGame, action: int, rng: random.Random) -> None:
+    """Apply a player's ``action``, then play the chance nodes it leads to."""
+    game.apply(action)
+    resolve(game, rng)

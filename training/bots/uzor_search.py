@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from envs.uzor.common import DEAD_TAKE, FORK, PLACE, TAKE
+from envs.uzor.common import DEAD_TAKE, DEAL, FORK, GOAL, PLACE, TAKE
 from envs.uzor.rules import UzorGame, bits_of
 from training.bots.uzor_heuristic import HeuristicUzorBot
 from training.bots.uzor_scan import _completing, _table_memo, best_completion, completing_placements
@@ -95,6 +95,8 @@ def _pricer(state: UzorGame) -> HeuristicUzorBot:
     key = (state.geo.size, repr(state.options["patterns"]))
     bot = _PRICERS.get(key)
     if bot is None:
+        if len(_PRICERS) >= 4:  # a few table sizes or Maps at a time (a bot holds its geometry)
+            _PRICERS.clear()
         bot = _PRICERS[key] = HeuristicUzorBot(seed=0, board_size=state.geo.size, patterns=state.options["patterns"])
     return bot
 
@@ -145,7 +147,10 @@ def evaluate_state(state: UzorGame) -> list[float]:
     counts whole); some of what the other could close a turn later, where the player who is
     about to take counts the market tiles as theirs. Squashed into (−1, 1) per player.
     (The market is left out for the player about to place: after the take that leads there it
-    holds a freshly drawn tile, and pricing it made single simulations noisy.)"""
+    holds a freshly drawn tile, and pricing it made single simulations noisy.) At a chance node
+    of the setup nothing is played yet (0 each); at a refill the take is done, as after it."""
+    if state.phase in (GOAL, DEAL):
+        return [0.0, 0.0]
     mover = state.to_move
     other = 1 - mover
     lead = state.points[mover] - state.points[other]

@@ -2,9 +2,8 @@
 
 A bot sees only its seat's observation. ``SeatBot.position`` turns it into an engine position
 through the game's one route (``envs.uzor.sampling.read_position``: the public position the
-observation shows, checked to reproduce it) and lets the bot's own generator draw the hidden
-face-down order; the opponent's goal is left as the route sets it (a bot never prices the
-opponent's goal: it is not its to know).
+observation shows, checked to reproduce it); the opponent's goal is left as the route sets it
+(a bot never prices the opponent's goal: it is not its to know).
 
 * ``closer``: plays at random, except that at the fork it always closes the best completed
   pattern (about 75 % against random);
@@ -60,15 +59,10 @@ class SeatBot:
         return points * 2 if game.goals[player] == k and player == self.me else points
 
     def position(self, observation) -> UzorGame:
-        """The position the observation shows, the face-down order drawn by this bot's generator."""
+        """The position the observation shows (the opponent's goal as the route sets it)."""
         seat = read_position(observation, self.options)
         self.me = seat.seat
-        game = seat.state.clone()
-        order = [t for t in game.supply[:len(game.supply) - game.faceup]]
-        self.rng.shuffle(order)  # a guess of the hidden order (scripted tiles: the order is known)
-        if seat.face_down:
-            game.supply[:len(order)] = order
-        return game
+        return seat.state.clone()
 
 
 class CloserBot:
