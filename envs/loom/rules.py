@@ -320,7 +320,8 @@ class LoomGame(Game):
         require(isinstance(cloths, list) and len(cloths) == 2, "snapshot field 'cloths' must hold two cloths")
         cloths = [_dye_list(c) for c in cloths]
         points = int_list(state, "scores", 2, 0, 10_000)
-        require(not (rnd == ROUNDS and taken != -1), "snapshot of a finished game has a taken thread")
+        require(not (rnd == ROUNDS and taken != -1),
+                f"snapshot field 'round' is {ROUNDS} (the game is over) but 'taken' holds thread {taken}; a finished game has none")
         # Round k's drafter has woven k+1 threads once taken >= 0, the rival k or k+1.
         drafter = rnd % 2
         for player in (0, 1):

@@ -361,7 +361,8 @@ try:
     report = {"type": None}
 except BaseException as error:
     report = {"type": type(error).__name__, "checkpoint_error": isinstance(error, CheckpointError), "message": str(error)}
-report["max_rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+# VmHWM is this process image's own peak; ru_maxrss would carry the forking parent's peak over exec
+report["max_rss_kb"] = int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1])
 print(json.dumps(report))
 """
 

@@ -157,27 +157,60 @@ def win_rate(game: str, options: dict, make_bot, games: int) -> float:
 
 # OpenSpiel's Python MCTSBot: its C++ MCTSBot crashes on every Python-implemented game in
 # open_spiel 2.0.2 (OpenSpiel's own python_tic_tac_toe included), so it is not used here.
-@pytest.mark.parametrize("game,options", [("linecatch", {"rows": 4, "cols": 4}), ("loom", {})])
-def test_openspiel_mcts_bot_beats_random(game, options):
+@pytest.mark.parametrize("game,options,simulations,rollouts,games", [
+    ("linecatch", {"rows": 4, "cols": 4}, 100, 2, 40),
+    ("loom", {}, 50, 1, 20),
+])
+def test_openspiel_mcts_bot_beats_random(game, options, simulations, rollouts, games):
     from open_spiel.python.algorithms import mcts
 
     def make(spiel, index):
-        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=2, random_state=np.random.RandomState(index))
-        return mcts.MCTSBot(spiel, 1.4, 100, evaluator, random_state=np.random.RandomState(index), solve=True)
+        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=rollouts, random_state=np.random.RandomState(index))
+        return mcts.MCTSBot(spiel, 1.4, simulations, evaluator, random_state=np.random.RandomState(index), solve=True)
 
-    assert win_rate(game, options, make, 40) >= 0.8
+    assert win_rate(game, options, make, games) >= 0.8
 
 
-@pytest.mark.parametrize("game,options", [("fill", {"traps": True}), ("uzor", {"board_size": 9}), ("knot", {"size": 4})])
-def test_openspiel_ismcts_bot_beats_random(game, options):
+def ismcts_bot(simulations: int, rollouts: int):
     from open_spiel.python.algorithms import ismcts, mcts
 
     def make(spiel, index):
-        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(index))
-        return ismcts.ISMCTSBot(spiel, evaluator, 1.4, 40, random_state=np.random.RandomState(index),
+        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=rollouts, random_state=np.random.RandomState(index))
+        return ismcts.ISMCTSBot(spiel, evaluator, 1.4, simulations, random_state=np.random.RandomState(index),
                                 allow_inconsistent_action_sets=True)
 
-    assert win_rate(game, options, make, 40) >= 0.8
+    return make
+
+
+def test_openspiel_ismcts_bot_beats_random_at_fill_with_hidden_traps():
+    # ISMCTS searches states drawn by resample_from_infostate: the opponent's traps are unknown
+    assert win_rate("fill", {"traps": True}, ismcts_bot(40, 2), 40) >= 0.8
+
+
+@pytest.mark.parametrize("game,options", [("uzor", {"board_size": 9}), ("knot", {"size": 4})])
+def test_openspiel_ismcts_plays_whole_games_of_the_long_hidden_information_games(game, options):
+    # A strength test would need minutes here (rollouts of 100+ moves). Instead ISMCTS plays one
+    # whole game against random; at each of its turns the states it would search, drawn by
+    # resample_from_infostate, share the mover's information state and legal moves.
+    spiel = load(game, options)
+    bot = ismcts_bot(8, 1)(spiel, 0)
+    opponent = [SuiteBot(spiel, p, "random", seed=p) for p in range(spiel.num_players())]
+    rng = np.random.RandomState(0)
+    state, decisions = spiel.new_initial_state(), 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+        elif state.current_player() == 0:
+            for draw in range(3):
+                sampled = state.resample_from_infostate(0, np.random.RandomState(draw).random_sample)
+                assert sampled.information_state_string(0) == state.information_state_string(0)
+                assert sampled.legal_actions() == state.legal_actions()
+            state.apply_action(bot.step(state))  # apply_action refuses an illegal move
+            decisions += 1
+        else:
+            state.apply_action(opponent[state.current_player()].step(state))
+    assert decisions >= 5 and len(state.returns()) == spiel.num_players()
 
 
 def test_suite_agents_and_openspiel_bots_both_ways():
