@@ -7,8 +7,9 @@
   (``training.bots.<game>``, ``KIT``);
 * ``"mcts:N"`` (``"mcts:N:c=X"``) — Monte Carlo tree search with N simulations per move over
   states sampled from the observation (see ``training.mcts``);
-* ``"trained"`` — the network shipped for these options (``checkpoints/<game>/``), playing its
-  policy alone; ``"mcts:N:net=trained"`` or ``"mcts:N:net=PATH"`` — search guided by a network
+* ``"trained"`` — the agent shipped for these options (``checkpoints/<game>/``: a network or a
+  MaskablePPO checkpoint, the best recorded score against the heuristic), playing its policy
+  alone; ``"mcts:N:net=trained"`` or ``"mcts:N:net=PATH"`` — search guided by a network
   (``training.az_search``);
 * an agent file path: a network from ``training.alphazero`` (``training.network_agent``) or a
   MaskablePPO checkpoint (``checkpoints/loom/loom__maskppo__0.zip``, ``training.checkpoint``),
@@ -47,9 +48,9 @@ def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) ->
     if spec in table:
         return table[spec](game=name, seed=seed, **options)
     if spec == "trained":
-        from training.network_agent import load_network_agent
+        from training.network_agent import shipped_agent
 
-        return load_network_agent("trained", name, seed=seed, **options)
+        return load_agent(str(shipped_agent(name, options)), name, seed=seed, **options)
     if str(spec).split(":")[0] == "mcts":
         from training.mcts import MCTSAgent, parse_mcts_spec
 

@@ -3,9 +3,9 @@
 ``load_agent(<file>.zip, game)`` on a network file (``training.network``) returns a
 :class:`NetworkAgent`: the masked argmax of the network's policy, no search. It reads the
 env's default flat observation (building the planes itself) or the planes of an env made with
-``observation_format="planes"``. ``load_agent("trained", game, **options)`` returns the network
-shipped in ``checkpoints/<game>/`` for exactly those options, and says what is shipped when none
-is. ``"mcts:N:net=PATH"`` / ``"mcts:N:net=trained"`` search with the network
+``observation_format="planes"``. ``load_agent("trained", game, **options)`` returns the agent
+shipped in ``checkpoints/<game>/`` for exactly those options (a network or a policy checkpoint:
+the best recorded score against the heuristic), and says what is shipped when none is. ``"mcts:N:net=PATH"`` / ``"mcts:N:net=trained"`` search with the network
 (:class:`training.az_search.GuidedMCTSAgent`).
 
 Any of them handed an observation that does not fit (another board size) raises a ValueError
@@ -53,7 +53,7 @@ def load_network_for(path: str | Path, game: str, options: dict[str, Any]) -> tu
     """Load a network file and check it against ``game`` under ``options`` (its own options
     when none are given): the game, the planes' shape, the actions and the policy layout."""
     if str(path) == "trained":
-        path = shipped_network(game, options)
+        path = shipped_agent(game, options, networks_only=True)
     net, meta = load_network(path)
     description = envs.describe(game)
     if meta.get("game") != description.name:
@@ -151,39 +151,59 @@ def load_network_agent(path: str | Path, game: str, seed: int | None = None, **o
     return NetworkAgent(net, meta, observer)
 
 
-def shipped_networks(game: str) -> list[tuple[Path, dict[str, Any]]]:
-    """The network files shipped for a game and their recorded options."""
+def recorded_score(path: Path, opponent: str = "heuristic") -> float:
+    """The score against ``opponent`` that an agent file's ``.evaluation.json`` records (-1 when
+    there is none): how ``"trained"`` ranks the agents shipped for the same options."""
+    report = path.with_suffix(".evaluation.json")
+    try:
+        score = json.loads(report.read_text())["final_evaluation"][opponent]["score"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return -1.0
+    return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else -1.0
+
+
+def shipped_agents(game: str, networks_only: bool = False) -> list[tuple[Path, dict[str, Any]]]:
+    """The agent files shipped for a game (``checkpoints/<game>/*.zip``: networks and policy
+    checkpoints) and their recorded options, read through the checked reader."""
     from training.checkpoint import _Fault, open_zip, read_json_member
 
     description = envs.describe(game)
     folder = CHECKPOINTS / description.short_name
     found = []
     for path in sorted(folder.glob("*.zip")) if folder.is_dir() else []:
-        if not is_network_file(path):
-            continue
-        with open(path, "rb") as source, open_zip(source, os.fstat(source.fileno()).st_size, "the file") as archive:
-            try:
+        try:
+            with open(path, "rb") as source, open_zip(source, os.fstat(source.fileno()).st_size, "the file") as archive:
                 meta = read_json_member(archive, "meta.json", "")
-            except _Fault:
-                continue
-        found.append((path, meta.get("options", {})))
+        except (_Fault, OSError, zipfile.BadZipFile):
+            continue
+        if not isinstance(meta, dict) or meta.get("game") != description.name:
+            continue
+        if networks_only and meta.get("format") != FORMAT:
+            continue
+        found.append((path, meta.get("options", {}) if isinstance(meta.get("options"), dict) else {}))
     return found
 
 
-def shipped_network(game: str, options: dict[str, Any]) -> Path:
-    """The shipped network trained for exactly these options (defaults filled in)."""
+def shipped_agent(game: str, options: dict[str, Any], networks_only: bool = False) -> Path:
+    """The shipped agent for exactly these options (defaults filled in): of several, the one
+    whose evaluation records the best score against the heuristic. ``networks_only`` asks for a
+    policy-value network (search needs its value head)."""
     description = envs.describe(game)
     wanted = json_ready(description.portable_options(description.resolve_options(options)))
-    shipped = shipped_networks(game)
+    shipped = shipped_agents(game, networks_only)
+    matching = []
     for path, recorded in shipped:
         try:
             theirs = json_ready(description.portable_options(description.resolve_options(recorded)))
         except ValueError:
             continue
         if theirs == wanted:
-            return path
-    listing = "; ".join(f"{p.relative_to(ROOT)} (options {o or 'default'})" for p, o in shipped) or "none"
+            matching.append(path)
+    if matching:
+        return max(matching, key=lambda path: (recorded_score(path), path.name))
+    kind = "network" if networks_only else "agent"
+    listing = "; ".join(f"{p.relative_to(CHECKPOINTS.parent)} (options {o or 'default'})" for p, o in shipped) or "none"
     raise ValueError(
-        f"no trained {description.name} agent is shipped for options {description.portable_options(description.resolve_options(options))}; "
-        f"shipped: {listing}"
+        f"no trained {description.name} {kind} is shipped for options "
+        f"{description.portable_options(description.resolve_options(options))}; shipped: {listing}"
     )

@@ -241,6 +241,30 @@ def test_trained_without_a_shipped_agent_lists_what_is_shipped():
         load_agent("trained", "linecatch", rows=3, cols=7)
 
 
+def test_trained_is_the_shipped_agent_with_the_best_recorded_score_for_those_options(monkeypatch, tmp_path):
+    import shutil
+
+    from training import network_agent
+
+    folder = tmp_path / "linecatch"
+    folder.mkdir()
+    network = network_agent.CHECKPOINTS / "linecatch" / "linecatch__alphazero__0.zip"
+    policy = network_agent.CHECKPOINTS / "linecatch" / "linecatch_4x4__maskppo__1.zip"
+    shutil.copy(network, folder / "a_network.zip")
+    shutil.copy(policy, folder / "b_policy.zip")  # 4x4: other options than the network's 5x5
+    shutil.copy(policy, folder / "c_policy_5x5_claim.zip")
+    monkeypatch.setattr(network_agent, "CHECKPOINTS", tmp_path)
+    assert network_agent.shipped_agent("linecatch", {}).name == "a_network.zip"
+    assert network_agent.shipped_agent("linecatch", {"rows": 4, "cols": 4}).name == "c_policy_5x5_claim.zip"  # tie: name
+    (folder / "b_policy.evaluation.json").write_text(json.dumps({"final_evaluation": {"heuristic": {"score": 0.9}}}))
+    (folder / "c_policy_5x5_claim.evaluation.json").write_text(json.dumps({"final_evaluation": {"heuristic": {"score": 0.4}}}))
+    assert network_agent.shipped_agent("linecatch", {"rows": 4, "cols": 4}).name == "b_policy.zip"
+    assert type(load_agent("trained", "linecatch", rows=4, cols=4)).__name__ == "PolicyAgent"
+    assert type(load_agent("trained", "linecatch")).__name__ == "NetworkAgent"
+    with pytest.raises(ValueError, match=r"no trained linecatch_v0 network is shipped for options .*4.*shipped: .*a_network.zip \(options"):
+        load_agent("mcts:10:net=trained", "linecatch", rows=4, cols=4)
+
+
 def test_network_search_specs_are_checked():
     with pytest.raises(ValueError, match="net="):
         load_agent("mcts:10:m=4", "linecatch")
