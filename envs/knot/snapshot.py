@@ -169,7 +169,8 @@ class SnapshotMixin:
                 f"snapshot field 'placed_any' must hold {P} booleans, not {short_repr(placed_any)}")
         banked = int_list(state, "scores", P, 0, 10**6)
         owners = _lay_strands(game, state["strands"])
-        require(placed <= len(owners), f"snapshot field 'placed' is {placed}, more strands than the board holds")
+        require(placed <= len(owners), f"snapshot field 'placed' is {placed}, more strands than field 'strands' "
+                                       f"lays on the board ({len(owners)})")
         _check_totals(options, pile, hands, market, game.st_slot)
         game._build_ribbons(owners)
         _read_closed(game, state["closed"], banked)

@@ -52,9 +52,6 @@ ALLOWED: list[tuple[str, str, str]] = [
 ]
 
 PENDING: dict[str, str] = {
-    "docs/fill.md": "opens with the rules' source outside the project (Fill's page)",
-    "docs/uzor.md": "cites the game's original text and rules outside the project, 'the issue's' yardstick (Uzor's page)",
-    "tests/uzor/test_rules.py": "names the rules page outside the project (Uzor's)",
 }
 
 

@@ -271,10 +271,6 @@ def test_raw_env_step_after_every_agent_left_says_so(game):
 # ----- messages never repeat a huge input (a 200,000-entry list once gave a 600 KB message) -----
 
 HUGE = [0] * 100_000
-MESSAGES_NOT_CUT = pytest.mark.xfail(
-    strict=True,
-    reason="a few snapshot-field messages of these games still repeat the whole value (their validators)",
-)
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -291,8 +287,7 @@ def test_option_errors_cut_the_offending_value(game):
     assert lengths and max(lengths.values()) <= MAX_MESSAGE, {k: v for k, v in lengths.items() if v > MAX_MESSAGE}
 
 
-@pytest.mark.parametrize("game", [pytest.param(game, marks=MESSAGES_NOT_CUT if game in ("fill_v0",) else ())
-                                  for game in GAMES])
+@pytest.mark.parametrize("game", GAMES)
 def test_snapshot_errors_cut_the_offending_value(game):
     env = envs.load(game).raw_env()
     played(env, 0, 3)

@@ -184,7 +184,7 @@ def ismcts_bot(simulations: int, rollouts: int):
 
 def test_openspiel_ismcts_bot_beats_random_at_fill_with_hidden_traps():
     # ISMCTS searches states drawn by resample_from_infostate: the opponent's traps are unknown
-    assert win_rate("fill", {"traps": True}, ismcts_bot(40, 2), 40) >= 0.8
+    assert win_rate("fill", {"traps": True}, ismcts_bot(40, 1), 20) >= 0.8
 
 
 @pytest.mark.parametrize("game,options", [("uzor", {"board_size": 9}), ("knot", {"size": 4})])
