@@ -118,20 +118,19 @@ def evaluate_against(game: str, agent, opponent, games: int, seed: int, options:
     }
 
 
-def solver_point_loss(agent_spec: str, games: int, seed: int, options: dict) -> dict:
-    """Linecatch (≤ 16 squares): points the agent gives away against the exact solver.
+def solver_point_loss(agent_spec: str, game: str, games: int, seed: int, options: dict) -> dict:
+    """Points the agent gives away against the game's exact solver (a kit solver with
+    ``action_values(observation)``: Linecatch up to 16 squares).
 
-    At every move of the agent the solver's value of the best square minus the value of the
-    square the agent chose is added up (0 for perfect play); the agent plays the solver with
+    At every move of the agent the solver's value of the best move minus the value of the
+    move the agent chose is added up (0 for perfect play); the agent plays the solver with
     seats alternated.
     """
-    from envs.linecatch.solver import LinecatchSolver
-
-    game = "linecatch_v0"
-    resolved = envs.describe(game).resolve_options(options)
-    solver = LinecatchSolver(resolved["rows"], resolved["cols"], resolved["pro"])
+    game = envs.describe(game).name
     agent = load_agent(agent_spec, game, seed=seed, **options)
     opponent = load_agent("solver", game, seed=seed + 1, **options)
+    if not hasattr(opponent, "action_values"):
+        raise ValueError(f"--solver-loss: {game}'s solver does not report move values")
     losses, moves, margins = [], 0, []
     for index in range(games):
         env = envs.load(game).raw_env(**options)
@@ -141,8 +140,7 @@ def solver_point_loss(agent_spec: str, games: int, seed: int, options: dict) -> 
             seat = env.game.current_player()
             observation = env.observe(env.possible_agents[seat])
             if seat == mine:
-                mask = sum(1 << c for c, b in enumerate(env.game.black) if b)
-                values = solver.action_values(mask)
+                values = opponent.action_values(observation)
                 action = agent.act(observation)
                 lost += max(values.values()) - values[action]
                 moves += 1
@@ -260,7 +258,7 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     parser.add_argument("--markdown", help="also write the table to this file")
     parser.add_argument("--png", help="also draw the chart to this PNG file")
     parser.add_argument("--solver-loss", action="store_true",
-                        help="Linecatch ≤ 16 squares: also report each agent's point loss against the exact solver")
+                        help="games with an exact solver (Linecatch ≤ 16 squares): also report each agent's point loss against it")
     args = parser.parse_args(argv)
     if len(args.agents) < 2:
         parser.error("--agents needs at least two agents")
@@ -279,7 +277,7 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     if args.solver_loss:
         for spec in args.agents:
             if spec != "solver":
-                loss = solver_point_loss(spec, args.games, args.seed, options)
+                loss = solver_point_loss(spec, args.game, args.games, args.seed, options)
                 print(f"{short(spec)} against the exact solver: {json.dumps(loss)}")
     return results
 

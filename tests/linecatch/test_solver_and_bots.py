@@ -126,3 +126,14 @@ def test_heuristic_beats_random_clearly():
         returns, _ = play_game("linecatch_v0", seats, index, {})
         wins += returns[index % 2] > 0
     assert wins >= 85
+
+
+def test_solver_point_loss_is_zero_for_the_solver_and_positive_for_random():
+    from training.evaluate import solver_point_loss
+
+    perfect = solver_point_loss("solver", "linecatch", 6, 0, {"rows": 3, "cols": 3})
+    careless = solver_point_loss("random", "linecatch", 6, 0, {"rows": 3, "cols": 3})
+    assert perfect["mean_point_loss_per_game"] == 0 and perfect["perfect_games"] == 6
+    assert careless["mean_point_loss_per_game"] > 0 and careless["perfect_games"] < 6
+    with pytest.raises(ValueError, match="solver"):
+        solver_point_loss("random", "loom", 1, 0, {})

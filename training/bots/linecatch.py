@@ -61,10 +61,16 @@ class SolverLinecatchBot(_LinecatchBot):
         super().__init__(game, seed, **options)
         self.solver = LinecatchSolver(self.geo.rows, self.geo.cols, self.geo.pro)
 
+    def action_values(self, observation) -> dict[int, int]:
+        """Each legal square's exact value for the seat to move (its final margin with perfect
+        play after it): what ``training.evaluate --solver-loss`` measures other agents by."""
+        values = self.solver.action_values(self.black_mask(observation))
+        return {c: values[c] for c in legal_from_mask(observation)}
+
     def best_actions(self, observation) -> list[int]:
         """Every optimal square (what imitation learning spreads its target over)."""
         legal = legal_from_mask(observation)
-        values = self.solver.action_values(self.black_mask(observation))
+        values = self.action_values(observation)
         best = max(values[c] for c in legal)
         return [c for c in legal if values[c] == best]
 
