@@ -53,7 +53,10 @@ def tournament(games: int, seed: int) -> None:
     for game in envs.GAMES:
         bots = [name for name in ("heuristic", "random") if name in bot_table(game)]
         plan.append((game, {}, bots))
-    plan.append(("linecatch_v0", {"rows": 4, "cols": 4}, ["solver", "heuristic", "random"]))
+    for game in envs.GAMES:  # where a game's ladder adds rungs (Linecatch 4×4: the exact solver)
+        for ladder in envs.describe(game).bot_kit().ladders:
+            if ladder.extra:
+                plan.append((game, ladder.options, [*ladder.extra, "heuristic", "random"]))
     for game, options, agents in plan:
         started = time.perf_counter()
         results = round_robin(game, agents, games, seed, options)
