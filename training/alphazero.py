@@ -36,7 +36,6 @@ saved after every iteration, and ``--resume RUN_DIR`` continues where it stopped
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import math
@@ -53,6 +52,7 @@ import numpy as np
 
 import envs
 from envs.core.game import margins as score_margins
+from training.flags import parse_flags
 from training.network import search_values, squash_margins
 
 # ----- configuration ---------------------------------------------------------------------------
@@ -129,41 +129,9 @@ class AlphaZeroConfig:
 
 
 def parse_config(argv: list[str] | None = None) -> AlphaZeroConfig:
-    parser = argparse.ArgumentParser(prog="python -m training.alphazero", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    defaults = AlphaZeroConfig()
-    docs = _field_docs()
-    for f in dataclasses.fields(AlphaZeroConfig):
-        flag = "--" + f.name.replace("_", "-")
-        default = getattr(defaults, f.name)
-        if f.name == "options":
-            parser.add_argument(flag, type=json.loads, default={}, help=docs[f.name])
-        elif f.name == "eval_opponents":
-            parser.add_argument(flag, nargs="*", default=list(default), help=docs[f.name])
-        elif isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=docs[f.name])
-        else:
-            kind = type(default) if default is not None else (float if f.name == "max_minutes" else str)
-            parser.add_argument(flag, type=kind, default=default, help=docs[f.name])
-    args = parser.parse_args(argv)
-    values = vars(args)
-    values["eval_opponents"] = tuple(values["eval_opponents"])
-    config = AlphaZeroConfig(**values)
+    config = parse_flags(AlphaZeroConfig, argv, __doc__, prog="python -m training.alphazero")
     check_config(config)
     return config
-
-
-def _field_docs() -> dict[str, str]:
-    """The docstring under each config field (the help text), read from this file."""
-    import ast
-    import inspect
-
-    tree = ast.parse(inspect.getsource(AlphaZeroConfig))
-    docs, body = {}, tree.body[0].body
-    for node, after in zip(body, body[1:] + [None]):
-        if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
-            docs[node.target.id] = after.value.value
-    return docs
 
 
 def check_config(config: AlphaZeroConfig) -> None:
