@@ -266,25 +266,45 @@ def finish_record(rows: list, returns, scores, seats: int, moves: int, size: int
     return GameRecord(vectors, masks, policies, outcome[order], margin[order], moves)
 
 
+class RecordedGame:
+    """A game on an env, recording the decisions that had a choice: :meth:`decisions` yields
+    ``(player, observation, legal)`` at each of them and plays forced moves (one legal action)
+    on the way; the caller answers each with :meth:`play`."""
+
+    def __init__(self, env):
+        self.env, self.rows, self.moves = env, [], 0
+
+    def decisions(self):
+        env = self.env
+        while not env.game.is_terminal():
+            player = env.game.current_player()
+            observation = env.observe(env.possible_agents[player])
+            legal = np.flatnonzero(observation["action_mask"])
+            self.moves += 1
+            if len(legal) == 1:
+                env.step(int(legal[0]))
+                continue
+            yield player, observation, legal
+
+    def play(self, player: int, observation: dict, policy: np.ndarray, action: int) -> None:
+        self.rows.append((observation["observation"], observation["action_mask"], policy, player))
+        self.env.step(action)
+
+    def record(self) -> GameRecord:
+        env = self.env
+        return finish_record(self.rows, env.game.returns(), env.game.scores(), len(env.possible_agents), self.moves,
+                             env.observer.size, env.action_space(env.possible_agents[0]).n)
+
+
 def self_play_game(search, game: str, options: dict, seed: int, rng: random.Random):
     """One game with every decision searched (a generator of leaves, see az_search)."""
     env = envs.load(game).raw_env(**options)
     env.reset(seed=seed)
-    rows, moves = [], 0
-    while not env.game.is_terminal():
-        player = env.game.current_player()
-        observation = env.observe(env.possible_agents[player])
-        legal = np.flatnonzero(observation["action_mask"])
-        moves += 1
-        if len(legal) == 1:
-            env.step(int(legal[0]))
-            continue
+    played = RecordedGame(env)
+    for player, observation, _ in played.decisions():
         result = yield from search.run(observation, rng)
-        rows.append((observation["observation"], observation["action_mask"], result.policy, player))
-        env.step(result.action)
-    observer = env.observer
-    return finish_record(rows, env.game.returns(), env.game.scores(), len(env.possible_agents), moves,
-                         observer.size, env.action_space(env.possible_agents[0]).n)
+        played.play(player, observation, result.policy, result.action)
+    return played.record()
 
 
 class TorchEvaluator:
@@ -350,16 +370,9 @@ def teacher_games(task: dict) -> dict:
         env = envs.load(task["game"]).raw_env(**task["options"])
         env.reset(seed=seed)
         teacher = load_agent(task["teacher"], task["game"], seed=seed, **task["options"])
-        rows, moves = [], 0
+        played = RecordedGame(env)
         actions = env.action_space(env.possible_agents[0]).n
-        while not env.game.is_terminal():
-            player = env.game.current_player()
-            observation = env.observe(env.possible_agents[player])
-            legal = np.flatnonzero(observation["action_mask"])
-            moves += 1
-            if len(legal) == 1:
-                env.step(int(legal[0]))
-                continue
+        for player, observation, legal in played.decisions():
             if callable(getattr(teacher, "action_probabilities", None)) and not task["teacher"] == "random":
                 policy = np.asarray(teacher.action_probabilities(observation), np.float64)
                 action = int(legal[int(np.argmax(policy[legal]))])
@@ -367,10 +380,8 @@ def teacher_games(task: dict) -> dict:
                 action = int(teacher.act(observation))
                 policy = np.zeros(actions)
                 policy[action] = 1.0
-            rows.append((observation["observation"], observation["action_mask"], policy, player))
-            env.step(action)
-        records.append(finish_record(rows, env.game.returns(), env.game.scores(), len(env.possible_agents), moves,
-                                     env.observer.size, actions))
+            played.play(player, observation, policy, action)
+        records.append(played.record())
     return {"records": records, "seconds": time.perf_counter() - started}
 
 
