@@ -422,21 +422,8 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
         layers, taken_at = best["layers"], best["steps"]
         print(f"kept the policy of step {taken_at} (score {best['score']:.0%} against {', '.join(config.opponents)})")
     checkpoint = run_dir / f"{description.short_name}__maskppo__{config.seed}.zip"
-    meta = {
-        "game": game,
-        "options": portable_options(options),
-        "observation_shape": observation_shape,
-        "action_n": action_n,
-        "net_arch": list(config.net_arch),
-        "activation": config.activation,
-        "algo": "MaskablePPO",
-        "steps_trained": int(model.num_timesteps),
-        "policy_from_step": taken_at,
-        "seed": config.seed,
-        "code_version": code_version(),
-        "command": command,
-        "created": stamp,
-    }
+    meta = agent_meta(int(model.num_timesteps), taken_at)
+    del meta["wall_seconds"]  # the shipped file records no timing
     save_checkpoint(checkpoint, layers, meta)
     learner = PolicyAgent(layers, config.activation)
     final = {}
