@@ -74,8 +74,8 @@ GAME = GameDescription(
     facts=GameFacts("Fill", min_players=2, max_players=2, chance="explicit", information="imperfect"),
     engine=FillGame,
     observer=FillObserver,
-    render=Renderers(ansi=render.ansi, rgb=render.rgb),
-    sampling=Sampling(sampling.sampler, sampling.complete_snapshot, sampling.strip_hidden),
+    render=Renderers.from_module(render),
+    sampling=Sampling.from_module(sampling),
     play=PlayRules(
         undo_rule="in Fill, a token or trap choice can be taken back until you fill a cell",
         undo_phases=frozenset({"token", "trap"}),

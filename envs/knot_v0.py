@@ -76,8 +76,8 @@ GAME = GameDescription(
     facts=GameFacts("Knot", min_players=2, max_players=4, chance="explicit", information="imperfect"),
     engine=KnotGame,
     observer=KnotObserver,
-    render=Renderers(ansi=render.ansi, rgb=render.rgb),
-    sampling=Sampling(sampling.sampler, sampling.complete_snapshot, sampling.strip_hidden),
+    render=Renderers.from_module(render),
+    sampling=Sampling.from_module(sampling),
     play=PlayRules(
         undo_rule="in Knot, placements can be taken back until you draw",
         undo_phases=frozenset({"place"}),

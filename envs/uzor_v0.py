@@ -82,8 +82,8 @@ GAME = GameDescription(
     facts=GameFacts("Uzor", min_players=2, max_players=2, chance="explicit", information="imperfect"),
     engine=UzorGame,
     observer=UzorObserver,
-    render=Renderers(ansi=render.ansi, rgb=render.rgb),
-    sampling=Sampling(sampling.sampler, sampling.complete_snapshot, sampling.strip_hidden),
+    render=Renderers.from_module(render),
+    sampling=Sampling.from_module(sampling),
     # (a seat's own secret goal is on its board: the pictures show the viewer's hidden items)
     play=PlayRules(undo_rule="in Uzor every action is final", rules_summary=render.RULES_SUMMARY,
                    narrate=render.narrate),

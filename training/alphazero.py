@@ -36,7 +36,6 @@ saved after every iteration, and ``--resume RUN_DIR`` continues where it stopped
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import math
@@ -53,6 +52,7 @@ import numpy as np
 
 import envs
 from envs.core.game import margins as score_margins
+from training.flags import parse_flags
 from training.network import search_values, squash_margins
 
 # ----- configuration ---------------------------------------------------------------------------
@@ -129,41 +129,9 @@ class AlphaZeroConfig:
 
 
 def parse_config(argv: list[str] | None = None) -> AlphaZeroConfig:
-    parser = argparse.ArgumentParser(prog="python -m training.alphazero", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    defaults = AlphaZeroConfig()
-    docs = _field_docs()
-    for f in dataclasses.fields(AlphaZeroConfig):
-        flag = "--" + f.name.replace("_", "-")
-        default = getattr(defaults, f.name)
-        if f.name == "options":
-            parser.add_argument(flag, type=json.loads, default={}, help=docs[f.name])
-        elif f.name == "eval_opponents":
-            parser.add_argument(flag, nargs="*", default=list(default), help=docs[f.name])
-        elif isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=docs[f.name])
-        else:
-            kind = type(default) if default is not None else (float if f.name == "max_minutes" else str)
-            parser.add_argument(flag, type=kind, default=default, help=docs[f.name])
-    args = parser.parse_args(argv)
-    values = vars(args)
-    values["eval_opponents"] = tuple(values["eval_opponents"])
-    config = AlphaZeroConfig(**values)
+    config = parse_flags(AlphaZeroConfig, argv, __doc__, prog="python -m training.alphazero")
     check_config(config)
     return config
-
-
-def _field_docs() -> dict[str, str]:
-    """The docstring under each config field (the help text), read from this file."""
-    import ast
-    import inspect
-
-    tree = ast.parse(inspect.getsource(AlphaZeroConfig))
-    docs, body = {}, tree.body[0].body
-    for node, after in zip(body, body[1:] + [None]):
-        if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
-            docs[node.target.id] = after.value.value
-    return docs
 
 
 def check_config(config: AlphaZeroConfig) -> None:
@@ -298,25 +266,45 @@ def finish_record(rows: list, returns, scores, seats: int, moves: int, size: int
     return GameRecord(vectors, masks, policies, outcome[order], margin[order], moves)
 
 
+class RecordedGame:
+    """A game on an env, recording the decisions that had a choice: :meth:`decisions` yields
+    ``(player, observation, legal)`` at each of them and plays forced moves (one legal action)
+    on the way; the caller answers each with :meth:`play`."""
+
+    def __init__(self, env):
+        self.env, self.rows, self.moves = env, [], 0
+
+    def decisions(self):
+        env = self.env
+        while not env.game.is_terminal():
+            player = env.game.current_player()
+            observation = env.observe(env.possible_agents[player])
+            legal = np.flatnonzero(observation["action_mask"])
+            self.moves += 1
+            if len(legal) == 1:
+                env.step(int(legal[0]))
+                continue
+            yield player, observation, legal
+
+    def play(self, player: int, observation: dict, policy: np.ndarray, action: int) -> None:
+        self.rows.append((observation["observation"], observation["action_mask"], policy, player))
+        self.env.step(action)
+
+    def record(self) -> GameRecord:
+        env = self.env
+        return finish_record(self.rows, env.game.returns(), env.game.scores(), len(env.possible_agents), self.moves,
+                             env.observer.size, env.action_space(env.possible_agents[0]).n)
+
+
 def self_play_game(search, game: str, options: dict, seed: int, rng: random.Random):
     """One game with every decision searched (a generator of leaves, see az_search)."""
     env = envs.load(game).raw_env(**options)
     env.reset(seed=seed)
-    rows, moves = [], 0
-    while not env.game.is_terminal():
-        player = env.game.current_player()
-        observation = env.observe(env.possible_agents[player])
-        legal = np.flatnonzero(observation["action_mask"])
-        moves += 1
-        if len(legal) == 1:
-            env.step(int(legal[0]))
-            continue
+    played = RecordedGame(env)
+    for player, observation, _ in played.decisions():
         result = yield from search.run(observation, rng)
-        rows.append((observation["observation"], observation["action_mask"], result.policy, player))
-        env.step(result.action)
-    observer = env.observer
-    return finish_record(rows, env.game.returns(), env.game.scores(), len(env.possible_agents), moves,
-                         observer.size, env.action_space(env.possible_agents[0]).n)
+        played.play(player, observation, result.policy, result.action)
+    return played.record()
 
 
 class TorchEvaluator:
@@ -382,16 +370,9 @@ def teacher_games(task: dict) -> dict:
         env = envs.load(task["game"]).raw_env(**task["options"])
         env.reset(seed=seed)
         teacher = load_agent(task["teacher"], task["game"], seed=seed, **task["options"])
-        rows, moves = [], 0
+        played = RecordedGame(env)
         actions = env.action_space(env.possible_agents[0]).n
-        while not env.game.is_terminal():
-            player = env.game.current_player()
-            observation = env.observe(env.possible_agents[player])
-            legal = np.flatnonzero(observation["action_mask"])
-            moves += 1
-            if len(legal) == 1:
-                env.step(int(legal[0]))
-                continue
+        for player, observation, legal in played.decisions():
             if callable(getattr(teacher, "action_probabilities", None)) and not task["teacher"] == "random":
                 policy = np.asarray(teacher.action_probabilities(observation), np.float64)
                 action = int(legal[int(np.argmax(policy[legal]))])
@@ -399,10 +380,8 @@ def teacher_games(task: dict) -> dict:
                 action = int(teacher.act(observation))
                 policy = np.zeros(actions)
                 policy[action] = 1.0
-            rows.append((observation["observation"], observation["action_mask"], policy, player))
-            env.step(action)
-        records.append(finish_record(rows, env.game.returns(), env.game.scores(), len(env.possible_agents), moves,
-                                     env.observer.size, actions))
+            played.play(player, observation, policy, action)
+        records.append(played.record())
     return {"records": records, "seconds": time.perf_counter() - started}
 
 

@@ -238,6 +238,19 @@ def outcome_values(state) -> list[float]:
     return [0.5 * outcome + 0.5 * margin for outcome, margin in zip(state.returns(), relative_margins(state.scores()))]
 
 
+def _spec_number(spec: str, label: str, text: str, kind: type, least: int) -> int | float:
+    """One number of an MCTS spec: ``text`` read as ``kind`` (int or float), at least ``least``."""
+    try:
+        number = kind(text)
+    except ValueError:
+        wanted = "a whole number" if kind is int else "a number"
+        raise ValueError(f"MCTS {label} in {spec!r} must be {wanted}, not {text!r}") from None
+    if not number >= least:  # NaN fails too
+        bound = f"at least {least}" if kind is int else f">= {least}"
+        raise ValueError(f"MCTS {label} in {spec!r} must be {bound}")
+    return number
+
+
 def parse_mcts_spec(spec: str) -> dict[str, Any]:
     """``"mcts"``, ``"mcts:400"``, ``"mcts:400:c=0.7"``, ``"mcts:400:rollout=random"`` (settings
     joined by ``:``) → keyword arguments of ``MCTSAgent``; with ``net=PATH`` (or
@@ -249,35 +262,15 @@ def parse_mcts_spec(spec: str) -> dict[str, Any]:
         raise ValueError(f"an MCTS agent is written 'mcts', 'mcts:N' or 'mcts:N:c=X:rollout=random', not {spec!r}")
     settings: dict[str, Any] = {}
     if parts:
-        try:
-            settings["simulations"] = int(parts[0])
-        except ValueError:
-            raise ValueError(f"MCTS simulations in {spec!r} must be a whole number, not {parts[0]!r}") from None
-        if settings["simulations"] < 1:
-            raise ValueError(f"MCTS simulations in {spec!r} must be at least 1")
+        settings["simulations"] = _spec_number(spec, "simulations", parts[0], int, 1)
     for part in parts[1:]:
         key, _, value = part.partition("=")
         if key == "c":
-            try:
-                settings["exploration"] = float(value)
-            except ValueError:
-                raise ValueError(f"MCTS exploration in {spec!r} must be a number, not {value!r}") from None
-            if not settings["exploration"] >= 0:
-                raise ValueError(f"MCTS exploration in {spec!r} must be >= 0")
+            settings["exploration"] = _spec_number(spec, "exploration", value, float, 0)
         elif key == "depth":
-            try:
-                settings["depth"] = int(value)
-            except ValueError:
-                raise ValueError(f"MCTS depth in {spec!r} must be a whole number, not {value!r}") from None
-            if settings["depth"] < 0:
-                raise ValueError(f"MCTS depth in {spec!r} must be at least 0")
+            settings["depth"] = _spec_number(spec, "depth", value, int, 0)
         elif key in ("margin", "w", "bias"):
-            try:
-                number = float(value)
-            except ValueError:
-                raise ValueError(f"MCTS {key} in {spec!r} must be a number, not {value!r}") from None
-            if not number >= 0:
-                raise ValueError(f"MCTS {key} in {spec!r} must be >= 0")
+            number = _spec_number(spec, key, value, float, 0)
             settings[{"margin": "margin", "w": "widening", "bias": "bias"}[key]] = bool(number) if key == "margin" else number
         elif key == "rollout":
             if value not in ROLLOUTS:
@@ -288,12 +281,7 @@ def parse_mcts_spec(spec: str) -> dict[str, Any]:
                 raise ValueError(f"MCTS net in {spec!r} needs a network file or 'trained', e.g. net=trained")
             settings["network_path"] = value
         elif key == "m":
-            try:
-                settings["considered"] = int(value)
-            except ValueError:
-                raise ValueError(f"MCTS m (root actions considered) in {spec!r} must be a whole number, not {value!r}") from None
-            if settings["considered"] < 1:
-                raise ValueError(f"MCTS m in {spec!r} must be at least 1")
+            settings["considered"] = _spec_number(spec, "m (root actions considered)", value, int, 1)
         else:
             raise ValueError(
                 f"unknown MCTS setting {key!r} in {spec!r}; the settings are c=, depth=, margin=, w=, bias=, rollout=, "

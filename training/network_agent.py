@@ -97,6 +97,22 @@ def check_observation(observation, observer, meta: dict[str, Any]) -> None:
         )
 
 
+def observation_planes(observation, observer, meta: dict[str, Any]) -> np.ndarray:
+    """The planes a network reads, from an observation holding the flat vector (the observer
+    builds the planes) or the planes themselves; any other shape is of other options."""
+    vector = np.asarray(observation["observation"], np.float32)
+    planes_shape = tuple(observer.planes_shape())
+    if vector.shape == (observer.size,):
+        return observer.planes(vector)
+    if vector.shape == planes_shape:
+        return vector
+    raise ValueError(
+        f"this agent was trained for {meta.get('game')} with options {meta.get('options')}: it reads flat "
+        f"observations of {observer.size} entries or planes {planes_shape}, not shape {vector.shape} "
+        "(a game with other options?)"
+    )
+
+
 class NetworkAgent:
     """The network's policy alone: the legal action with the highest logit."""
 
@@ -104,22 +120,10 @@ class NetworkAgent:
 
     def __init__(self, net: PolicyValueNet, meta: dict[str, Any], observer):
         self.net, self.meta, self.observer = net, meta, observer
-        self._flat = (observer.size,)
-        self._planes = tuple(observer.planes_shape())
 
     def logits(self, observation) -> tuple[np.ndarray, np.ndarray]:
-        vector = np.asarray(observation["observation"], np.float32)
+        planes = observation_planes(observation, self.observer, self.meta)
         mask = np.asarray(observation["action_mask"])
-        if vector.shape == self._flat:
-            planes = self.observer.planes(vector)
-        elif vector.shape == self._planes:
-            planes = vector
-        else:
-            raise ValueError(
-                f"this agent was trained for {self.meta.get('game')} with options {self.meta.get('options')}: it reads "
-                f"flat observations of {self._flat[0]} entries or planes {self._planes}, not shape {vector.shape} "
-                "(a game with other options?)"
-            )
         if mask.shape != (len(self.net.index),):
             raise ValueError(f"this agent plays {len(self.net.index)} actions; the mask has shape {mask.shape}")
         logits, _ = self.net.evaluate(planes)

@@ -196,25 +196,32 @@ def _show_node(node) -> str:
     return shown + (f" {attributes}" if attributes else "")
 
 
+def read_model_header(data: bytes) -> tuple[dict[str, list], dict[str, str]]:
+    """The model message of an ONNX file whose IR version and opset are the exporter's, and
+    its metadata_props (raw texts, each key once). Raises _Fault."""
+    model = _message(memoryview(data), MODEL_FIELDS, "the model")
+    if _one(model, "ir_version", "the model") != IR_VERSION:
+        raise _Fault(f"it has IR version {model['ir_version'][0]}; the exporter writes {IR_VERSION}")
+    opsets = [_message(raw, OPSET_FIELDS, "an opset import") for raw in model.get("opset_import", [])]
+    found = [(_text(_one(o, "domain", "an opset", memoryview(b"")), "an opset"), _one(o, "version", "an opset", -1)) for o in opsets]
+    if found != [("", OPSET)]:
+        raise _Fault(f"it imports opsets {found}; the exporter writes only the default domain at version {OPSET}")
+    props = {}
+    for raw in model.get("metadata_props", []):
+        pair = _message(raw, PAIR_FIELDS, "a metadata entry")
+        key = _text(_one(pair, "key", "a metadata entry"), "a metadata key")
+        if key in props:
+            raise _Fault(f"metadata {key!r} appears twice")
+        props[key] = _text(_one(pair, "value", "a metadata entry", memoryview(b"")), f"metadata {key!r}")
+    return model, props
+
+
 def check_model_bytes(data: bytes, shown: str) -> dict[str, str]:
     """Check an ONNX file against what the exporter writes — opset, operators in order, their
     inputs, outputs and attributes, float32 initializers held in the file with the shapes the
     network needs — and return its metadata_props (raw JSON texts). Raises CheckpointError."""
     try:
-        model = _message(memoryview(data), MODEL_FIELDS, "the model")
-        if _one(model, "ir_version", "the model") != IR_VERSION:
-            raise _Fault(f"it has IR version {model['ir_version'][0]}; the exporter writes {IR_VERSION}")
-        opsets = [_message(raw, OPSET_FIELDS, "an opset import") for raw in model.get("opset_import", [])]
-        found = [(_text(_one(o, "domain", "an opset", memoryview(b"")), "an opset"), _one(o, "version", "an opset", -1)) for o in opsets]
-        if found != [("", OPSET)]:
-            raise _Fault(f"it imports opsets {found}; the exporter writes only the default domain at version {OPSET}")
-        props = {}
-        for raw in model.get("metadata_props", []):
-            pair = _message(raw, PAIR_FIELDS, "a metadata entry")
-            key = _text(_one(pair, "key", "a metadata entry"), "a metadata key")
-            if key in props:
-                raise _Fault(f"metadata {key!r} appears twice")
-            props[key] = _text(_one(pair, "value", "a metadata entry", memoryview(b"")), f"metadata {key!r}")
+        model, props = read_model_header(data)
         graph = _message(_one(model, "graph", "the model"), GRAPH_FIELDS, "the graph")
         nodes = [_node(raw, i) for i, raw in enumerate(graph.get("node", []))]
         layers = sum(1 for node in nodes if node[0] == "Gemm")

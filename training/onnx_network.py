@@ -30,9 +30,10 @@ import numpy as np
 
 from training.checkpoint import CheckpointError
 from training.network import FORMAT, Architecture, PolicyValueNet, architecture_from_meta
+from training.network_agent import observation_planes
 from training.onnx_agent import (
-    ACTION_MASK, GRAPH_FIELDS, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, MODEL_FIELDS, NODE_FIELDS, OPSET, OPSET_FIELDS,
-    PAIR_FIELDS, PROBABILITIES, TENSOR_FIELDS, _Fault, _ints, _message, _one, _text,
+    ACTION_MASK, GRAPH_FIELDS, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, NODE_FIELDS, OPSET, PROBABILITIES, TENSOR_FIELDS,
+    _Fault, _ints, _message, _one, _text, read_model_header,
 )
 
 NETWORK_ONNX_FORMAT = "abstract-games-suite/policy-value-onnx"
@@ -188,18 +189,9 @@ def check_network_model_bytes(data: bytes, shown: str) -> tuple[dict[str, Any], 
     """Check an exported network file against the exporter's graph for the architecture its
     metadata declares; return the metadata and the network its initializers hold."""
     try:
-        model = _message(memoryview(data), MODEL_FIELDS, "the model")
-        if _one(model, "ir_version", "the model") != IR_VERSION:
-            raise _Fault(f"it has IR version {model['ir_version'][0]}; the exporter writes {IR_VERSION}")
-        opsets = [_message(raw, OPSET_FIELDS, "an opset import") for raw in model.get("opset_import", [])]
-        found = [(_text(_one(o, "domain", "an opset", memoryview(b"")), "an opset"), _one(o, "version", "an opset", -1)) for o in opsets]
-        if found != [("", OPSET)]:
-            raise _Fault(f"it imports opsets {found}; the exporter writes only the default domain at version {OPSET}")
+        model, props = read_model_header(data)
         meta: dict[str, Any] = {}
-        for raw in model.get("metadata_props", []):
-            pair = _message(raw, PAIR_FIELDS, "a metadata entry")
-            key = _text(_one(pair, "key", "a metadata entry"), "a metadata key")
-            text = _text(_one(pair, "value", "a metadata entry", memoryview(b"")), f"metadata {key!r}")
+        for key, text in props.items():
             try:
                 meta[key] = json.loads(text)
             except (ValueError, RecursionError):
@@ -249,20 +241,9 @@ class OnnxNetworkAgent:
 
     def __init__(self, session, meta: dict[str, Any], observer):
         self.session, self.meta, self.observer = session, meta, observer
-        self._flat = (observer.size,)
-        self._planes = tuple(observer.planes_shape())
 
     def _run(self, observation) -> tuple[np.ndarray, np.ndarray]:
-        vector = np.asarray(observation["observation"], np.float32)
-        if vector.shape == self._flat:
-            planes = self.observer.planes(vector)
-        elif vector.shape == self._planes:
-            planes = vector
-        else:
-            raise ValueError(
-                f"this agent was trained for {self.meta.get('game')} with options {self.meta.get('options')}: it reads "
-                f"flat observations of {self._flat[0]} entries or planes {self._planes}, not shape {vector.shape}"
-            )
+        planes = observation_planes(observation, self.observer, self.meta)
         mask = np.asarray(observation["action_mask"], np.float32).reshape(1, -1)
         if mask.shape[1] != self.meta["num_actions"]:
             raise ValueError(f"this agent plays {self.meta['num_actions']} actions; this action mask has {mask.shape[1]}")

@@ -13,7 +13,6 @@ suite checkpoint ``<game>__maskppo__<seed>.zip`` (loadable with ``load_agent``),
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import math
@@ -30,6 +29,7 @@ import numpy as np
 from training import bot_table, game_name
 from training.checkpoint import PolicyAgent, code_version, env_spaces, portable_options, save_checkpoint
 from training.evaluate import evaluate_against
+from training.flags import parse_flags
 from wrappers.self_play import SelfPlayEnv
 
 
@@ -94,23 +94,8 @@ class TrainConfig:
     """show SB3's progress bar"""
 
 
-def parse_config(argv: list[str] | None = None, config_cls: type = TrainConfig, description: str | None = __doc__):
-    """A config dataclass from command-line flags: one ``--flag`` per field (also serves
-    ``training.train_rllib``'s config)."""
-    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
-    for f in dataclasses.fields(config_cls):
-        flag = "--" + f.name.replace("_", "-")
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        if isinstance(default, dict):
-            parser.add_argument(flag, type=json.loads, default=default, help="JSON")
-        elif isinstance(default, list):
-            kind = type(default[0]) if default else str
-            parser.add_argument(flag, nargs="+", type=kind, default=default)
-        elif isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
-        else:
-            parser.add_argument(flag, type=type(default), default=default)
-    return config_cls(**vars(parser.parse_args(argv)))
+def parse_config(argv: list[str] | None = None) -> TrainConfig:
+    return parse_flags(TrainConfig, argv, __doc__)
 
 
 def actor_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -437,21 +422,8 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
         layers, taken_at = best["layers"], best["steps"]
         print(f"kept the policy of step {taken_at} (score {best['score']:.0%} against {', '.join(config.opponents)})")
     checkpoint = run_dir / f"{description.short_name}__maskppo__{config.seed}.zip"
-    meta = {
-        "game": game,
-        "options": portable_options(options),
-        "observation_shape": observation_shape,
-        "action_n": action_n,
-        "net_arch": list(config.net_arch),
-        "activation": config.activation,
-        "algo": "MaskablePPO",
-        "steps_trained": int(model.num_timesteps),
-        "policy_from_step": taken_at,
-        "seed": config.seed,
-        "code_version": code_version(),
-        "command": command,
-        "created": stamp,
-    }
+    meta = agent_meta(int(model.num_timesteps), taken_at)
+    del meta["wall_seconds"]  # the shipped file records no timing
     save_checkpoint(checkpoint, layers, meta)
     learner = PolicyAgent(layers, config.activation)
     final = {}

@@ -40,7 +40,7 @@ import numpy as np
 from training import bot_table
 from training.checkpoint import PolicyAgent, code_version, env_spaces, portable_options, save_checkpoint
 from training.evaluate import evaluate_against
-from training.train import parse_config
+from training.flags import parse_flags
 
 ALGO = "rllib-ppo"
 FROZEN_KINDS = ("random", "snapshot")
@@ -581,7 +581,7 @@ def save_learners(run: RLlibRun, best: dict, iteration: int, steps: int) -> tupl
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    return train(parse_config(argv, RLlibTrainConfig, __doc__), argv)
+    return train(parse_flags(RLlibTrainConfig, argv, __doc__), argv)
 
 
 if __name__ == "__main__":

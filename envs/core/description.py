@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 import numpy as np
@@ -64,6 +64,12 @@ class GameFacts:
         return "zero_sum" if players == 2 else "general_sum"
 
 
+def _from_module(cls: type, module: Any) -> Any:
+    """A dataclass of hooks, each the module's attribute of the field's name (a missing one is
+    an AttributeError here)."""
+    return cls(**{f.name: getattr(module, f.name) for f in fields(cls)})
+
+
 @dataclass(frozen=True)
 class Renderers:
     """Pictures of a state for a viewer.
@@ -75,6 +81,11 @@ class Renderers:
 
     ansi: Callable[[Any, tuple[int, ...]], str]
     rgb: Callable[[Any, tuple[int, ...]], np.ndarray]
+
+    @classmethod
+    def from_module(cls, module: Any) -> Renderers:
+        """The functions of these names in a game's render module."""
+        return _from_module(cls, module)
 
 
 @dataclass(frozen=True)
@@ -93,6 +104,11 @@ class Sampling:
     sampler: Callable[[Any, dict], Callable[[random.Random], Any]]
     complete_snapshot: Callable[[dict, int, random.Random], dict]
     strip_hidden: Callable[[dict, int], dict]
+
+    @classmethod
+    def from_module(cls, module: Any) -> Sampling:
+        """The functions of these names in a game's sampling module."""
+        return _from_module(cls, module)
 
 
 @dataclass(frozen=True)
