@@ -42,7 +42,7 @@ ALLOWED: list[tuple[str, str, str]] = [
     ("tests/docs/test_standalone.py", r".", "this test names the words it searches for"),
     ("tests/*/test_render.py", r'for word in|"shared/" not in', "a game's test that its own texts hold none of these words"),
     ("docs/protocol.md", r"\bsession\b", "the bot server's game session: the protocol's own term for what new_game starts"),
-    ("training/serve.py", r"(?i)session|# -+ helpers -+", "the bot server's game session (the protocol's term); a banner"),
+    ("training/bot_server.py", r"(?i)session|# -+ helpers -+", "the bot server's game session (the protocol's term); a banner"),
     ("training/play.py", r"session", "a terminal game session"),
     ("training/alphazero.py", r"session|the game and the seeds", "one sitting of a resumable run; random seeds"),
     ("training/train_rllib.py", r"owns the session", "Ray's session (ray.init), the library's term"),

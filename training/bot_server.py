@@ -1,0 +1,485 @@
+"""The bot server's answers: ``BotServer`` answers one parsed request line at a time, within its
+limits (simulations, time a move, agent files under one folder), for the game the last
+``new_game`` started. ``training.serve`` feeds it lines; ``training.protocol`` holds the
+request shapes and the answer encoding.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import signal
+import sys
+import threading
+import traceback
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+import envs
+from envs.core.game import SnapshotError
+from training import bot_table, game_name, load_agent
+from training.checkpoint import MAX_ARCHIVE_BYTES, check_zip_directory, portable_options
+from training.checkpoint import _Fault as ArchiveFault
+from training.protocol import (
+    DEFAULT_MAX_LINE_BYTES, PROTOCOL, PROTOCOL_VERSION, REQUESTS, SURROGATE, RequestError, _finite_float, _is_int,
+    _no_constant, _NumberOutOfRange, check_fields, cut, error_answer, json_type, request_problem, shown,
+)
+
+DEFAULT_MAX_SIMULATIONS = 10_000  # per move, for "mcts:N…" agents (--max-simulations)
+DEFAULT_MOVE_TIME_LIMIT_S = 30.0  # the agent's work on one move or one probabilities answer
+MCTS_DEFAULT_SIMULATIONS = 200  # what "mcts" alone asks for (training.mcts.DEFAULT_SIMULATIONS)
+AGENT_FILE_SUFFIXES = (".zip", ".onnx")
+MAX_SEED = 2**63 - 1
+ROOT = Path(__file__).resolve().parents[1]
+PROBABILITY_TOLERANCE = 1e-6
+
+
+class MoveTimeout(BaseException):
+    """Raised by the alarm inside an agent that is over the move time limit (a BaseException,
+    so that no ``except Exception`` in an agent swallows it)."""
+
+
+# ----- the game a front end plays -----------------------------------------------------------------
+
+def shipped_checkpoints(name: str, agents_dir: Path) -> list[str]:
+    """The agent files shipped for a game that a request can name: those under the agents
+    folder, as paths relative to it."""
+    folder = ROOT / "checkpoints" / envs.describe(name).short_name
+    found = sorted(p for p in folder.glob("*") if p.suffix in AGENT_FILE_SUFFIXES) if folder.is_dir() else []
+    base = agents_dir.resolve()
+    shown_paths = []
+    for path in found:
+        try:
+            shown_paths.append(path.resolve().relative_to(base).as_posix())
+        except ValueError:
+            continue  # outside the agents folder: a request could not load it
+    return shown_paths
+
+
+def mcts_simulations(spec: str) -> int | None:
+    """The simulations a move an ``mcts`` spec asks for (``mcts``, ``mcts:N``, ``mcts:N:…``, and
+    later settings such as ``net=`` alike), or None when N is not a number (load_agent says so)."""
+    parts = spec.split(":")
+    if len(parts) == 1:
+        return MCTS_DEFAULT_SIMULATIONS
+    try:
+        return int(parts[1])
+    except ValueError:
+        return None
+
+
+@dataclass
+class Session:
+    """The game of the last successful ``new_game``."""
+
+    name: str
+    options: dict[str, Any]
+    agent_spec: str
+    seed: int
+    agent: Any
+    env: Any  # the game's raw_env: its engine, observer and notation
+    completion_rng: random.Random  # draws omitted hidden items, seeded by the game's seed
+    complete_snapshot: Callable
+
+    @property
+    def players(self) -> int:
+        return len(self.env.possible_agents)
+
+
+class BotServer:
+    """Answers one parsed request at a time; ``serve`` does the line reading and writing."""
+
+    def __init__(
+        self,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_simulations: int = DEFAULT_MAX_SIMULATIONS,
+        move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT_S,
+        agents_dir: str | Path = ".",
+    ):
+        self.max_line_bytes = max_line_bytes
+        self.max_simulations = max_simulations
+        self.move_time_limit = move_time_limit
+        self.agents_dir = Path(agents_dir)
+        self.session: Session | None = None
+        self.quitting = False
+
+    # ----- limits ----------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def time_limit(self, what: str) -> Iterator[None]:
+        """Interrupt the agent's work past ``move_time_limit`` seconds with ``over_limit`` (an
+        interval timer: only in the main thread, where the server runs; elsewhere unlimited)."""
+        usable = (
+            self.move_time_limit > 0 and hasattr(signal, "setitimer")
+            and threading.current_thread() is threading.main_thread()
+        )
+        if not usable:
+            yield
+            return
+
+        def alarm(signum, frame):
+            raise MoveTimeout()
+
+        previous = signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.move_time_limit)
+        try:
+            yield
+        except MoveTimeout:
+            raise RequestError(
+                "over_limit",
+                f"agent {shown(self.session.agent_spec)} took longer than {self.move_time_limit:g} s for {what}, "
+                "this server's limit (--move-time-limit); ask for less work (fewer simulations)",
+            ) from None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    def check_agent_spec(self, spec: str, name: str) -> str:
+        """Refuse, before loading anything, a spec over the work limits or a file that is not a
+        suite agent file under the agents folder; returns the spec to load (files' paths put
+        under the agents folder, ``net=PATH`` of a guided search included)."""
+        if spec.split(":")[0] == "mcts":
+            simulations = mcts_simulations(spec)
+            if simulations is not None and simulations > self.max_simulations:
+                raise RequestError(
+                    "over_limit",
+                    f"agent {shown(spec)} asks for {simulations} simulations a move; this server allows at most "
+                    f"{self.max_simulations} (--max-simulations)",
+                )
+            parts = spec.split(":")
+            for index, part in enumerate(parts[2:], start=2):
+                key, _, value = part.partition("=")
+                if key == "net" and value and value != "trained":
+                    parts[index] = "net=" + self.agent_file(value, ".zip")
+            return ":".join(parts)
+        if spec in bot_table(name) or spec == "trained":
+            return spec
+        looks_like_file = "/" in spec or "\\" in spec or "." in spec
+        if not looks_like_file:
+            return spec
+        return self.agent_file(spec, AGENT_FILE_SUFFIXES)
+
+    def agent_file(self, spec: str, suffixes: tuple[str, ...] | str) -> str:
+        """The path to load for an agent file named in a request: a suite file type, a relative
+        path under the agents folder (no absolute path, no '..', no link out of it); refused
+        before the disk is looked at, so that no answer tells what exists elsewhere."""
+        if not spec.lower().endswith(suffixes):
+            raise RequestError(
+                "bad_agent",
+                f"agent file {shown(spec)} is neither a suite checkpoint or network file (.zip) nor an exported policy (.onnx); "
+                "the server loads no other files (no torch or pickle files)",
+            )
+        outside = (
+            f"agent file {shown(spec)} is refused: agent files are named by a relative path under this server's "
+            "agents folder (its working folder, or --agents-dir), with '/' between folders and no '..'"
+        )
+        if "\\" in spec or any(ord(c) < 32 for c in spec):
+            raise RequestError("bad_agent", outside)
+        relative = PurePosixPath(spec)
+        if relative.is_absolute() or spec.startswith("~") or ".." in relative.parts:
+            raise RequestError("bad_agent", outside)
+        path = self.agents_dir / relative
+        try:
+            inside = path.resolve().is_relative_to(self.agents_dir.resolve())
+        except (OSError, RuntimeError, ValueError):
+            inside = False
+        if not inside:  # a symbolic link out of the folder: refused without looking further
+            raise RequestError("bad_agent", outside)
+        if spec.lower().endswith(".zip") and path.is_file():
+            # The zip's directory is checked before any loader opens it with zipfile, which reads
+            # the whole directory into memory (a million entries: half a gigabyte).
+            try:
+                with open(path, "rb") as source:
+                    size = os.fstat(source.fileno()).st_size
+                    if size > MAX_ARCHIVE_BYTES:
+                        raise RequestError("bad_agent", f"agent file {shown(spec)} is {size} bytes; an agent file is at most {MAX_ARCHIVE_BYTES}")
+                    source.seek(max(0, size - (22 + 0xFFFF)))
+                    check_zip_directory(source.read(), size, "the file")
+            except ArchiveFault as fault:
+                raise RequestError("bad_agent", f"agent file {shown(spec)} is damaged: {fault}") from None
+            except OSError as error:
+                raise RequestError("bad_agent", f"agent file {shown(spec)} cannot be read: {error.strerror}") from None
+        return str(path)
+
+    # ----- framing ---------------------------------------------------------------------------------
+    def answer_line(self, line: bytes) -> dict[str, Any]:
+        """The answer to one request line (never raises)."""
+        try:
+            request = json.loads(line.decode("utf-8"), parse_float=_finite_float, parse_constant=_no_constant)
+        except UnicodeDecodeError as error:
+            return error_answer(None, "bad_json", f"the request is not UTF-8 text: {error}")
+        except _NumberOutOfRange as error:
+            return error_answer(None, "bad_request", f"{error}; numbers in requests are finite")
+        except (ValueError, RecursionError) as error:
+            return error_answer(None, "bad_json", f"the request is not valid JSON: {error}")
+        if not isinstance(request, dict):
+            return error_answer(None, "bad_request", f"a request is a JSON object, not {json_type(request)}")
+        request_id = request.get("id")
+        if isinstance(request_id, (dict, list)):
+            return error_answer(None, "bad_request", "field 'id' must be a string, a number or null")
+        problem = request_problem(request)
+        if problem is not None:
+            echo = request_id if not (isinstance(request_id, str) and SURROGATE.search(request_id)) else None
+            return error_answer(echo, "bad_request", problem)
+        try:
+            kind = request.get("type")
+            if kind is None:
+                raise RequestError("bad_request", f"a request needs a 'type', one of: {', '.join(REQUESTS)}")
+            if not isinstance(kind, str):
+                raise RequestError("bad_request", f"field 'type' must be a string, not {json_type(kind)}")
+            if kind not in REQUESTS:
+                raise RequestError("unknown_type", f"unknown request type {kind!r}; the types are: {', '.join(REQUESTS)}")
+            check_fields(kind, request)
+            body = getattr(self, f"do_{kind}")(request)
+        except RequestError as error:
+            return error_answer(request_id, error.code, error.message)
+        except Exception as error:  # a bug, not the client's fault: say so and keep serving
+            traceback.print_exc(file=sys.stderr)
+            return error_answer(request_id, "internal", f"the server failed on this request: {cut(repr(error), 300)}")
+        return {"id": request_id, "ok": True, "type": kind, **body}
+
+    # ----- requests --------------------------------------------------------------------------------
+    def do_hello(self, request: dict) -> dict:
+        return {
+            "protocol": PROTOCOL,
+            "version": PROTOCOL_VERSION,
+            "max_line_bytes": self.max_line_bytes,
+            "max_simulations": self.max_simulations,
+            "move_time_limit_s": self.move_time_limit,
+            "requests": list(REQUESTS),
+        }
+
+    def do_list_games(self, request: dict) -> dict:
+        games = []
+        for game in envs.DESCRIPTIONS:
+            games.append({
+                "game": game.name,
+                "default_options": portable_options(game.engine.OPTIONS),
+                "completes_hidden_items": True,
+            })
+        return {"games": games}
+
+    def do_list_agents(self, request: dict) -> dict:
+        name = self.game_name(request["game"])
+        return {"game": name, "agents": list(bot_table(name)), "checkpoints": shipped_checkpoints(name, self.agents_dir)}
+
+    def do_new_game(self, request: dict) -> dict:
+        name = self.game_name(request["game"])
+        description = envs.describe(name)
+        options = request.get("options", {})
+        seed = request.get("seed", 0)
+        if not 0 <= seed <= MAX_SEED:
+            raise RequestError("bad_request", f"field 'seed' must be an integer 0…{MAX_SEED}, not {seed}")
+        try:
+            # resolve first: it refuses names that are not game options (render_mode among them)
+            resolved = description.resolve_options(options)
+            env = envs.load(name).raw_env(**options)
+        except (ValueError, TypeError) as error:
+            raise RequestError("bad_options", str(error)) from None
+        spec = request["agent"]
+        target = self.check_agent_spec(spec, name)
+        try:
+            agent = load_agent(target, name, seed=seed, **options)
+        except (ValueError, TypeError, ImportError, OSError) as error:
+            raise RequestError("bad_agent", str(error)) from None
+        except (zipfile.BadZipFile, zlib.error, EOFError) as error:  # a damaged file a loader did not name
+            traceback.print_exc(file=sys.stderr)
+            raise RequestError("bad_agent", f"agent file {shown(spec)} is damaged: {type(error).__name__}: {error}") from None
+        completer = description.sampling.complete_snapshot
+        self.session = Session(name, dict(options), spec, seed, agent, env, random.Random(seed), completer)
+        return {
+            "game": name,
+            "options": portable_options(resolved),
+            "seats": list(env.possible_agents),
+            "num_actions": int(env.action_space(env.possible_agents[0]).n),
+            "agent": spec,
+            "seed": seed,
+            "probabilities": callable(getattr(agent, "action_probabilities", None)),
+            "completes_hidden_items": True,
+        }
+
+    def do_move(self, request: dict) -> dict:
+        session = self.require_session()
+        env, seat = self.position(request)
+        game = env.game
+        if game.is_terminal():
+            raise RequestError("game_over", f"the game is over in this position (scores {game.scores()}): there is no move to make")
+        to_move = game.current_player()
+        if seat is None:
+            seat = to_move
+        elif seat != to_move:
+            raise RequestError(
+                "not_your_turn", f"it is player_{to_move}'s turn in this position, not player_{seat}'s"
+            )
+        observation = env.observe(env.possible_agents[seat])
+        agent = session.agent
+        answer: dict[str, Any] = {"seat": seat}
+        if request.get("probabilities", False):
+            if not callable(getattr(agent, "action_probabilities", None)):
+                raise RequestError(
+                    "no_probabilities",
+                    f"agent {session.agent_spec!r} has no probabilities (no action_probabilities method); "
+                    "ask without \"probabilities\": true",
+                )
+            with self.time_limit("its probabilities"):
+                answer["probabilities"] = self.probabilities(game, observation)
+        try:
+            with self.time_limit("a move"):
+                action = int(agent.act(observation))
+        except RequestError:
+            raise
+        except Exception as error:
+            traceback.print_exc(file=sys.stderr)
+            raise RequestError("agent_error", f"agent {shown(session.agent_spec)} failed: {error}") from None
+        reason = game.why_illegal(action)
+        if reason is not None:
+            raise RequestError("agent_error", f"agent {session.agent_spec!r} chose action {action}, which is illegal: {reason}")
+        answer.update(action=action, notation=game.action_to_string(action))
+        return answer
+
+    def do_legal(self, request: dict) -> dict:
+        env, seat = self.position(request)
+        game = env.game
+        over = game.is_terminal()
+        to_move = None if over else game.current_player()
+        if seat is not None and not over and seat != to_move:
+            raise RequestError("not_your_turn", f"it is player_{to_move}'s turn in this position, not player_{seat}'s")
+        answer = {
+            "seat": to_move,
+            "over": over,
+            "scores": game.scores(),
+            "legal": [{"action": a, "notation": game.action_to_string(a)} for a in game.legal_actions()],
+        }
+        if over:
+            answer["returns"] = game.returns()
+        return answer
+
+    def do_why_illegal(self, request: dict) -> dict:
+        env, _ = self.position(request)
+        game = env.game
+        move = request["move"]
+        if isinstance(move, str):
+            try:
+                action = game.string_to_action(move)
+            except ValueError as error:
+                return {"move": move, "action": None, "legal": False, "reason": str(error)}
+        else:
+            action = move
+        reason = game.why_illegal(action)
+        return {"move": move, "action": action, "legal": reason is None, "reason": reason}
+
+    def do_quit(self, request: dict) -> dict:
+        self.quitting = True
+        return {}
+
+    # ----- helpers ---------------------------------------------------------------------------------
+    def game_name(self, text: str) -> str:
+        try:
+            return game_name(text)
+        except ValueError as error:
+            raise RequestError("unknown_game", str(error)) from None
+
+    def require_session(self) -> Session:
+        if self.session is None:
+            raise RequestError("no_game", "no game yet: send a 'new_game' request first")
+        return self.session
+
+    def position(self, request: dict) -> tuple[Any, int | None]:
+        """Set the session's env to the request's position; returns it and the seat asked for."""
+        session = self.require_session()
+        has_actions, has_snapshot = "actions" in request, "snapshot" in request
+        if has_actions == has_snapshot:
+            raise RequestError(
+                "bad_request",
+                "give the position either as 'actions' (every action since the start) or as 'snapshot' "
+                "(with 'seat'), " + ("not both" if has_actions else "one of them is missing"),
+            )
+        seat = request.get("seat")
+        if seat is not None and not 0 <= seat < session.players:
+            raise RequestError("bad_request", f"field 'seat' must be 0…{session.players - 1} in this game, not {seat}")
+        if has_snapshot:
+            if seat is None:
+                raise RequestError(
+                    "bad_request", "a 'snapshot' position needs 'seat': the bot's seat, whose view the snapshot shows"
+                )
+            self.restore(session, request["snapshot"], seat)
+        else:
+            self.replay(session, request["actions"])
+        return session.env, seat
+
+    def restore(self, session: Session, snapshot: dict, seat: int) -> None:
+        if snapshot.get("game") != session.name:
+            # checked here so that every game's completer is spared a foreign snapshot
+            raise RequestError(
+                "bad_snapshot", f"the snapshot is of game {shown(snapshot.get('game'))}, but this game is {session.name!r}"
+            )
+        try:
+            full = session.complete_snapshot(snapshot, seat, session.completion_rng)
+        except SnapshotError as error:
+            raise RequestError("bad_snapshot", str(error)) from None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+            # a partial snapshot malformed in a way the completer does not name
+            raise RequestError("bad_snapshot", f"the snapshot is malformed: {error!r}") from None
+        try:
+            session.env.restore(full)
+        except SnapshotError as error:
+            raise RequestError("bad_snapshot", str(error)) from None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError) as error:
+            # a snapshot the game's validator let through and its restore tripped on: the
+            # client's mistake, though the game should have named it (traceback on stderr)
+            traceback.print_exc(file=sys.stderr)
+            raise RequestError("bad_snapshot", f"the snapshot is malformed: {cut(repr(error), 300)}") from None
+
+    def replay(self, session: Session, actions: list) -> None:
+        env = session.env
+        env.reset(seed=session.seed)
+        game = env.game
+        for index, move in enumerate(actions):
+            where = f"actions[{index}] = {cut(json.dumps(move, ensure_ascii=False), 80)}"
+            if not (_is_int(move) or isinstance(move, str)):
+                raise RequestError("bad_request", f"{where}: an action is a number or its notation, not {json_type(move)}")
+            if game.is_terminal():
+                raise RequestError("illegal_action", f"{where}: the game is already over after {index} actions")
+            if isinstance(move, str):
+                try:
+                    action = game.string_to_action(move)
+                except ValueError as error:
+                    raise RequestError("illegal_action", f"{where}: {error}") from None
+            else:
+                action = move
+            reason = game.why_illegal(action)
+            if reason is not None:
+                raise RequestError("illegal_action", f"{where} is illegal: {reason}")
+            env.step(action)
+            game = env.game
+
+    def probabilities(self, game, observation) -> list[dict[str, Any]]:
+        """The agent's policy over the legal actions, checked before it goes out."""
+        spec = self.session.agent_spec
+        try:
+            values = np.asarray(self.session.agent.action_probabilities(observation), np.float64)
+        except Exception as error:
+            traceback.print_exc(file=sys.stderr)
+            raise RequestError("agent_error", f"agent {spec!r} failed to give probabilities: {error}") from None
+        mask = np.asarray(observation["action_mask"]) > 0
+        problem = None
+        if values.shape != mask.shape:
+            problem = f"shape {values.shape}, expected {mask.shape}"
+        elif not np.isfinite(values).all() or (values < 0).any():
+            problem = "negative or non-finite entries"
+        elif values[~mask].any():
+            problem = "weight on illegal actions"
+        elif abs(values.sum() - 1.0) > PROBABILITY_TOLERANCE:
+            problem = f"a sum of {values.sum()!r}, not 1"
+        if problem:
+            raise RequestError("agent_error", f"agent {spec!r} gave invalid probabilities: {problem}")
+        return [
+            {"action": int(a), "notation": game.action_to_string(int(a)), "p": float(values[a])}
+            for a in np.flatnonzero(mask)
+        ]
