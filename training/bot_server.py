@@ -25,8 +25,9 @@ import numpy as np
 import envs
 from envs.core.game import SnapshotError
 from training import bot_table, game_name, load_agent
-from training.checkpoint import MAX_ARCHIVE_BYTES, check_zip_directory, portable_options
-from training.checkpoint import _Fault as ArchiveFault
+from training.archive import MAX_ARCHIVE_BYTES, check_zip_directory
+from training.archive import _Fault as ArchiveFault
+from training.checkpoint import portable_options
 from training.protocol import (
     DEFAULT_MAX_LINE_BYTES, PROTOCOL, PROTOCOL_VERSION, REQUESTS, SURROGATE, RequestError, _finite_float, _is_int,
     _no_constant, _NumberOutOfRange, check_fields, cut, error_answer, json_type, request_problem, shown,
