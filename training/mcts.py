@@ -239,7 +239,7 @@ def outcome_values(state) -> list[float]:
 
 
 def _spec_number(spec: str, label: str, text: str, kind: type, least: int) -> int | float:
-    """One number of an MCTS spec: ``text`` read as ``kind`` (int or float), at least ``least``."""
+    """A number in an MCTS agent name: ``text`` read as ``kind`` (int or float), at least ``least``."""
     try:
         number = kind(text)
     except ValueError:
