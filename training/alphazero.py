@@ -787,6 +787,7 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
         given = {arg.split("=")[0][2:].replace("-", "_") for arg in shlex.split(command)[3:] if arg.startswith("--")}
         overrides = {k: v for k, v in dataclasses.asdict(config).items() if k in RESUMABLE and k in given}
         run = Run.resume(config.resume, overrides)
+        run.command = f"{run.command} && {command}"  # the agent's meta records every sitting
         print(f"resuming {run.dir} at iteration {run.iteration} ({run.games_played} games, {run.positions} positions)",
               flush=True)
     else:

@@ -192,6 +192,8 @@ def test_a_tiny_run_writes_an_agent_that_plays_full_games_and_resumes(game, tmp_
     again = Run.resume(run_dir, {})
     assert again.positions == summary["positions"] and again.buffer.size == summary["positions"]
     assert again.learner.steps == first.learner.steps + 2
+    assert summary["command"].endswith(f"&& python -m training.alphazero --resume {run_dir} --iterations 2 --workers 1 "
+                                       "--final-eval-games 0")  # every sitting recorded
 
 
 def test_agent_files_refuse_damage_and_other_options(tmp_path):
