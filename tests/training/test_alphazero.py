@@ -238,6 +238,16 @@ def test_agent_files_refuse_damage_and_other_options(tmp_path):
             load_network(bad)
 
 
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_trained_plays_full_games_at_the_default_options_of_every_game(game):
+    trained = load_agent("trained", game, seed=0)
+    players = envs.describe(game).engine.num_players_for(envs.describe(game).resolve_options({}))
+    for seed in range(2):
+        seats = [trained] + [load_agent("random", game, seed=seed * 10 + p) for p in range(1, players)]
+        returns, scores = play_game(game, seats[seed % 2:] + seats[:seed % 2], seed, {})
+        assert len(returns) == len(scores) == players
+
+
 def test_trained_without_a_shipped_agent_lists_what_is_shipped():
     with pytest.raises(ValueError, match="shipped"):
         load_agent("trained", "linecatch", rows=3, cols=7)
