@@ -19,6 +19,7 @@ from training.az_search import (
 )
 from training.evaluate import play_game
 from training.checkpoint import CheckpointError
+from tests.training.hidden_states import positions_with_two_hidden_worlds
 from training.network import Architecture, PolicyValueNet, load_network, save_network
 
 
@@ -320,25 +321,11 @@ def test_the_guided_search_does_not_move_when_an_opponents_hidden_items_change(g
     """Two true states that differ only in what the seat cannot see (a stripped snapshot
     completed with two seeds) give the seeded network-guided search the same policy and move."""
     options = {"fill_v0": {"traps": True, "gems": True, "rocks": True}}.get(game, SMALL[game])
-    sampling = envs.describe(game).sampling
     net = random_net(game, options, seed=4)
     search = GuidedSearch(game, options, simulations=10)
     evaluator = NetworkEvaluator(net, search.observer, search.seats)
-    rng = random.Random(7)
     compared = differed = 0
-    for index in range(10):
-        env = envs.load(game).raw_env(**options)
-        env.reset(seed=index)
-        for _ in range(rng.randrange(4, 30)):
-            if env.game.is_terminal():
-                break
-            env.step(rng.choice(env.game.legal_actions()))
-        if env.game.is_terminal():
-            continue
-        seat = env.game.current_player()
-        name = env.possible_agents[seat]
-        partial = sampling.strip_hidden(env.snapshot(), seat)
-        worlds = [sampling.complete_snapshot(partial, seat, random.Random(s)) for s in (1, 2)]
+    for env, name, worlds in positions_with_two_hidden_worlds(game, options, 10, random.Random(7)):
         differed += worlds[0] != worlds[1]
         results = []
         for world in worlds:

@@ -11,6 +11,7 @@ import pytest
 
 import envs
 from envs.linecatch.rules import LinecatchGame
+from tests.training.hidden_states import positions_with_two_hidden_worlds
 from training import load_agent
 from training.evaluate import play_match
 from training.ladder import LadderSpec, deal_interval, markdown, run_ladder
@@ -100,22 +101,8 @@ def test_the_choice_does_not_move_when_an_opponents_hidden_items_change(game):
     """Two true states that differ only in hidden items (a stripped snapshot completed with two
     seeds) give the same seeded search the same answer; the states really differ."""
     options = SMALL[game]
-    sampling = envs.describe(game).sampling
-    rng = random.Random(7)
     compared = differed = 0
-    for index in range(12):
-        env = envs.load(game).raw_env(**options)
-        env.reset(seed=index)
-        for _ in range(rng.randrange(4, 30)):
-            if env.game.is_terminal():
-                break
-            env.step(rng.choice(env.game.legal_actions()))
-        if env.game.is_terminal():
-            continue
-        seat = env.game.current_player()
-        name = env.possible_agents[seat]
-        partial = sampling.strip_hidden(env.snapshot(), seat)
-        worlds = [sampling.complete_snapshot(partial, seat, random.Random(s)) for s in (1, 2)]
+    for env, name, worlds in positions_with_two_hidden_worlds(game, options, 12, random.Random(7)):
         differed += worlds[0] != worlds[1]
         choices = []
         for world in worlds:
