@@ -174,10 +174,18 @@ def test_openspiel_mcts_bot_beats_random(game, options, simulations, rollouts, g
 def ismcts_bot(simulations: int, rollouts: int):
     from open_spiel.python.algorithms import ismcts, mcts
 
+    class SeededISMCTSBot(ismcts.ISMCTSBot):
+        """OpenSpiel's ISMCTS draws each resample with a fresh, unseeded sampler; this one seeds
+        it from the bot's own random state, so a game replays exactly."""
+
+        def resample_from_infostate(self, state):
+            seed = int(self._random_state.randint(2**31))
+            return state.resample_from_infostate(state.current_player(), pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0))
+
     def make(spiel, index):
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=rollouts, random_state=np.random.RandomState(index))
-        return ismcts.ISMCTSBot(spiel, evaluator, 1.4, simulations, random_state=np.random.RandomState(index),
-                                allow_inconsistent_action_sets=True)
+        return SeededISMCTSBot(spiel, evaluator, 1.4, simulations, random_state=np.random.RandomState(index),
+                               allow_inconsistent_action_sets=True)
 
     return make
 
