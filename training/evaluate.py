@@ -6,8 +6,10 @@
 
 Agents are ``load_agent`` specs: bot names or checkpoint paths. Each pair plays ``--games``
 games. The first agent of a pair takes seat ``index % players`` in game ``index`` and the other
-agent fills every other seat, so seats alternate (and rotate in 3–4 player games). Game
-``index`` of a pair uses seed ``seed + index``: a table is reproducible. A win counts 1, a draw
+agent fills every other seat, so seats alternate (and rotate in 3–4 player games). Games are
+dealt in duplicate: the seat rotations of one deal share its seed (the same dice, piles and
+tiles), and both agents are seeded by the deal, so a table is reproducible and the same for any
+``--workers`` (processes playing games at once). A win counts 1, a draw
 ½, a loss 0 (in 3–4 player games: sole first place wins, a shared first place draws).
 Elo ratings are fitted to all games at once (maximum likelihood, mean rating 1500).
 """
@@ -18,6 +20,7 @@ import argparse
 import itertools
 import json
 import math
+import multiprocessing
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +103,36 @@ def play_pair(game: str, first: str, second: str, games: int, seed: int, options
     return play_match(game, a, b, games, seed, options, label=(first, second))
 
 
+def play_one_deal_game(job: tuple) -> tuple[list[int], list, int, float]:
+    """One game of ``upper`` against ``lower`` (which fills the other seats); both agents are
+    seeded by the game's index so the outcome does not depend on which worker plays it."""
+    game, options, upper, lower, index, seed = job
+    n = players_of(game, options)
+    mine = index % n
+    deal = seed + index // n  # duplicate deals: every seat rotation of a deal shares its chance
+    a = load_agent(upper, game, seed=deal * 7919 + 1, **options)
+    b = load_agent(lower, game, seed=deal * 7919 + 2, **options)
+    seats = [b] * n
+    seats[mine] = a
+    started = time.perf_counter()
+    returns, scores = play_game(game, seats, deal, options)
+    return returns, scores, mine, time.perf_counter() - started
+
+
+def play_pair_parallel(game: str, upper: str, lower: str, games: int, seed: int, options: dict,
+                       pool=None) -> tuple[PairResult, float]:
+    """Play the pair in duplicate deals (``play_one_deal_game``), on ``pool`` (a process pool)
+    or in this process; returns the result (every game's score in order) and seconds per game."""
+    jobs = [(game, options, upper, lower, i, seed) for i in range(games)]
+    outcomes = pool.map(play_one_deal_game, jobs, chunksize=1) if pool is not None else list(map(play_one_deal_game, jobs))
+    result = PairResult(upper, lower)
+    seconds = 0.0
+    for returns, scores, mine, spent in outcomes:
+        result.record(returns, scores, mine)
+        seconds += spent
+    return result, seconds / max(1, games)
+
+
 def evaluate_against(game: str, agent, opponent, games: int, seed: int, options: dict, detail: bool = False):
     """Score of ``agent`` (an agent object) against ``opponent`` (a spec or an agent).
 
@@ -157,14 +190,29 @@ def solver_point_loss(agent_spec: str, game: str, games: int, seed: int, options
     }
 
 
-def round_robin(game: str, agents: list[str], games: int, seed: int, options: dict, on_pair=None) -> list[PairResult]:
+def round_robin(game: str, agents: list[str], games: int, seed: int, options: dict, on_pair=None,
+                workers: int | None = None) -> list[PairResult]:
     """Every pair of ``agents`` plays ``games`` games (pair ``i`` seeded ``seed + 1000 * i``);
-    ``on_pair(result)``, when given, is called as each pair finishes (progress)."""
+    ``on_pair(result)``, when given, is called as each pair finishes (progress).
+
+    ``workers=None``: one agent object per side plays all of a pair's games in turn. An integer:
+    duplicate deals with agents seeded per deal (``play_pair_parallel``) on that many
+    processes, so the table is the same for any number of workers."""
+    pairs = list(itertools.combinations(agents, 2))
+    pool = multiprocessing.get_context("forkserver").Pool(workers) if workers and workers > 1 else None
     results = []
-    for i, (first, second) in enumerate(itertools.combinations(agents, 2)):
-        results.append(play_pair(game, first, second, games, seed + 1000 * i, options))
-        if on_pair is not None:
-            on_pair(results[-1])
+    try:
+        for i, (first, second) in enumerate(pairs):
+            if workers is None:
+                results.append(play_pair(game, first, second, games, seed + 1000 * i, options))
+            else:
+                results.append(play_pair_parallel(game, first, second, games, seed + 1000 * i, options, pool)[0])
+            if on_pair is not None:
+                on_pair(results[-1])
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
     return results
 
 
@@ -257,15 +305,20 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     parser.add_argument("--options", default="{}", help="env options as JSON")
     parser.add_argument("--markdown", help="also write the table to this file")
     parser.add_argument("--png", help="also draw the chart to this PNG file")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes playing games at once; games are dealt in duplicate and seeded per deal, "
+                             "so the table is the same for any number")
     parser.add_argument("--solver-loss", action="store_true",
                         help="games with an exact solver (Linecatch ≤ 16 squares): also report each agent's point loss against it")
     args = parser.parse_args(argv)
     if len(args.agents) < 2:
         parser.error("--agents needs at least two agents")
+    if args.workers < 1:
+        parser.error(f"--workers must be at least 1, got {args.workers}")
     game = game_name(args.game)
     options = json.loads(args.options)
     started = time.perf_counter()
-    results = round_robin(game, args.agents, args.games, args.seed, options)
+    results = round_robin(game, args.agents, args.games, args.seed, options, workers=args.workers)
     table = markdown_table(game, options, results)
     print(table)
     print(f"\n({sum(r.games for r in results)} games in {time.perf_counter() - started:.1f} s)")

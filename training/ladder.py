@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import envs
-from training import game_name, load_agent
+from training import game_name
 from training.bots import LadderSpec
-from training.evaluate import PairResult, play_game, players_of, short, wilson_interval
+from training.evaluate import PairResult, play_pair_parallel, players_of, short, wilson_interval
 
 
 def ladders(game: str) -> tuple[LadderSpec, ...]:
@@ -39,35 +39,6 @@ def ladders(game: str) -> tuple[LadderSpec, ...]:
 
 def rungs(spec: LadderSpec) -> list[str]:
     return ["random", "heuristic", f"mcts:100{spec.mcts}", f"mcts:1000{spec.mcts}", *spec.extra]
-
-
-def _play_one(job: tuple) -> tuple[list[int], list, int, float]:
-    """One game of ``upper`` against ``lower`` (which fills the other seats); both agents are
-    seeded by the game's index so the outcome does not depend on which worker plays it."""
-    game, options, upper, lower, index, seed = job
-    n = players_of(game, options)
-    mine = index % n
-    deal = seed + index // n  # duplicate deals: every seat rotation of a deal shares its chance
-    a = load_agent(upper, game, seed=deal * 7919 + 1, **options)
-    b = load_agent(lower, game, seed=deal * 7919 + 2, **options)
-    seats = [b] * n
-    seats[mine] = a
-    started = time.perf_counter()
-    returns, scores = play_game(game, seats, deal, options)
-    return returns, scores, mine, time.perf_counter() - started
-
-
-def play_pair_parallel(game: str, upper: str, lower: str, games: int, seed: int, options: dict,
-                       pool=None) -> tuple[PairResult, float]:
-    """Play the pair; returns the result (with every game's score in order) and seconds per game."""
-    jobs = [(game, options, upper, lower, i, seed) for i in range(games)]
-    outcomes = pool.map(_play_one, jobs, chunksize=1) if pool is not None else list(map(_play_one, jobs))
-    result = PairResult(upper, lower)
-    seconds = 0.0
-    for returns, scores, mine, spent in outcomes:
-        result.record(returns, scores, mine)
-        seconds += spent
-    return result, seconds / max(1, games)
 
 
 def deal_interval(per_game: list[float], seats: int, z: float = 1.96) -> tuple[float, float]:

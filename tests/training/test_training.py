@@ -178,3 +178,17 @@ def test_main_job_tournament_covers_every_game(capsys):
     out = capsys.readouterr().out
     for game in envs.GAMES:
         assert f"**{game}**" in out
+
+
+def test_tournament_table_is_the_same_for_any_number_of_workers(capsys):
+    from training.evaluate import main as evaluate_main
+
+    argv = ["--game", "loom", "--agents", "heuristic", "random", "mcts:8", "--games", "6", "--seed", "3"]
+    serial = evaluate_main(argv + ["--workers", "1"])
+    parallel = evaluate_main(argv + ["--workers", "2"])
+    assert [(r.first, r.second, r.outcomes, r.points_for) for r in serial] == \
+        [(r.first, r.second, r.outcomes, r.points_for) for r in parallel]
+    assert [r.games for r in serial] == [6, 6, 6]
+    with pytest.raises(SystemExit):
+        evaluate_main(argv + ["--workers", "0"])
+    assert "--workers must be at least 1, got 0" in capsys.readouterr().err
