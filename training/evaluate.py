@@ -21,6 +21,8 @@ import itertools
 import json
 import math
 import multiprocessing
+import shlex
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,7 +66,10 @@ def wilson_interval(score: float, n: int, z: float = 1.96) -> tuple[float, float
         return 0.0, 1.0
     centre = (score + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # the bounds at a score of 0 or 1 are exactly 0 and 1 (rounding would leave them a hair inside)
+    low = 0.0 if score <= 0 else max(0.0, centre - half)
+    high = 1.0 if score >= 1 else min(1.0, centre + half)
+    return low, high
 
 
 def players_of(game: str, options: dict) -> int:
@@ -292,6 +297,13 @@ def draw_chart(game: str, results: list[PairResult], path: str | Path) -> Path:
     return path
 
 
+def pair_summary(result: PairResult) -> dict:
+    """A pair's counts, score and 95% Wilson interval, as the trainers' evaluation JSON has them."""
+    low, high = wilson_interval(result.score, result.games)
+    return {"agent": result.first, "opponent": result.second, "games": result.games, "wins": result.wins,
+            "draws": result.draws, "losses": result.losses, "score": result.score, "interval95": [low, high]}
+
+
 def short(spec: str) -> str:
     return Path(spec).stem if spec.endswith(".zip") else spec
 
@@ -305,6 +317,7 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     parser.add_argument("--options", default="{}", help="env options as JSON")
     parser.add_argument("--markdown", help="also write the table to this file")
     parser.add_argument("--png", help="also draw the chart to this PNG file")
+    parser.add_argument("--json", help="also write every pair's counts, score and interval to this JSON file")
     parser.add_argument("--workers", type=int, default=1,
                         help="processes playing games at once; games are dealt in duplicate and seeded per deal, "
                              "so the table is the same for any number")
@@ -327,6 +340,11 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
         Path(args.markdown).write_text(table + "\n")
     if args.png:
         print(f"chart: {draw_chart(game, results, args.png)}")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        command = "python -m training.evaluate " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+        Path(args.json).write_text(json.dumps({"game": game, "options": options, "command": command,
+                                               "pairs": [pair_summary(r) for r in results]}, indent=1) + "\n")
     if args.solver_loss:
         for spec in args.agents:
             if spec != "solver":

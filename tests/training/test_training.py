@@ -180,15 +180,22 @@ def test_main_job_tournament_covers_every_game(capsys):
         assert f"**{game}**" in out
 
 
-def test_tournament_table_is_the_same_for_any_number_of_workers(capsys):
+def test_tournament_table_is_the_same_for_any_number_of_workers(capsys, tmp_path):
     from training.evaluate import main as evaluate_main
 
     argv = ["--game", "loom", "--agents", "heuristic", "random", "mcts:8", "--games", "6", "--seed", "3"]
-    serial = evaluate_main(argv + ["--workers", "1"])
+    serial = evaluate_main(argv + ["--workers", "1", "--json", str(tmp_path / "table.json")])
     parallel = evaluate_main(argv + ["--workers", "2"])
     assert [(r.first, r.second, r.outcomes, r.points_for) for r in serial] == \
         [(r.first, r.second, r.outcomes, r.points_for) for r in parallel]
     assert [r.games for r in serial] == [6, 6, 6]
+    table = json.loads((tmp_path / "table.json").read_text())
+    assert table["command"].startswith("python -m training.evaluate --game loom --agents heuristic random mcts:8")
+    assert [(p["agent"], p["opponent"]) for p in table["pairs"]] == [("heuristic", "random"), ("heuristic", "mcts:8"),
+                                                                    ("random", "mcts:8")]
+    for pair, result in zip(table["pairs"], serial):
+        assert (pair["wins"], pair["draws"], pair["losses"]) == (result.wins, result.draws, result.losses)
+        assert pair["interval95"][0] <= pair["score"] == result.score <= pair["interval95"][1]
     with pytest.raises(SystemExit):
         evaluate_main(argv + ["--workers", "0"])
     assert "--workers must be at least 1, got 0" in capsys.readouterr().err
