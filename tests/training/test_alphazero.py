@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -195,6 +196,35 @@ def test_a_tiny_run_writes_an_agent_that_plays_full_games_and_resumes(game, tmp_
     assert again.learner.steps == first.learner.steps + 2
     assert summary["command"].endswith(f"&& python -m training.alphazero --resume {run_dir} --iterations 2 --workers 1 "
                                        "--final-eval-games 0")  # every sitting recorded
+
+
+def test_the_final_evaluation_scores_the_better_of_best_and_last(tmp_path, monkeypatch):
+    import training.alphazero as alphazero
+
+    argv = ["--game", "linecatch", "--options", json.dumps(SMALL["linecatch_v0"]), "--iterations", "1",
+            "--games-per-iteration", "2", "--simulations", "4", "--concurrent-games", "2", "--workers", "1",
+            "--filters", "8", "--blocks", "1", "--steps-per-iteration", "2", "--batch-size", "16",
+            "--eval-every", "1", "--eval-games", "2", "--final-eval-games", "0", "--out-dir", str(tmp_path)]
+    run = Run.resume(main(argv)["run"], {})
+    run.workers = None  # the evaluations below are replaced; the first call plays none
+    assert run.choose_final(10) == (str(run.dir / "best.zip"), {})  # best is the last network: nothing to choose
+    run.iteration = 2  # a later network whose scheduled evaluation did not beat best.zip's
+    played = []
+
+    def fake_evaluation(workers, game, options, agent, opponent, games, seed):
+        played.append((Path(agent).name, opponent, games, seed))
+        return {"score": scores[Path(agent).name], "games": games}
+
+    monkeypatch.setattr(alphazero, "evaluate_agent", fake_evaluation)
+    for scores, expected in (({"best.zip": 0.4, "latest.zip": 0.7}, "latest.zip"),
+                             ({"best.zip": 0.6, "latest.zip": 0.5}, "best.zip"),
+                             ({"best.zip": 0.5, "latest.zip": 0.5}, "best.zip")):
+        chosen, selection = run.choose_final(10)
+        assert chosen == str(run.dir / expected) and selection["chosen"] == expected
+        assert selection["opponent"] == "heuristic" and selection["candidates"]["latest.zip"]["score"] == scores["latest.zip"]
+    assert played[:2] == [("best.zip", "heuristic", 10, 4_000_000), ("latest.zip", "heuristic", 10, 4_000_000)]
+    with zipfile.ZipFile(run.dir / "latest.zip") as archive:
+        assert json.loads(archive.read("meta.json"))["iteration"] == 2  # the network the choice played
 
 
 def test_agent_files_refuse_damage_and_other_options(tmp_path):
