@@ -774,31 +774,29 @@ class Run:
                                                                   opponent, count, seed=950_000 + self.iteration)
         return results
 
-
     def choose_final(self, games: int) -> tuple[str, dict[str, Any]]:
         """The agent the final evaluation scores: ``best.zip`` (best scheduled evaluation) or
         the last network, whichever wins more of ``games`` fresh games against the deciding
         opponent. Scheduled evaluations are short and a network still improving is often picked
         for a lucky run of games (a Knot run kept iteration 9, 36% over 400 games, over
         iteration 18, 53.5%); the report is then measured on other seeds than the choice."""
+        from training.network import read_network_file
+
         latest = self.save_agent("latest.zip")
         best = self.dir / "best.zip"
-        if not best.exists() or _meta_iteration(best) == self.iteration:
-            return str(best if best.exists() else latest), {}
+        if not best.exists():
+            return str(latest), {}
+        best_iteration = read_network_file(best)[0]["iteration"]
+        if best_iteration == self.iteration:
+            return str(best), {}
         opponent = "heuristic" if "heuristic" in self.config.eval_opponents else self.config.eval_opponents[0]
+        candidates = {"best.zip": (best, best_iteration), "latest.zip": (latest, self.iteration)}
         scores = {name: evaluate_agent(self.workers, self.game, self.options, str(path), opponent, games,
-                                       seed=4_000_000) for name, path in (("best.zip", best), ("latest.zip", latest))}
+                                       seed=4_000_000) for name, (path, _) in candidates.items()}
         choice = max(scores, key=lambda name: scores[name]["score"])  # a tie keeps best.zip
-        print("  choosing the final agent: " + "; ".join(f"{name} (iteration {_meta_iteration(self.dir / name)}) "
+        print("  choosing the final agent: " + "; ".join(f"{name} (iteration {candidates[name][1]}) "
               f"{r['score']:.1%} vs {opponent}" for name, r in scores.items()) + f" -> {choice}", flush=True)
         return str(self.dir / choice), {"opponent": opponent, "chosen": choice, "candidates": scores}
-
-
-def _meta_iteration(path: Path) -> int:
-    import zipfile
-
-    with zipfile.ZipFile(path) as archive:
-        return int(json.loads(archive.read("meta.json"))["iteration"])
 
 
 # What --resume may change (given on its command line); everything else is the run's own.

@@ -109,8 +109,8 @@ def play_pair(game: str, first: str, second: str, games: int, seed: int, options
 
 
 def play_one_deal_game(job: tuple) -> tuple[list[int], list, int, float]:
-    """One game of ``upper`` against ``lower`` (which fills the other seats); both agents are
-    seeded by the game's index so the outcome does not depend on which worker plays it."""
+    """One game of ``upper`` against ``lower`` (which fills the other seats); the game and both
+    agents are seeded by its deal, so the outcome does not depend on which worker plays it."""
     game, options, upper, lower, index, seed = job
     n = players_of(game, options)
     mine = index % n
