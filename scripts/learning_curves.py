@@ -37,6 +37,13 @@ def snapshot_facts(path: Path) -> dict:
             "wall_seconds": float(meta.get("wall_seconds", 0.0)), "positions": int(positions)}
 
 
+def per_opponent(parser, flag: str, values: list[int], opponents: list[str]) -> dict[str, int]:
+    """``--games``/``--every`` as one value for every opponent or one value per opponent."""
+    if len(values) not in (1, len(opponents)) or min(values) < 1:
+        parser.error(f"{flag} takes one positive number or one per opponent ({len(opponents)}), not {values}")
+    return dict(zip(opponents, values * len(opponents) if len(values) == 1 else values))
+
+
 def play(job: tuple) -> tuple[int, float]:
     from training import load_agent
     from training.evaluate import play_game
@@ -58,25 +65,29 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="run folders with a snapshots/ folder")
     parser.add_argument("--opponents", nargs="+", default=["heuristic"], help="load_agent specs")
-    parser.add_argument("--games", type=int, default=100, help="games per snapshot and opponent")
-    parser.add_argument("--every", type=int, default=1, help="score every k-th snapshot (the last always)")
+    parser.add_argument("--games", type=int, nargs="+", default=[100],
+                        help="games per snapshot: one number, or one per opponent (search opponents cost more)")
+    parser.add_argument("--every", type=int, nargs="+", default=[1],
+                        help="score every k-th snapshot (the first and last always): one number, or one per opponent")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7_000_000)
     parser.add_argument("--out", required=True, help="path prefix of the .md, .json and .png written")
     args = parser.parse_args(argv)
+    games = per_opponent(parser, "--games", args.games, args.opponents)
+    every = per_opponent(parser, "--every", args.every, args.opponents)
     rows = []
     with multiprocessing.Pool(args.workers) as pool:
         for run in map(Path, args.runs):
             snapshots = sorted((run / "snapshots").glob("*.zip"))
             if not snapshots:
                 raise SystemExit(f"{run} has no snapshots/ folder with agent files")
-            chosen = snapshots[::args.every]
-            if chosen[-1] != snapshots[-1]:
-                chosen.append(snapshots[-1])
-            for path in chosen:
+            for number, path in enumerate(snapshots):
                 facts = snapshot_facts(path)
                 for opponent in args.opponents:
-                    jobs = [(i, str(path), opponent, facts["game"], facts["options"], args.seed) for i in range(args.games)]
+                    if number % every[opponent] and path != snapshots[-1]:
+                        continue
+                    jobs = [(i, str(path), opponent, facts["game"], facts["options"], args.seed)
+                            for i in range(games[opponent])]
                     outcomes = [score for _, score in pool.imap_unordered(play, jobs)]
                     score = sum(outcomes) / len(outcomes)
                     low, high = wilson_interval(score, len(outcomes))

@@ -1,0 +1,60 @@
+"""scripts/learning_curves.py: every snapshot of a run folder scored against each opponent."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+AGENT = ROOT / "checkpoints" / "linecatch" / "linecatch__alphazero__0.zip"
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("learning_curves", ROOT / "scripts" / "learning_curves.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["learning_curves"] = module  # the worker pool pickles its functions by module name
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def run_folder(tmp_path) -> Path:
+    snapshots = tmp_path / "linecatch__alphazero__0__test" / "snapshots"
+    snapshots.mkdir(parents=True)
+    for name in ("iteration_0000.zip", "iteration_0001.zip", "iteration_0002.zip"):
+        shutil.copy(AGENT, snapshots / name)
+    return snapshots.parent
+
+
+def test_each_opponent_gets_its_own_games_and_snapshots(run_folder, tmp_path):
+    script = load_script()
+    out = tmp_path / "curves" / "linecatch"
+    result = script.main([str(run_folder), "--opponents", "random", "heuristic", "--games", "6", "4",
+                          "--every", "1", "2", "--workers", "1", "--out", str(out)])
+    picked = [(Path(r["path"]).name, r["opponent"], r["games"]) for r in result["rows"]]
+    # random: every snapshot, 6 games; heuristic: every second snapshot (and the last), 4 games
+    assert picked == [("iteration_0000.zip", "random", 6), ("iteration_0000.zip", "heuristic", 4),
+                      ("iteration_0001.zip", "random", 6),
+                      ("iteration_0002.zip", "random", 6), ("iteration_0002.zip", "heuristic", 4)]
+    rows = json.loads(out.with_suffix(".json").read_text())
+    assert rows == result["rows"]
+    for row in rows:
+        assert row["algo"] == "alphazero" and row["positions"] == 69_120
+        assert 0.0 <= row["interval95"][0] <= row["score"] <= row["interval95"][1] <= 1.0
+    # the same agent file against the same seeded games scores the same at every snapshot
+    assert len({r["score"] for r in rows if r["opponent"] == "random"}) == 1
+    assert out.with_suffix(".png").stat().st_size > 1000
+    assert out.with_suffix(".md").read_text().count("\n") == 2 + len(rows)
+
+
+def test_a_count_per_opponent_must_match_the_opponents(run_folder, tmp_path, capsys):
+    script = load_script()
+    with pytest.raises(SystemExit):
+        script.main([str(run_folder), "--opponents", "random", "heuristic", "--games", "6", "4", "2",
+                     "--out", str(tmp_path / "x")])
+    assert "--games takes one positive number or one per opponent (2)" in capsys.readouterr().err
