@@ -2,7 +2,7 @@
 
     python -m training.export_onnx checkpoints/loom/loom__maskppo__0.zip            # -> …/loom__maskppo__0.onnx
     python -m training.export_onnx checkpoints/loom/loom__maskppo__0.zip -o bot.onnx
-    python -m training.export_onnx checkpoints/linecatch/linecatch__alphazero__0.zip  # a policy-value network
+    python -m training.export_onnx checkpoints/linecatch/linecatch__alphazero__1.zip  # a policy-value network
 
 A policy-value network (``training.alphazero``) is exported by ``training.onnx_network`` (inputs
 ``planes`` and ``action_mask``; outputs ``masked_logits``, ``probabilities`` and ``value``). The

@@ -291,7 +291,7 @@ def test_trained_is_the_shipped_agent_with_the_best_recorded_score_for_those_opt
 
     folder = tmp_path / "linecatch"
     folder.mkdir()
-    network = network_agent.CHECKPOINTS / "linecatch" / "linecatch__alphazero__0.zip"
+    network = network_agent.CHECKPOINTS / "linecatch" / "linecatch__alphazero__1.zip"
     policy = network_agent.CHECKPOINTS / "linecatch" / "linecatch_4x4__maskppo__1.zip"
     shutil.copy(network, folder / "a_network.zip")
     shutil.copy(policy, folder / "b_policy.zip")  # 4x4: other options than the network's 5x5

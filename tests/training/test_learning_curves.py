@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-AGENT = ROOT / "checkpoints" / "linecatch" / "linecatch__alphazero__0.zip"
+AGENT = ROOT / "checkpoints" / "linecatch" / "linecatch__alphazero__1.zip"
 
 
 def load_script():
@@ -44,7 +44,7 @@ def test_each_opponent_gets_its_own_games_and_snapshots(run_folder, tmp_path):
     rows = json.loads(out.with_suffix(".json").read_text())
     assert rows == result["rows"]
     for row in rows:
-        assert row["algo"] == "alphazero" and row["positions"] == 69_120
+        assert row["algo"] == "alphazero" and row["positions"] == 92_160
         assert 0.0 <= row["interval95"][0] <= row["score"] <= row["interval95"][1] <= 1.0
     # the same agent file against the same seeded games scores the same at every snapshot
     assert len({r["score"] for r in rows if r["opponent"] == "random"}) == 1
