@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 import shutil
 import sys
@@ -14,12 +14,12 @@ ROOT = Path(__file__).resolve().parents[2]
 AGENT = ROOT / "checkpoints" / "linecatch" / "linecatch__alphazero__1.zip"
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("learning_curves", ROOT / "scripts" / "learning_curves.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["learning_curves"] = module  # the worker pool pickles its functions by module name
-    spec.loader.exec_module(module)
-    return module
+def load_script(monkeypatch):
+    # imported by name from scripts/ on sys.path, so that pool workers started by "spawn" or
+    # "forkserver" (other tests may set either) can import it too
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    sys.modules.pop("learning_curves", None)
+    return importlib.import_module("learning_curves")
 
 
 @pytest.fixture
@@ -31,8 +31,8 @@ def run_folder(tmp_path) -> Path:
     return snapshots.parent
 
 
-def test_each_opponent_gets_its_own_games_and_snapshots(run_folder, tmp_path):
-    script = load_script()
+def test_each_opponent_gets_its_own_games_and_snapshots(run_folder, tmp_path, monkeypatch):
+    script = load_script(monkeypatch)
     out = tmp_path / "curves" / "linecatch"
     result = script.main([str(run_folder), "--opponents", "random", "heuristic", "--games", "6", "4",
                           "--every", "1", "2", "--workers", "1", "--out", str(out)])
@@ -52,8 +52,8 @@ def test_each_opponent_gets_its_own_games_and_snapshots(run_folder, tmp_path):
     assert out.with_suffix(".md").read_text().count("\n") == 2 + len(rows)
 
 
-def test_a_count_per_opponent_must_match_the_opponents(run_folder, tmp_path, capsys):
-    script = load_script()
+def test_a_count_per_opponent_must_match_the_opponents(run_folder, tmp_path, capsys, monkeypatch):
+    script = load_script(monkeypatch)
     with pytest.raises(SystemExit):
         script.main([str(run_folder), "--opponents", "random", "heuristic", "--games", "6", "4", "2",
                      "--out", str(tmp_path / "x")])
