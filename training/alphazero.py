@@ -103,6 +103,10 @@ class AlphaZeroConfig:
     alone); the margin tells a big lead from a narrow one, which few simulations need"""
     warm_start: str | None = None
     """imitate this agent first (``heuristic``, ``mcts:100``, any load_agent spec)"""
+    init_from: str | None = None
+    """start the network from this agent file (written by this trainer for the same game and
+    options): its tower's shape, weights and margin scale; the replay buffer starts empty. It
+    continues a trained agent when its run folder, which ``--resume`` needs, is gone"""
     warm_start_games: int = 200
     """games the teacher plays for the warm start"""
     warm_start_steps: int = 1000
@@ -152,6 +156,8 @@ def check_config(config: AlphaZeroConfig) -> None:
         raise ValueError("--learning-rate must be > 0, --weight-decay and --margin-weight >= 0")
     if not 0.0 <= config.value_mix <= 1.0:
         raise ValueError(f"--value-mix must lie in [0, 1], not {config.value_mix!r}")
+    if config.init_from and config.warm_start:
+        raise ValueError("--init-from and --warm-start both give the network its start: choose one")
     if config.device not in ("cpu", "cuda") and not config.device.startswith("cuda:"):
         raise ValueError(f"--device must be cpu, cuda or cuda:N, not {config.device!r}")
 
@@ -528,6 +534,7 @@ class Learner:
         self.symmetries = observer.symmetries()
         self.margin_weight = config.margin_weight
         self.steps = 0
+        self.needs_calibration = False  # set by load_folded until the first positions arrive
 
     def step(self, batch: dict[str, np.ndarray], rng: np.random.Generator, margin_scale: float = 1.0) -> dict[str, float]:
         """One minibatch update; the margin target is ``tanh(raw margin / margin_scale)``."""
@@ -558,6 +565,53 @@ class Learner:
     def weights(self) -> dict[str, np.ndarray]:
         self.model.eval()
         return export_weights(self.model)
+
+    def load_folded(self, weights: dict[str, np.ndarray]) -> None:
+        """Start from an agent file's weights, whose batch normalisation was folded into the
+        convolutions: each normalisation becomes the identity plus the folded bias, so the
+        network in inference mode is exactly the file's. :meth:`calibrate` then gives the
+        normalisations statistics, so that training mode computes nearly the same function."""
+        torch = self.torch
+        model = self.model
+        pairs = [("stem", model.stem, model.stem_bn)]
+        for i, block in enumerate(model.blocks):
+            pairs += [(f"block{i}.conv1", block.conv1, block.bn1), (f"block{i}.conv2", block.conv2, block.bn2)]
+        with torch.no_grad():
+            for name, conv, bn in pairs:
+                conv.weight.copy_(torch.as_tensor(weights[f"{name}.w"]))
+                bn.weight.fill_(1.0)
+                bn.bias.copy_(torch.as_tensor(weights[f"{name}.b"]))
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0 - bn.eps)
+            linear = [("policy.cell", model.cell), ("policy.global", model.globals)]
+            linear += [(f"{head}.fc{j}", getattr(model, head)[2 * j - 2]) for head in ("value", "margin") for j in (1, 2)]
+            for name, layer in linear:
+                if layer is not None:
+                    layer.weight.copy_(torch.as_tensor(weights[f"{name}.w"]).reshape(layer.weight.shape))
+                    layer.bias.copy_(torch.as_tensor(weights[f"{name}.b"]))
+        self.needs_calibration = True
+
+    def calibrate(self, planes: np.ndarray) -> None:
+        """Each normalisation's statistics from these positions, chosen so that inference mode
+        is unchanged: with input mean m and variance v, (y - m) / sqrt(v + eps) * sqrt(v + eps)
+        + (bias + m) = y + bias; in training mode the batch's own m and v are then close to these."""
+        torch = self.torch
+        norms = [m for m in self.model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+        seen: dict[int, tuple] = {}
+        hooks = [bn.register_forward_hook(lambda module, inputs, _out: seen.__setitem__(
+            id(module), (inputs[0].mean(dim=(0, 2, 3)), inputs[0].var(dim=(0, 2, 3), unbiased=False)))) for bn in norms]
+        self.model.eval()
+        with torch.no_grad():
+            self.model(torch.as_tensor(planes, device=self.device))
+            for hook in hooks:
+                hook.remove()
+            for bn in norms:
+                mean, var = seen[id(bn)]
+                bn.running_mean.copy_(mean)
+                bn.running_var.copy_(var)
+                bn.weight.copy_(torch.sqrt(var + bn.eps))
+                bn.bias.add_(mean)
+        self.needs_calibration = False
 
     def state_dict(self) -> dict:
         """The network's weights and normalisation statistics, on the CPU (for the workers)."""
@@ -730,6 +784,9 @@ class Run:
         return games, positions
 
     def learn(self, steps: int, progress, label: str) -> dict[str, float]:
+        if self.learner.needs_calibration and steps:
+            sample = self.buffer.sample(self.rng, min(self.buffer.size, 4096))
+            self.learner.calibrate(self.observer.planes(sample["vectors"]))
         sums: dict[str, float] = {}
         for _ in range(steps):
             losses = self.learner.step(self.buffer.sample(self.rng, self.config.batch_size), self.rng, self.margin_scale)
@@ -799,6 +856,32 @@ class Run:
         return str(self.dir / choice), {"opponent": opponent, "chosen": choice, "candidates": scores}
 
 
+def read_start_agent(config: AlphaZeroConfig, given: set[str]) -> tuple[AlphaZeroConfig, dict, dict]:
+    """The agent file ``--init-from`` names, checked against the run it is to start: the same
+    game and options, a network this trainer wrote; the config takes its tower's shape (a
+    different ``--filters`` or ``--blocks`` on the command line is refused)."""
+    from training.checkpoint import CheckpointError
+    from training.network import read_network_file
+
+    try:
+        meta, arrays = read_network_file(config.init_from)
+    except (OSError, CheckpointError) as error:
+        raise ValueError(f"--init-from {config.init_from!r}: {error}") from None
+    description = envs.describe(config.game)
+    options = description.portable_options(description.resolve_options(config.options))
+    if meta.get("game") != description.name or meta.get("options") != options:
+        raise ValueError(f"--init-from {config.init_from!r} was trained for {meta.get('game')} with options "
+                         f"{meta.get('options')}, not {description.name} with {options}")
+    if not isinstance(meta.get("margin_scale"), (int, float)):
+        raise ValueError(f"--init-from {config.init_from!r}: its meta.json has no margin_scale "
+                         "(it was not written by training.alphazero)")
+    shape = meta["architecture"]
+    for name in ("filters", "blocks"):
+        if name in given and getattr(config, name) != shape[name]:
+            raise ValueError(f"--{name} {getattr(config, name)} differs from the --init-from network's {shape[name]}")
+    return dataclasses.replace(config, filters=shape["filters"], blocks=shape["blocks"]), meta, arrays
+
+
 # What --resume may change (given on its command line); everything else is the run's own.
 RESUMABLE = ("iterations", "max_minutes", "workers", "ray_address", "device", "torch_threads", "eval_games",
              "final_eval_games", "eval_every", "eval_mcts_games", "simulations", "games_per_iteration",
@@ -809,15 +892,29 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
+    given = {arg.split("=")[0][2:].replace("-", "_") for arg in shlex.split(command)[3:] if arg.startswith("--")}
     if config.resume:
-        given = {arg.split("=")[0][2:].replace("-", "_") for arg in shlex.split(command)[3:] if arg.startswith("--")}
         overrides = {k: v for k, v in dataclasses.asdict(config).items() if k in RESUMABLE and k in given}
         run = Run.resume(config.resume, overrides)
         run.command = f"{run.command} && {command}"  # the agent's meta records every sitting
         print(f"resuming {run.dir} at iteration {run.iteration} ({run.games_played} games, {run.positions} positions)",
               flush=True)
     else:
+        start = None
+        if config.init_from:
+            config, meta, start = read_start_agent(config, given)
         run = Run(config, command)
+        if start is not None:
+            from training.network import architecture_from_meta
+
+            index = start.pop("policy.index")
+            if architecture_from_meta(meta) != run.architecture or not np.array_equal(index, run.index):
+                raise ValueError(f"--init-from {config.init_from!r}: its planes or policy layout "
+                                 f"({architecture_from_meta(meta)}) differ from this version's ({run.architecture})")
+            run.learner.load_folded(start)
+            run.margin_scale = float(meta["margin_scale"])
+            print(f"network from {config.init_from} (iteration {meta.get('iteration')}, "
+                  f"{meta.get('positions')} positions)", flush=True)
         run.dir.mkdir(parents=True, exist_ok=True)
         (run.dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
         print(f"run folder: {run.dir}", flush=True)

@@ -21,7 +21,7 @@ from training.az_search import (
 from training.evaluate import play_game
 from training.checkpoint import CheckpointError
 from tests.training.hidden_states import positions_with_two_hidden_worlds
-from training.network import Architecture, PolicyValueNet, load_network, save_network
+from training.network import Architecture, PolicyValueNet, load_network, read_network_file, save_network
 
 
 def has_planes(game: str) -> bool:
@@ -365,3 +365,50 @@ def test_the_guided_search_does_not_move_when_an_opponents_hidden_items_change(g
         np.testing.assert_array_equal(results[0].policy, results[1].policy)
         compared += 1
     assert compared >= 6 and differed >= 3
+
+
+def test_init_from_starts_a_new_run_from_an_agent_file(tmp_path):
+    """--init-from: the new run's network is the file's (inference mode exactly; training mode
+    nearly, once the normalisations are calibrated), its margin scale is kept, and files for
+    other options, other tower shapes or together with a warm start are refused."""
+    options = {"rows": 3, "cols": 4}
+    argv = ["--game", "linecatch", "--options", json.dumps(options), "--iterations", "1", "--games-per-iteration", "4",
+            "--simulations", "4", "--concurrent-games", "2", "--workers", "1", "--filters", "8", "--blocks", "2",
+            "--steps-per-iteration", "20", "--batch-size", "16", "--eval-every", "1", "--eval-games", "2",
+            "--final-eval-games", "0", "--out-dir", str(tmp_path)]
+    first = main(argv + ["--seed", "3"])
+    agent = f"{first['run']}/latest.zip"
+    meta, weights = read_network_file(agent)
+    no_filters = [a for i, a in enumerate(argv) if a not in ("--filters", "--blocks") and argv[i - 1] not in ("--filters", "--blocks")]
+    unchanged = main(no_filters + ["--seed", "4", "--init-from", agent, "--steps-per-iteration", "0"])
+    copy_meta, copy = read_network_file(f"{unchanged['run']}/latest.zip")
+    assert copy_meta["architecture"] == meta["architecture"] and copy_meta["margin_scale"] == meta["margin_scale"]
+    assert all(np.allclose(copy[k], weights[k], atol=1e-6) for k in weights)
+
+    # calibration: training mode on the calibration positions computes what inference mode does
+    run = Run.resume(unchanged["run"], {})
+    learner = run.learner
+    learner.load_folded({k: v for k, v in weights.items() if k != "policy.index"})
+    planes = run.observer.planes(run.buffer.sample(np.random.default_rng(0), run.buffer.size)["vectors"])
+    torch = learner.torch
+    x = torch.as_tensor(planes)
+    learner.model.eval()
+    with torch.no_grad():
+        before = learner.model(x)
+        learner.calibrate(planes)
+        after = learner.model(x)
+        learner.model.train()
+        training_mode = learner.model(x)
+    for a, b, c in zip(before, after, training_mode):
+        assert torch.allclose(a, b, atol=1e-4) and torch.allclose(a, c, atol=1e-3)
+    assert not learner.needs_calibration
+
+    learned = main(no_filters + ["--seed", "5", "--init-from", agent])  # 20 updates on top of the file's network
+    assert learned["iterations"] == 1 and learned["positions"] > 0
+    with pytest.raises(ValueError, match="--filters 16 differs from the --init-from network's 8"):
+        main(no_filters + ["--init-from", agent, "--filters", "16"])
+    with pytest.raises(ValueError, match="was trained for linecatch_v0 with options"):
+        main(["--game", "linecatch", "--options", json.dumps({"rows": 4, "cols": 4}), "--init-from", agent,
+              "--out-dir", str(tmp_path)])
+    with pytest.raises(ValueError, match="--init-from and --warm-start"):
+        main(no_filters + ["--init-from", agent, "--warm-start", "heuristic"])
