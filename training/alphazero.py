@@ -103,6 +103,13 @@ class AlphaZeroConfig:
     alone); the margin tells a big lead from a narrow one, which few simulations need"""
     warm_start: str | None = None
     """imitate this agent first (``heuristic``, ``mcts:100``, any load_agent spec)"""
+    opponent: str | None = None
+    """a fixed agent (any load_agent spec, such as ``heuristic``) that takes one seat in a share
+    of the self-play games; only the searched seats' decisions are recorded. Fixed opponents
+    mixed into self-play, as league training does, keep showing the network what beats them"""
+    opponent_share: float = 0.0
+    """the share of each iteration's self-play games that ``--opponent`` plays in (its seat
+    rotates with the game's seed)"""
     init_from: str | None = None
     """start the network from this agent file (written by this trainer for the same game and
     options): its tower's shape, weights and margin scale; the replay buffer starts empty. It
@@ -156,6 +163,10 @@ def check_config(config: AlphaZeroConfig) -> None:
         raise ValueError("--learning-rate must be > 0, --weight-decay and --margin-weight >= 0")
     if not 0.0 <= config.value_mix <= 1.0:
         raise ValueError(f"--value-mix must lie in [0, 1], not {config.value_mix!r}")
+    if not 0.0 <= config.opponent_share <= 1.0:
+        raise ValueError(f"--opponent-share must lie in [0, 1], not {config.opponent_share!r}")
+    if bool(config.opponent) != (config.opponent_share > 0):
+        raise ValueError("--opponent and --opponent-share > 0 go together: the opponent plays that share of self-play games")
     if config.init_from and config.warm_start:
         raise ValueError("--init-from and --warm-start both give the network its start: choose one")
     if config.device not in ("cpu", "cuda") and not config.device.startswith("cuda:"):
@@ -304,12 +315,16 @@ class RecordedGame:
                              env.observer.size, env.action_space(env.possible_agents[0]).n)
 
 
-def self_play_game(search, game: str, options: dict, seed: int, rng: random.Random):
-    """One game with every decision searched (a generator of leaves, see az_search)."""
+def self_play_game(search, game: str, options: dict, seed: int, rng: random.Random, opponent=None):
+    """One game with every decision searched (a generator of leaves, see az_search), or with
+    ``opponent = (agent, seat)`` every decision but that seat's: the agent plays it unrecorded."""
     env = envs.load(game).raw_env(**options)
     env.reset(seed=seed)
     played = RecordedGame(env)
     for player, observation, _ in played.decisions():
+        if opponent is not None and player == opponent[1]:
+            env.step(int(opponent[0].act(observation)))
+            continue
         result = yield from search.run(observation, rng)
         played.play(player, observation, result.policy, result.action)
     return played.record()
@@ -358,14 +373,24 @@ def play_games(task: dict) -> dict:
     search = GuidedSearch(task["game"], task["options"], task["simulations"], considered=task["considered"],
                           value_mix=task["value_mix"], margin_scale=task["margin_scale"])
     evaluator = TorchEvaluator(arch, task["state_dict"], task["index"], search.observer, search.seats, task["value_mix"])
+    from training import load_agent
+
     records: list[GameRecord] = []
+    opponent_scores: list[float] = []  # the searched seat's result in each game against the opponent
     seeds = list(task["seeds"])
+    against = set(task.get("opponent_seeds", ()))
     while seeds:
         batch, seeds = seeds[:task["concurrent"]], seeds[task["concurrent"]:]
-        games = [self_play_game(search, task["game"], task["options"], s, random.Random(s * 7919 + 17)) for s in batch]
-        records.extend(run_batched(games, evaluator))
+        opponents = {s: (load_agent(task["opponent"], task["game"], seed=s, **task["options"]), s % search.seats)
+                     for s in batch if s in against}
+        games = [self_play_game(search, task["game"], task["options"], s, random.Random(s * 7919 + 17), opponents.get(s))
+                 for s in batch]
+        for s, record in zip(batch, run_batched(games, evaluator)):
+            records.append(record)
+            if s in opponents and len(record.values):
+                opponent_scores.append((float(record.values[0, 0]) + 1.0) / 2.0)
     return {"records": records, "seconds": time.perf_counter() - started, "network_seconds": evaluator.seconds,
-            "evaluations": evaluator.positions, "calls": evaluator.calls}
+            "evaluations": evaluator.positions, "calls": evaluator.calls, "opponent_scores": opponent_scores}
 
 
 def teacher_games(task: dict) -> dict:
@@ -768,6 +793,12 @@ class Run:
         return [{"game": self.game, "options": self.options, "seeds": seeds[i:i + per_task], **extra}
                 for i in range(0, games, per_task)]
 
+    def opponent_seeds(self, first_seed: int) -> list[int]:
+        """The games of an iteration that ``--opponent`` plays in: an even spread over its seeds."""
+        games, share = self.config.games_per_iteration, self.config.opponent_share
+        count = round(share * games)
+        return [first_seed + (i * games) // count for i in range(count)] if count else []
+
     def add_records(self, parts: list[dict]) -> tuple[int, int]:
         games = positions = 0
         for part in parts:
@@ -885,7 +916,7 @@ def read_start_agent(config: AlphaZeroConfig, given: set[str]) -> tuple[AlphaZer
 # What --resume may change (given on its command line); everything else is the run's own.
 RESUMABLE = ("iterations", "max_minutes", "workers", "ray_address", "device", "torch_threads", "eval_games",
              "final_eval_games", "eval_every", "eval_mcts_games", "simulations", "games_per_iteration",
-             "steps_per_iteration", "learning_rate", "concurrent_games")
+             "steps_per_iteration", "learning_rate", "concurrent_games", "opponent", "opponent_share")
 
 
 def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
@@ -944,8 +975,9 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             run.save_state()
         while run.iteration < config.iterations and time.perf_counter() < deadline:
             started = time.perf_counter()
-            tasks = run.tasks(config.games_per_iteration, config.seed * 1_000_003 + run.games_played,
-                              config.concurrent_games,
+            first_seed = config.seed * 1_000_003 + run.games_played
+            tasks = run.tasks(config.games_per_iteration, first_seed, config.concurrent_games,
+                              opponent=config.opponent, opponent_seeds=run.opponent_seeds(first_seed),
                               architecture=dataclasses.asdict(run.architecture), state_dict=run.learner.state_dict(),
                               index=run.index, value_mix=config.value_mix,
                               margin_scale=run.margin_scale if run.margin_scale is not None else 1.0,
@@ -962,6 +994,7 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             worker_seconds = sum(p["seconds"] for p in parts)
             network_share = sum(p["network_seconds"] for p in parts) / max(worker_seconds, 1e-9)
             moves = sum(r.moves for p in parts for r in p["records"])
+            against = [x for p in parts for x in p.get("opponent_scores", ())]
             run.iteration += 1
             with progress(total=config.steps_per_iteration, desc=f"iteration {run.iteration}/{config.iterations} learning",
                           leave=False) as bar:
@@ -970,9 +1003,13 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             line = {"iteration": run.iteration, "games": run.games_played, "positions": run.positions,
                     "wall_seconds": round(run.wall_seconds, 1), "self_play_positions_per_second": positions / max(play_seconds, 1e-9),
                     "network_share_of_self_play": network_share, "moves_per_game": moves / max(1, games), **losses}
+            if against:
+                line["self_play_score_vs_opponent"] = sum(against) / len(against)
             print(f"iteration {run.iteration}: {games} games ({moves / max(1, games):.0f} moves), {positions} positions "
                   f"in {play_seconds:.0f} s ({line['self_play_positions_per_second']:.1f}/s, network {network_share:.0%}); "
-                  + " ".join(f"{k.split('/')[1]} {v:.3f}" for k, v in losses.items()), flush=True)
+                  + " ".join(f"{k.split('/')[1]} {v:.3f}" for k, v in losses.items())
+                  + (f"; {sum(against) / len(against):.0%} in {len(against)} games against {config.opponent}" if against else ""),
+                  flush=True)
             for key, value in line.items():
                 if key != "iteration":
                     writer.add_scalar(key if "/" in key else f"self_play/{key}", value, run.iteration)

@@ -3,6 +3,7 @@ job (a tiny run per game, resume), and the agents it makes."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import zipfile
@@ -412,3 +413,32 @@ def test_init_from_starts_a_new_run_from_an_agent_file(tmp_path):
               "--out-dir", str(tmp_path)])
     with pytest.raises(ValueError, match="--init-from and --warm-start"):
         main(no_filters + ["--init-from", agent, "--warm-start", "heuristic"])
+
+
+def test_a_fixed_opponent_takes_one_seat_and_only_the_searched_seats_are_recorded(tmp_path):
+    """--opponent heuristic --opponent-share: the opponent plays its seat (seed % players) in
+    that share of the games, unrecorded; the searched seat's results against it are returned."""
+    from training.alphazero import play_games
+
+    game, options = "linecatch_v0", {"rows": 3, "cols": 4}  # 12 squares, one a turn: 6 decisions a seat
+    net = random_net(game, options)
+    arch = net.architecture
+    model = torch_network(arch).eval()
+    task = {"game": game, "options": options, "seeds": [10, 11, 12, 13], "architecture": dataclasses.asdict(arch),
+            "state_dict": model.state_dict(), "index": net.index, "simulations": 4, "considered": 4,
+            "concurrent": 4, "value_mix": 0.5, "margin_scale": 1.0, "opponent": "heuristic", "opponent_seeds": [11, 13]}
+    out = play_games(task)
+    lengths = [len(r.vectors) for r in out["records"]]
+    assert all(n <= 6 for n in lengths[1::2]) and all(n > 6 for n in lengths[0::2])  # seeds 11, 13 against it
+    assert len(out["opponent_scores"]) == 2 and all(0.0 <= x <= 1.0 for x in out["opponent_scores"])
+
+    argv = ["--game", game, "--options", json.dumps(options), "--iterations", "1", "--games-per-iteration", "4",
+            "--simulations", "4", "--concurrent-games", "2", "--workers", "1", "--filters", "8", "--blocks", "1",
+            "--steps-per-iteration", "2", "--batch-size", "16", "--eval-every", "1", "--eval-games", "2",
+            "--final-eval-games", "0", "--out-dir", str(tmp_path), "--opponent", "heuristic", "--opponent-share", "0.5"]
+    run = Run.resume(main(argv)["run"], {})
+    assert run.opponent_seeds(100) == [100, 102] and "self_play_score_vs_opponent" in run.history[-1]
+    with pytest.raises(ValueError, match="--opponent and --opponent-share"):
+        main(argv[:-2])
+    with pytest.raises(ValueError, match="--opponent-share must lie in"):
+        main(argv[:-1] + ["1.5"])
