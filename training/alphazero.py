@@ -224,6 +224,17 @@ def torch_network(architecture):
     return Net()
 
 
+def named_layers(model) -> tuple[list, list]:
+    """The network's layers under the names agent files give their weights: ``(name, conv,
+    batch norm)`` for the tower, ``(name, linear or 1×1 conv)`` for the heads (absent ones left out)."""
+    tower = [("stem", model.stem, model.stem_bn)]
+    for i, block in enumerate(model.blocks):
+        tower += [(f"block{i}.conv1", block.conv1, block.bn1), (f"block{i}.conv2", block.conv2, block.bn2)]
+    heads = [("policy.cell", model.cell), ("policy.global", model.globals)]
+    heads += [(f"{head}.fc{j}", getattr(model, head)[2 * j - 2]) for head in ("value", "margin") for j in (1, 2)]
+    return tower, [(name, layer) for name, layer in heads if layer is not None]
+
+
 def export_weights(model) -> dict[str, np.ndarray]:
     """The torch network's weights for numpy, batch normalisation folded into each convolution."""
     import torch
@@ -235,21 +246,12 @@ def export_weights(model) -> dict[str, np.ndarray]:
         return weight.detach().cpu().numpy(), bias.detach().cpu().numpy()
 
     out: dict[str, np.ndarray] = {}
+    tower, heads = named_layers(model)
     with torch.no_grad():
-        out["stem.w"], out["stem.b"] = fold(model.stem, model.stem_bn)
-        for i, block in enumerate(model.blocks):
-            out[f"block{i}.conv1.w"], out[f"block{i}.conv1.b"] = fold(block.conv1, block.bn1)
-            out[f"block{i}.conv2.w"], out[f"block{i}.conv2.b"] = fold(block.conv2, block.bn2)
-        if model.cell is not None:
-            out["policy.cell.w"] = model.cell.weight.detach().cpu().numpy()
-            out["policy.cell.b"] = model.cell.bias.detach().cpu().numpy()
-        if model.globals is not None:
-            out["policy.global.w"] = model.globals.weight.detach().cpu().numpy()
-            out["policy.global.b"] = model.globals.bias.detach().cpu().numpy()
-        for name in ("value", "margin"):
-            seq = getattr(model, name)
-            out[f"{name}.fc1.w"], out[f"{name}.fc1.b"] = seq[0].weight.cpu().numpy(), seq[0].bias.cpu().numpy()
-            out[f"{name}.fc2.w"], out[f"{name}.fc2.b"] = seq[2].weight.cpu().numpy(), seq[2].bias.cpu().numpy()
+        for name, conv, bn in tower:
+            out[f"{name}.w"], out[f"{name}.b"] = fold(conv, bn)
+        for name, layer in heads:
+            out[f"{name}.w"], out[f"{name}.b"] = layer.weight.detach().cpu().numpy(), layer.bias.detach().cpu().numpy()
     return {k: np.asarray(v, np.float32) for k, v in out.items()}
 
 
@@ -365,6 +367,7 @@ class TorchEvaluator:
 
 def play_games(task: dict) -> dict:
     """A worker's share of an iteration: ``task`` holds the network, the game and the seeds."""
+    from training import load_agent
     from training.az_search import GuidedSearch, run_batched
     from training.network import Architecture
 
@@ -373,8 +376,6 @@ def play_games(task: dict) -> dict:
     search = GuidedSearch(task["game"], task["options"], task["simulations"], considered=task["considered"],
                           value_mix=task["value_mix"], margin_scale=task["margin_scale"])
     evaluator = TorchEvaluator(arch, task["state_dict"], task["index"], search.observer, search.seats, task["value_mix"])
-    from training import load_agent
-
     records: list[GameRecord] = []
     opponent_scores: list[float] = []  # the searched seat's result in each game against the opponent
     seeds = list(task["seeds"])
@@ -597,23 +598,17 @@ class Learner:
         network in inference mode is exactly the file's. :meth:`calibrate` then gives the
         normalisations statistics, so that training mode computes nearly the same function."""
         torch = self.torch
-        model = self.model
-        pairs = [("stem", model.stem, model.stem_bn)]
-        for i, block in enumerate(model.blocks):
-            pairs += [(f"block{i}.conv1", block.conv1, block.bn1), (f"block{i}.conv2", block.conv2, block.bn2)]
+        tower, heads = named_layers(self.model)
         with torch.no_grad():
-            for name, conv, bn in pairs:
+            for name, conv, bn in tower:
                 conv.weight.copy_(torch.as_tensor(weights[f"{name}.w"]))
                 bn.weight.fill_(1.0)
                 bn.bias.copy_(torch.as_tensor(weights[f"{name}.b"]))
                 bn.running_mean.zero_()
                 bn.running_var.fill_(1.0 - bn.eps)
-            linear = [("policy.cell", model.cell), ("policy.global", model.globals)]
-            linear += [(f"{head}.fc{j}", getattr(model, head)[2 * j - 2]) for head in ("value", "margin") for j in (1, 2)]
-            for name, layer in linear:
-                if layer is not None:
-                    layer.weight.copy_(torch.as_tensor(weights[f"{name}.w"]).reshape(layer.weight.shape))
-                    layer.bias.copy_(torch.as_tensor(weights[f"{name}.b"]))
+            for name, layer in heads:
+                layer.weight.copy_(torch.as_tensor(weights[f"{name}.w"]).reshape(layer.weight.shape))
+                layer.bias.copy_(torch.as_tensor(weights[f"{name}.b"]))
         self.needs_calibration = True
 
     def calibrate(self, planes: np.ndarray) -> None:
@@ -938,10 +933,10 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
         if start is not None:
             from training.network import architecture_from_meta
 
-            index = start.pop("policy.index")
-            if architecture_from_meta(meta) != run.architecture or not np.array_equal(index, run.index):
+            index, shape = start.pop("policy.index"), architecture_from_meta(meta)
+            if shape != run.architecture or not np.array_equal(index, run.index):
                 raise ValueError(f"--init-from {config.init_from!r}: its planes or policy layout "
-                                 f"({architecture_from_meta(meta)}) differ from this version's ({run.architecture})")
+                                 f"({shape}) differ from this version's ({run.architecture})")
             run.learner.load_folded(start)
             run.margin_scale = float(meta["margin_scale"])
             print(f"network from {config.init_from} (iteration {meta.get('iteration')}, "
