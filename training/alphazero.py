@@ -101,15 +101,25 @@ class AlphaZeroConfig:
     value_mix: float = 0.5
     """weight of the margin head in the values the search backs up (0: the expected outcome
     alone); the margin tells a big lead from a narrow one, which few simulations need"""
+    hook_value_weight: float = 0.0
+    """weight of the game's own evaluation of a leaf (its search hook: Loom's fitted line values,
+    Knot's and Uzor's scores) against the network's value, as AlphaGo mixed its value network
+    with play-outs; 0: the network alone. Recorded in the agent, whose guided search uses it"""
     warm_start: str | None = None
     """imitate this agent first (``heuristic``, ``mcts:100``, any load_agent spec)"""
-    opponent: str | None = None
-    """a fixed agent (any load_agent spec, such as ``heuristic``) that takes one seat in a share
-    of the self-play games; only the searched seats' decisions are recorded. Fixed opponents
-    mixed into self-play, as league training does, keep showing the network what beats them"""
+    opponent: tuple = ()
+    """fixed agents (load_agent specs, such as ``heuristic random``) that take one seat in a
+    share of the self-play games, in turn; only the searched seats' decisions are recorded.
+    Fixed opponents mixed into self-play, as league training does, keep showing the network
+    what beats them (and positions its own play would not reach)"""
+    opponent_outcomes: bool = True
+    """train the value and margin heads on the outcomes of the games against ``--opponent`` too;
+    ``--no-opponent-outcomes`` trains them on self-play games alone and the policy on both (a
+    fixed opponent's results say how the pair fares; a search that beats it every time would
+    teach the value head that the player to move always wins)"""
     opponent_share: float = 0.0
-    """the share of each iteration's self-play games that ``--opponent`` plays in (its seat
-    rotates with the game's seed)"""
+    """the share of each iteration's self-play games that ``--opponent`` plays in (the seat
+    rotates with the game's seed, the opponent with the game's turn among them)"""
     init_from: str | None = None
     """start the network from this agent file (written by this trainer for the same game and
     options): its tower's shape, weights and margin scale; the replay buffer starts empty. It
@@ -161,10 +171,16 @@ def check_config(config: AlphaZeroConfig) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be a whole number >= 0, not {value!r}")
     if not config.learning_rate > 0 or not config.weight_decay >= 0 or not config.margin_weight >= 0:
         raise ValueError("--learning-rate must be > 0, --weight-decay and --margin-weight >= 0")
+    if not 0.0 <= config.hook_value_weight <= 1.0:
+        raise ValueError(f"--hook-value-weight must lie in [0, 1], not {config.hook_value_weight!r}")
     if not 0.0 <= config.value_mix <= 1.0:
         raise ValueError(f"--value-mix must lie in [0, 1], not {config.value_mix!r}")
     if not 0.0 <= config.opponent_share <= 1.0:
         raise ValueError(f"--opponent-share must lie in [0, 1], not {config.opponent_share!r}")
+    if isinstance(config.opponent, str):  # a run saved before --opponent took several agents
+        config.opponent = (config.opponent,)
+    if config.opponent is None:
+        config.opponent = ()
     if bool(config.opponent) != (config.opponent_share > 0):
         raise ValueError("--opponent and --opponent-share > 0 go together: the opponent plays that share of self-play games")
     if config.init_from and config.warm_start:
@@ -270,6 +286,7 @@ class GameRecord:
     values: np.ndarray
     margins: np.ndarray
     moves: int  # every decision, forced ones included
+    outcome_is_target: bool = True  # False: train the policy on these positions, not the value heads
 
 
 def finish_record(rows: list, returns, scores, seats: int, moves: int, size: int, actions: int) -> GameRecord:
@@ -374,22 +391,25 @@ def play_games(task: dict) -> dict:
     started = time.perf_counter()
     arch = Architecture(**{**task["architecture"], "planes": tuple(task["architecture"]["planes"])})
     search = GuidedSearch(task["game"], task["options"], task["simulations"], considered=task["considered"],
-                          value_mix=task["value_mix"], margin_scale=task["margin_scale"])
+                          value_mix=task["value_mix"], margin_scale=task["margin_scale"],
+                          hook_weight=task.get("hook_weight", 0.0))
     evaluator = TorchEvaluator(arch, task["state_dict"], task["index"], search.observer, search.seats, task["value_mix"])
     records: list[GameRecord] = []
-    opponent_scores: list[float] = []  # the searched seat's result in each game against the opponent
+    opponent_scores: list[tuple[str, float]] = []  # (opponent, the searched seat's result) of each game against one
     seeds = list(task["seeds"])
-    against = set(task.get("opponent_seeds", ()))
+    against: dict[int, str] = task.get("opponent_games", {})  # seed -> the fixed opponent's spec
     while seeds:
         batch, seeds = seeds[:task["concurrent"]], seeds[task["concurrent"]:]
-        opponents = {s: (load_agent(task["opponent"], task["game"], seed=s, **task["options"]), s % search.seats)
+        opponents = {s: (load_agent(against[s], task["game"], seed=s, **task["options"]), s % search.seats)
                      for s in batch if s in against}
         games = [self_play_game(search, task["game"], task["options"], s, random.Random(s * 7919 + 17), opponents.get(s))
                  for s in batch]
         for s, record in zip(batch, run_batched(games, evaluator)):
+            if s in opponents and not task.get("opponent_outcomes", True):
+                record = dataclasses.replace(record, outcome_is_target=False)
             records.append(record)
             if s in opponents and len(record.values):
-                opponent_scores.append((float(record.values[0, 0]) + 1.0) / 2.0)
+                opponent_scores.append((against[s], (float(record.values[0, 0]) + 1.0) / 2.0))
     return {"records": records, "seconds": time.perf_counter() - started, "network_seconds": evaluator.seconds,
             "evaluations": evaluator.positions, "calls": evaluator.calls, "opponent_scores": opponent_scores}
 
@@ -501,6 +521,7 @@ class ReplayBuffer:
         self.policies = np.zeros((capacity, actions), np.float16)
         self.values = np.zeros((capacity, seats), np.float32)
         self.margins = np.zeros((capacity, seats), np.float32)
+        self.value_weights = np.zeros(capacity, np.float32)  # 1: the outcome is a value target; 0: policy only
         self.count = 0  # positions ever added
         self.size = 0
 
@@ -515,6 +536,7 @@ class ReplayBuffer:
             self.policies[where] = record.policies[chunk]
             self.values[where] = record.values[chunk]
             self.margins[where] = record.margins[chunk]
+            self.value_weights[where] = float(record.outcome_is_target)
             self.count += k
         self.size = min(self.capacity, self.count)
 
@@ -522,18 +544,21 @@ class ReplayBuffer:
         rows = rng.integers(0, self.size, batch)
         return {"vectors": self.vectors[rows].astype(np.float32), "masks": self.masks[rows],
                 "policies": self.policies[rows].astype(np.float32), "values": self.values[rows],
-                "margins": self.margins[rows]}
+                "margins": self.margins[rows], "value_weights": self.value_weights[rows]}
 
     def state(self) -> dict[str, np.ndarray]:
         keep = np.arange(self.size) if self.count <= self.capacity else (self.count + np.arange(self.capacity)) % self.capacity
         return {"vectors": self.vectors[keep], "masks": self.masks[keep], "policies": self.policies[keep],
-                "values": self.values[keep], "margins": self.margins[keep], "count": np.asarray(self.count)}
+                "values": self.values[keep], "margins": self.margins[keep], "value_weights": self.value_weights[keep],
+                "count": np.asarray(self.count)}
 
     def load(self, state: dict[str, np.ndarray]) -> None:
         n = len(state["vectors"])
         record = GameRecord(state["vectors"], state["masks"], state["policies"], state["values"], state["margins"], 0)
         self.count, self.size = 0, 0
         self.add(record)
+        if "value_weights" in state:  # a state saved before policy-only positions existed has none
+            self.value_weights[:n] = state["value_weights"]
         self.count = int(state["count"]) if n else 0
         self.size = min(self.capacity, n)
 
@@ -578,9 +603,14 @@ class Learner:
         head, values, margins = self.model(x)
         logits = head[:, self.index].masked_fill(~legal, -1e9)
         policy_loss = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-        value_loss = ((values - torch.as_tensor(batch["values"], device=self.device)) ** 2).mean()
+        # Positions whose outcome is no value target (games against a fixed opponent, with
+        # --no-opponent-outcomes) weigh 0 in the value and margin losses.
+        given = batch.get("value_weights")
+        weights = torch.as_tensor(np.ones(len(planes), np.float32) if given is None else given, device=self.device)[:, None]
+        count = (weights.sum() * values.shape[1]).clamp_min(1.0)
+        value_loss = (weights * (values - torch.as_tensor(batch["values"], device=self.device)) ** 2).sum() / count
         target_margins = torch.as_tensor(squash_margins(batch["margins"], margin_scale), device=self.device)
-        margin_loss = ((margins - target_margins) ** 2).mean()
+        margin_loss = (weights * (margins - target_margins) ** 2).sum() / count
         loss = policy_loss + value_loss + self.margin_weight * margin_loss
         self.optimizer.zero_grad()
         loss.backward()
@@ -727,7 +757,7 @@ class Run:
             "observation_format": "planes", "algo": "alphazero (Gumbel search + policy/value network)",
             "iteration": self.iteration, "self_play_games": self.games_played, "positions": self.positions,
             "value_mix": self.config.value_mix, "margin_scale": self.margin_scale,
-            "wall_seconds": round(self.wall_seconds, 1), "seed": self.config.seed, "command": self.command,
+            "hook_value_weight": self.config.hook_value_weight, "wall_seconds": round(self.wall_seconds, 1), "seed": self.config.seed, "command": self.command,
             "code_version": code_version(), "created": time.strftime("%Y-%m-%d %H:%M:%S"),
             **(extra or {}),
         }
@@ -788,11 +818,12 @@ class Run:
         return [{"game": self.game, "options": self.options, "seeds": seeds[i:i + per_task], **extra}
                 for i in range(0, games, per_task)]
 
-    def opponent_seeds(self, first_seed: int) -> list[int]:
-        """The games of an iteration that ``--opponent`` plays in: an even spread over its seeds."""
-        games, share = self.config.games_per_iteration, self.config.opponent_share
+    def opponent_games(self, first_seed: int) -> dict[int, str]:
+        """The games of an iteration that ``--opponent`` plays in (an even spread over its
+        seeds), each with the fixed agent that plays it (the agents in turn)."""
+        games, share, agents = self.config.games_per_iteration, self.config.opponent_share, self.config.opponent
         count = round(share * games)
-        return [first_seed + (i * games) // count for i in range(count)] if count else []
+        return {first_seed + (i * games) // count: agents[i % len(agents)] for i in range(count)} if count else {}
 
     def add_records(self, parts: list[dict]) -> tuple[int, int]:
         games = positions = 0
@@ -911,7 +942,7 @@ def read_start_agent(config: AlphaZeroConfig, given: set[str]) -> tuple[AlphaZer
 # What --resume may change (given on its command line); everything else is the run's own.
 RESUMABLE = ("iterations", "max_minutes", "workers", "ray_address", "device", "torch_threads", "eval_games",
              "final_eval_games", "eval_every", "eval_mcts_games", "simulations", "games_per_iteration",
-             "steps_per_iteration", "learning_rate", "concurrent_games", "opponent", "opponent_share")
+             "steps_per_iteration", "learning_rate", "concurrent_games", "opponent", "opponent_share", "opponent_outcomes")
 
 
 def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
@@ -972,9 +1003,10 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             started = time.perf_counter()
             first_seed = config.seed * 1_000_003 + run.games_played
             tasks = run.tasks(config.games_per_iteration, first_seed, config.concurrent_games,
-                              opponent=config.opponent, opponent_seeds=run.opponent_seeds(first_seed),
+                              opponent_games=run.opponent_games(first_seed),
                               architecture=dataclasses.asdict(run.architecture), state_dict=run.learner.state_dict(),
-                              index=run.index, value_mix=config.value_mix,
+                              index=run.index, value_mix=config.value_mix, hook_weight=config.hook_value_weight,
+                              opponent_outcomes=config.opponent_outcomes,
                               margin_scale=run.margin_scale if run.margin_scale is not None else 1.0,
                               simulations=config.simulations, considered=config.considered,
                               concurrent=config.concurrent_games)
@@ -989,7 +1021,9 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             worker_seconds = sum(p["seconds"] for p in parts)
             network_share = sum(p["network_seconds"] for p in parts) / max(worker_seconds, 1e-9)
             moves = sum(r.moves for p in parts for r in p["records"])
-            against = [x for p in parts for x in p.get("opponent_scores", ())]
+            against: dict[str, list[float]] = {}
+            for name, score in (x for p in parts for x in p.get("opponent_scores", ())):
+                against.setdefault(name, []).append(score)
             run.iteration += 1
             with progress(total=config.steps_per_iteration, desc=f"iteration {run.iteration}/{config.iterations} learning",
                           leave=False) as bar:
@@ -999,14 +1033,17 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
                     "wall_seconds": round(run.wall_seconds, 1), "self_play_positions_per_second": positions / max(play_seconds, 1e-9),
                     "network_share_of_self_play": network_share, "moves_per_game": moves / max(1, games), **losses}
             if against:
-                line["self_play_score_vs_opponent"] = sum(against) / len(against)
+                line["self_play_score_vs_opponent"] = {name: sum(v) / len(v) for name, v in against.items()}
             print(f"iteration {run.iteration}: {games} games ({moves / max(1, games):.0f} moves), {positions} positions "
                   f"in {play_seconds:.0f} s ({line['self_play_positions_per_second']:.1f}/s, network {network_share:.0%}); "
                   + " ".join(f"{k.split('/')[1]} {v:.3f}" for k, v in losses.items())
-                  + (f"; {sum(against) / len(against):.0%} in {len(against)} games against {config.opponent}" if against else ""),
+                  + "".join(f"; {sum(v) / len(v):.0%} in {len(v)} games against {name}" for name, v in against.items()),
                   flush=True)
             for key, value in line.items():
-                if key != "iteration":
+                if key == "self_play_score_vs_opponent":
+                    for name, score in value.items():
+                        writer.add_scalar(f"self_play/score_vs/{name}", score, run.iteration)
+                elif key != "iteration":
                     writer.add_scalar(key if "/" in key else f"self_play/{key}", value, run.iteration)
             if run.iteration % config.eval_every == 0 or run.iteration == config.iterations:
                 results = run.evaluate(config.eval_games)

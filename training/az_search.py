@@ -30,7 +30,7 @@ from typing import Any, Callable, Generator, Protocol
 import numpy as np
 
 import envs
-from envs.core.game import CHANCE, TERMINAL, draw_outcome, margins
+from envs.core.game import CHANCE, TERMINAL, draw_outcome, margins, ranked_returns
 from envs.core.observer import as_vector
 from training.agents import legal_from_mask
 
@@ -173,7 +173,8 @@ class GuidedSearch:
     """The search's settings and the game's parts; :meth:`run` is one search (a generator)."""
 
     def __init__(self, game: str, options: dict[str, Any], simulations: int, considered: int = MAX_CONSIDERED,
-                 gumbel_scale: float = 1.0, value_mix: float = 0.0, margin_scale: float = 1.0):
+                 gumbel_scale: float = 1.0, value_mix: float = 0.0, margin_scale: float = 1.0,
+                 hook_weight: float = 0.0):
         if not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"the search's simulations must be a positive integer, not {simulations!r}")
         self.description = envs.describe(game)
@@ -187,13 +188,29 @@ class GuidedSearch:
         if not 0.0 <= value_mix <= 1.0 or not margin_scale > 0:
             raise ValueError(f"value_mix must lie in [0, 1] and margin_scale be > 0, not {value_mix!r}, {margin_scale!r}")
         self.value_mix, self.margin_scale = value_mix, margin_scale
+        if not 0.0 <= hook_weight <= 1.0:
+            raise ValueError(f"the hook value weight must lie in [0, 1], not {hook_weight!r}")
+        hooks = self.description.bot_kit().search
+        # A solved endgame is scored exactly rather than by the network (Fill's exact search).
+        self.solved = hooks.solved
+        # AlphaGo's λ: a leaf's value mixes the network's with the game's own evaluation hook.
+        self.hook_weight, self.hook_evaluate = hook_weight, hooks.evaluate
+
+    def leaf_values(self, state, network_values) -> np.ndarray:
+        values = np.asarray(network_values, np.float64)
+        if not self.hook_weight:
+            return values
+        return (1.0 - self.hook_weight) * values + self.hook_weight * np.asarray(self.hook_evaluate(state), np.float64)
 
     def terminal_values(self, state) -> np.ndarray:
         """A finished game's returns, mixed (as the network's values are) with the squashed margins."""
-        returns = np.asarray(state.returns(), np.float64)
+        return self.final_values(state.returns(), state.scores())
+
+    def final_values(self, returns, scores) -> np.ndarray:
+        returns = np.asarray(returns, np.float64)
         if not self.value_mix:
             return returns
-        squashed = np.tanh(np.asarray(margins(state.scores()), np.float64) / self.margin_scale)
+        squashed = np.tanh(np.asarray(margins(scores), np.float64) / self.margin_scale)
         return (1.0 - self.value_mix) * returns + self.value_mix * squashed
 
     def run(self, observation, rng: random.Random) -> Search:
@@ -201,9 +218,10 @@ class GuidedSearch:
         vector = np.asarray(as_vector(observation), np.float32)
         sample = self.description.sampling.sampler(observation, self.options)
         base = rng.getrandbits(48)
-        seat = sample(random.Random(base)).current_player()
+        root_state = sample(random.Random(base))
+        seat = root_state.current_player()
         logits, values = yield Leaf(vector, seat)
-        root = Node(np.asarray(logits, np.float32), np.asarray(values, np.float64), seat)
+        root = Node(np.asarray(logits, np.float32), self.leaf_values(root_state, values), seat)
         root_logits = root.logits[legal].astype(np.float64)
         noise = np.random.default_rng(rng.getrandbits(63)).gumbel(size=len(legal)) * self.gumbel_scale
         m = min(self.considered, len(legal))
@@ -238,10 +256,16 @@ class GuidedSearch:
                     state.apply(outcome)
                     slots, key = outcomes, outcome
                     continue
+                if self.solved is not None:
+                    scores = self.solved(state)
+                    if scores is not None:  # perfect play's outcome is known: no node below
+                        leaf_values = self.final_values(ranked_returns(scores), scores)
+                        break
                 node = slots.get(key)
                 if node is None:
                     logits, leaf_values = yield Leaf(observer.observe(state, player), player)
-                    slots[key] = Node(np.asarray(logits, np.float32), np.asarray(leaf_values, np.float64), player)
+                    leaf_values = self.leaf_values(state, leaf_values)
+                    slots[key] = Node(np.asarray(logits, np.float32), leaf_values, player)
                     break
                 choice = node.select(np.asarray(state.legal_actions(), np.int64))
                 path.append((node, choice, player))
@@ -297,7 +321,8 @@ class GuidedMCTSAgent:
         self.net, self.meta = load_network_for(network_path, game, options)
         mix, scale = float(self.meta.get("value_mix", 0.0)), float(self.meta.get("margin_scale", 1.0))
         self.search = GuidedSearch(game, options, simulations, considered=considered, gumbel_scale=0.0,
-                                   value_mix=mix, margin_scale=scale)
+                                   value_mix=mix, margin_scale=scale,
+                                   hook_weight=float(self.meta.get("hook_value_weight", 0.0)))
         self.evaluator = NetworkEvaluator(self.net, self.search.observer, self.search.seats, mix)
         self.rng = random.Random(seed)
 

@@ -80,6 +80,10 @@ def load_network_for(path: str | Path, game: str, options: dict[str, Any]) -> tu
         raise NetworkFileError(f"agent file {str(path)!r}: meta.json's 'value_mix' must be a number 0…1, not {mix!r:.40}")
     if not (isinstance(scale, (int, float)) and not isinstance(scale, bool) and 0.0 < scale < 1e9):
         raise NetworkFileError(f"agent file {str(path)!r}: meta.json's 'margin_scale' must be a positive number, not {scale!r:.40}")
+    hook_weight = meta.get("hook_value_weight", 0.0)
+    if not (isinstance(hook_weight, (int, float)) and not isinstance(hook_weight, bool) and 0.0 <= hook_weight <= 1.0):
+        raise NetworkFileError(f"agent file {str(path)!r}: meta.json's 'hook_value_weight' must be a number 0…1, "
+                               f"not {hook_weight!r:.40}")
     layout = observer.policy_layout()
     if not np.array_equal(layout.index, net.index):
         raise NetworkFileError(f"agent file {str(path)!r}: its policy layout differs from the game's (another code version?)")

@@ -17,7 +17,8 @@ from envs.fill.positions import position
 from envs.fill.rules import FILL, FILL2, SEED, TRAP_PHASE, FillGame, bits
 from envs.fill.board import Board
 from envs.fill.solver import FillSolver
-from training.bots.fill import evaluate_state, preferred_actions
+from training.az_search import GuidedSearch, run_batched
+from training.bots.fill import evaluate_state, preferred_actions, solved_scores
 from training.mcts import MCTSAgent
 from tests.fill.helpers import settle
 
@@ -133,6 +134,49 @@ def test_the_known_only_winning_fill_is_preferred_and_found_by_a_small_search():
     assert evaluate_state(game) == [-1.0, 1.0]
     agent = MCTSAgent("fill_v0", seed=0, simulations=30)
     assert agent.act(observation(game, 1)) == c5
+
+
+def test_solved_scores_are_perfect_plays_outcome_and_only_where_exact():
+    """``solved_scores`` (the guided search's exact leaves) agrees with a brute force through the
+    engine on every small fill position of random default games, and answers nothing where the
+    fill-only search would leave something out (traps, gems, tokens) or the board is large."""
+    checked = 0
+    memo: dict = {}
+    for game in random_positions({}, games=40, seed=5):
+        scores = solved_scores(game)
+        small = game.phase in (FILL, FILL2) and fill_bots._room(game).bit_count() <= fill_bots.SEARCH_SOLVE_ROOM
+        assert (scores is not None) == small
+        if scores is not None:
+            mover = game.current_player()
+            assert scores[mover] == float(brute_force_wins(game, memo)) and sum(scores) == 1.0
+            checked += 1
+    assert checked > 150
+    for game in random_positions({"traps": True, "gems": True}, games=20, seed=6):
+        assert solved_scores(game) is None or not (game.options["traps"] or game.gems or any(game.tokens))
+    for game in random_positions({"traps": True}, games=10, seed=7):
+        assert solved_scores(game) is None
+
+
+class Uninformed:
+    """A network that knows nothing: the same logit for every action and value 0 for every seat."""
+
+    def evaluate(self, vectors, players):
+        return np.zeros((len(vectors), 36 + 7), np.float32), np.zeros((len(vectors), 2), np.float32)
+
+
+def test_the_guided_search_scores_solved_endgames_exactly():
+    """With the exact leaves an uninformed network's 16 simulations find the only winning fill
+    and the improved policy (the training target) puts most of its weight on it; the same
+    search scoring those leaves by the network alone cannot tell the eight fills apart."""
+    game = position(ONLY_C5_WINS)
+    c5 = game.string_to_action("c5")
+    assert solved_scores(game) == [0.0, 1.0]
+    search = GuidedSearch("fill_v0", {}, simulations=16, gumbel_scale=0.0)
+    result = run_batched([search.run(observation(game, 1), random.Random(0))], Uninformed())[0]
+    assert result.action == c5 and result.policy[c5] > 0.5
+    search.solved = None
+    blind = run_batched([search.run(observation(game, 1), random.Random(0))], Uninformed())[0]
+    assert blind.policy[c5] < 0.2
 
 
 def test_a_double_wins_when_its_second_fill_wins():

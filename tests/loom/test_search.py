@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import training.bots.loom_values as loom_values
@@ -160,3 +161,49 @@ def test_the_line_table_is_reproducible_and_a_corrupt_one_says_so(tmp_path, monk
             line_values(8)
     finally:
         line_values.cache_clear()
+
+
+class Uninformed:
+    """A network that knows nothing: one logit for every action and value 0 for both seats."""
+
+    def evaluate(self, vectors, players):
+        return np.zeros((len(vectors), 2 * CELLS), np.float32), np.zeros((len(vectors), 2), np.float32)
+
+
+def test_the_guided_search_mixes_the_fitted_line_values_into_its_leaves():
+    """``GuidedSearch(hook_weight=w)`` (``--hook-value-weight``): a leaf is worth (1 − w) × the
+    network's value + w × ``evaluate_state``. With a network that knows nothing, w = 1 and one
+    simulation per weave (each a leaf where the rival weaves the leftover), the search takes the
+    weave after which ``evaluate_state`` is best for the drafter; with w = 0 every weave looks
+    alike and it does not."""
+    from training.az_search import GuidedSearch, run_batched
+
+    observer = LoomObserver(LoomGame.resolve_options({}))
+    mixed = GuidedSearch("loom", {}, simulations=1, gumbel_scale=0.0, hook_weight=0.25)
+    for state in random_positions(3, seed=30):
+        network = np.array([0.4, -0.4])
+        assert np.allclose(mixed.leaf_values(state, network), 0.75 * network + 0.25 * np.asarray(evaluate_state(state)))
+    tested = blind_best = 0
+    for state in random_positions(40, seed=31):
+        legal = state.legal_actions()
+        if not 2 <= len(legal) <= 16 or state.taken >= 0:
+            continue
+        player = state.current_player()
+        values = []
+        for action in legal:
+            after = state.clone()
+            after.apply(action)
+            values.append(evaluate_state(after)[player])
+        best = max(values)
+        if sorted(values)[-2] > best - 0.01:
+            continue  # a near tie
+        observation = {"observation": observer.observe(state, player),
+                       "action_mask": [1 if a in legal else 0 for a in range(2 * CELLS)]}
+        chosen = {}
+        for weight in (1.0, 0.0):
+            search = GuidedSearch("loom", {}, simulations=len(legal), considered=16, gumbel_scale=0.0, hook_weight=weight)
+            chosen[weight] = run_batched([search.run(observation, random.Random(tested))], Uninformed())[0].action
+        assert values[legal.index(chosen[1.0])] == best
+        blind_best += values[legal.index(chosen[0.0])] == best
+        tested += 1
+    assert tested >= 20 and blind_best < tested / 2

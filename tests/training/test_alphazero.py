@@ -91,6 +91,10 @@ def test_numpy_network_equals_the_trained_torch_network(game):
              "values": np.zeros((8, arch.players), np.float32), "margins": np.zeros((8, arch.players), np.float32)}
     for _ in range(3):
         learner.step(batch, rng)
+    # positions whose outcome is no target (--no-opponent-outcomes) weigh nothing in the value losses
+    batch["values"] = np.ones((8, arch.players), np.float32)
+    assert learner.step(dict(batch, value_weights=np.zeros(8, np.float32)), rng)["loss/value"] == 0.0
+    assert learner.step(dict(batch, value_weights=np.ones(8, np.float32)), rng)["loss/value"] > 0.0
     net = PolicyValueNet(arch, learner.weights(), layout.index)
     planes = observer.planes(vectors)
     learner.model.eval()
@@ -416,8 +420,9 @@ def test_init_from_starts_a_new_run_from_an_agent_file(tmp_path):
 
 
 def test_a_fixed_opponent_takes_one_seat_and_only_the_searched_seats_are_recorded(tmp_path):
-    """--opponent heuristic --opponent-share: the opponent plays its seat (seed % players) in
-    that share of the games, unrecorded; the searched seat's results against it are returned."""
+    """--opponent heuristic random --opponent-share: the opponents, in turn, play their seat
+    (seed % players) in that share of the games, unrecorded; the searched seat's results
+    against each are returned and logged."""
     from training.alphazero import play_games
 
     game, options = "linecatch_v0", {"rows": 3, "cols": 4}  # 12 squares, one a turn: 6 decisions a seat
@@ -426,19 +431,53 @@ def test_a_fixed_opponent_takes_one_seat_and_only_the_searched_seats_are_recorde
     model = torch_network(arch).eval()
     task = {"game": game, "options": options, "seeds": [10, 11, 12, 13], "architecture": dataclasses.asdict(arch),
             "state_dict": model.state_dict(), "index": net.index, "simulations": 4, "considered": 4,
-            "concurrent": 4, "value_mix": 0.5, "margin_scale": 1.0, "opponent": "heuristic", "opponent_seeds": [11, 13]}
+            "concurrent": 4, "value_mix": 0.5, "margin_scale": 1.0, "opponent_games": {11: "heuristic", 13: "random"}}
     out = play_games(task)
     lengths = [len(r.vectors) for r in out["records"]]
-    assert all(n <= 6 for n in lengths[1::2]) and all(n > 6 for n in lengths[0::2])  # seeds 11, 13 against it
-    assert len(out["opponent_scores"]) == 2 and all(0.0 <= x <= 1.0 for x in out["opponent_scores"])
+    assert all(n > 6 for n in lengths[0::2]) and lengths[1] <= 6, lengths  # both seats recorded in 10, 12; one in 11
+    for record in out["records"][1::2]:  # seeds 11 and 13: only the searched seat's positions, one outcome
+        assert len(set(record.values[:, 0].tolist())) == 1
+    assert [name for name, _ in out["opponent_scores"]] == ["heuristic", "random"]
+    assert all(0.0 <= x <= 1.0 for _, x in out["opponent_scores"])
+    assert all(r.outcome_is_target for r in out["records"])
+    # --no-opponent-outcomes: the games against an opponent train the policy alone
+    policy_only = play_games(dict(task, opponent_outcomes=False))["records"]
+    assert [r.outcome_is_target for r in policy_only] == [True, False, True, False]
 
     argv = ["--game", game, "--options", json.dumps(options), "--iterations", "1", "--games-per-iteration", "4",
             "--simulations", "4", "--concurrent-games", "2", "--workers", "1", "--filters", "8", "--blocks", "1",
             "--steps-per-iteration", "2", "--batch-size", "16", "--eval-every", "1", "--eval-games", "2",
-            "--final-eval-games", "0", "--out-dir", str(tmp_path), "--opponent", "heuristic", "--opponent-share", "0.5"]
+            "--final-eval-games", "0", "--out-dir", str(tmp_path), "--opponent", "heuristic", "random", "--opponent-share", "0.75"]
     run = Run.resume(main(argv)["run"], {})
-    assert run.opponent_seeds(100) == [100, 102] and "self_play_score_vs_opponent" in run.history[-1]
+    assert run.opponent_games(100) == {100: "heuristic", 101: "random", 102: "heuristic"}
+    assert set(run.history[-1]["self_play_score_vs_opponent"]) == {"heuristic", "random"}
     with pytest.raises(ValueError, match="--opponent and --opponent-share"):
         main(argv[:-2])
+    with pytest.raises(ValueError, match="--opponent and --opponent-share"):
+        main(argv[:-5] + argv[-2:])  # a share with no opponent
     with pytest.raises(ValueError, match="--opponent-share must lie in"):
         main(argv[:-1] + ["1.5"])
+
+
+def test_the_replay_buffer_keeps_which_outcomes_are_targets_through_a_save():
+    """A policy-only record (a game against a fixed opponent, --no-opponent-outcomes) keeps its
+    zero value weight in the ring, in the saved state and after loading it; a state saved before
+    the weights existed loads with every outcome a target."""
+    from training.alphazero import GameRecord, ReplayBuffer
+
+    def record(n, target):
+        return GameRecord(np.zeros((n, 3), np.float16), np.ones((n, 2), bool), np.full((n, 2), 0.5, np.float16),
+                          np.ones((n, 2), np.float32), np.zeros((n, 2), np.float32), n, outcome_is_target=target)
+
+    buffer = ReplayBuffer(capacity=8, size=3, actions=2, seats=2)
+    buffer.add(record(3, True))
+    buffer.add(record(4, False))
+    assert buffer.value_weights[:7].tolist() == [1, 1, 1, 0, 0, 0, 0]
+    state = buffer.state()
+    again = ReplayBuffer(capacity=8, size=3, actions=2, seats=2)
+    again.load(state)
+    assert again.value_weights[:7].tolist() == [1, 1, 1, 0, 0, 0, 0]
+    assert set(again.sample(np.random.default_rng(0), 50)["value_weights"].tolist()) == {0.0, 1.0}
+    old = {k: v for k, v in state.items() if k != "value_weights"}
+    again.load(old)
+    assert again.value_weights[:7].tolist() == [1] * 7

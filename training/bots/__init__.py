@@ -30,7 +30,11 @@ class SearchHooks:
     * ``root_preferred(state)`` — a costlier candidate rule asked once per move at the root
       (``None``: ``preferred``);
     * ``evaluate(state)`` — one value in [−1, 1] per player for a play-out cut off before the
-      end (default: the relative score margins).
+      end (default: the relative score margins);
+    * ``solved(state)`` — the final scores of perfect play from this state when the game can
+      tell them exactly and cheaply (a solved endgame), else ``None``; the network-guided
+      search (:mod:`training.az_search`) scores such a leaf by them instead of the network
+      (``None``: no state is solved).
 
     Chance needs no hook: engines reach chance nodes, and the search keeps one subtree per
     outcome it draws.
@@ -39,6 +43,7 @@ class SearchHooks:
     preferred: Callable[[Any], list[int]] | None = None
     root_preferred: Callable[[Any], list[int]] | None = None
     evaluate: Callable[[Any], list[float]] = score_margins
+    solved: Callable[[Any], list[float] | None] | None = None
 
 
 @dataclass(frozen=True)

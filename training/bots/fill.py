@@ -308,10 +308,23 @@ def evaluate_state(state: FillGame) -> list[float]:
     return [mover if p == player else -mover for p in (0, 1)]
 
 
-__all__ = ["FillHeuristicBot", "KIT", "evaluate_state", "preferred_actions", "search_solver"]
+def solved_scores(state: FillGame) -> list[float] | None:
+    """The final scores of perfect play (1 for the winner), when the exact fill-only search
+    decides the state: a fill phase with at most ``SEARCH_SOLVE_ROOM`` cells left and nothing
+    that search leaves out (traps, gems on the board, tokens held). Else ``None``."""
+    if state.phase not in (FILL, FILL2) or _room(state).bit_count() > SEARCH_SOLVE_ROOM:
+        return None
+    if state.options["traps"] or state.gems or state.tokens[0] or state.tokens[1]:
+        return None
+    mover = state.current_player()
+    winner = mover if _winning_fills(state, first_only=True) else 1 - mover
+    return [float(p == winner) for p in (0, 1)]
+
+
+__all__ = ["FillHeuristicBot", "KIT", "evaluate_state", "preferred_actions", "search_solver", "solved_scores"]
 
 KIT = BotKit(
     heuristic=FillHeuristicBot,
-    search=SearchHooks(preferred=preferred_actions, evaluate=evaluate_state),
+    search=SearchHooks(preferred=preferred_actions, evaluate=evaluate_state, solved=solved_scores),
     ladders=(LadderSpec({}, trained="checkpoints/fill/fill__maskppo__0.zip", note="default options"),),
 )
