@@ -213,6 +213,33 @@ class GuidedSearch:
         squashed = np.tanh(np.asarray(margins(scores), np.float64) / self.margin_scale)
         return (1.0 - self.value_mix) * returns + self.value_mix * squashed
 
+    def solved_policy(self, state, legal: np.ndarray, seat: int) -> np.ndarray | None:
+        """Where the game solves the position after every legal move (a finished game or the
+        ``solved`` hook) and the moves' outcomes differ, the exact policy: uniform over the
+        moves that keep perfect play's best outcome for ``seat``. Else ``None``: the search's
+        improved policy stands (where every move loses, the network's prior still ranks the
+        moves that make the opponent's win hardest to find).
+
+        Only a state the seat fully knows can be solved this way: the hook answers for the
+        sampled state, so a game with hidden items must answer ``None`` while any are hidden."""
+        if self.solved is None or self.solved(state) is None:
+            return None
+        outcomes = np.empty(len(legal))
+        for i, action in enumerate(legal):
+            after = state.clone()
+            after.apply(int(action))
+            if after.is_terminal():
+                outcomes[i] = after.returns()[seat]
+                continue
+            scores = self.solved(after) if after.current_player() != CHANCE else None
+            if scores is None:
+                return None
+            outcomes[i] = ranked_returns(scores)[seat]
+        if outcomes.min() == outcomes.max():
+            return None
+        best = outcomes == outcomes.max()
+        return best / best.sum()
+
     def run(self, observation, rng: random.Random) -> Search:
         legal = np.asarray(legal_from_mask(observation), np.int64)
         vector = np.asarray(as_vector(observation), np.float32)
@@ -278,7 +305,13 @@ class GuidedSearch:
         finalists = considered[n[considered] == best]
         chosen = int(legal[int(finalists[int(np.argmax(noise[finalists] + improved[finalists]))])])
         policy = np.zeros(len(observation["action_mask"]), np.float64)
-        policy[legal] = softmax(improved)
+        exact = self.solved_policy(root_state, legal, seat) if len(legal) > 1 else None
+        if exact is not None:
+            policy[legal] = exact
+            if not exact[legal.tolist().index(chosen)]:  # the search's move gives the outcome away
+                chosen = int(legal[int(np.argmax(exact + noise * 1e-9))])
+        else:
+            policy[legal] = softmax(improved)
         total = n.sum()
         value = root.value if total == 0 else float(root.totals.sum() / total)
         return SearchResult(chosen, policy, value, {int(a): int(root.visits[a]) for a in np.flatnonzero(root.visits)})
@@ -309,20 +342,22 @@ def run_batched(searches: list[Search], evaluator: Evaluator) -> list[SearchResu
 
 class GuidedMCTSAgent:
     """``load_agent("mcts:N:net=PATH", game)``: the network-guided search on the one agent
-    interface. It acts without Gumbel noise (the most improved action among the halving's
+    interface (``:m=K`` root actions considered; ``:hook=W`` the game's evaluation's weight in
+    leaf values, by default the one the network was trained with). It acts without Gumbel noise (the most improved action among the halving's
     finalists), seeded; ``action_probabilities`` is the search's improved policy."""
 
     name = "mcts-net"
 
     def __init__(self, game: str, network_path: str, simulations: int, seed: int | None = None,
-                 considered: int = MAX_CONSIDERED, **options: Any):
+                 considered: int = MAX_CONSIDERED, hook_weight: float | None = None, **options: Any):
         from training.network_agent import load_network_for
 
         self.net, self.meta = load_network_for(network_path, game, options)
         mix, scale = float(self.meta.get("value_mix", 0.0)), float(self.meta.get("margin_scale", 1.0))
         self.search = GuidedSearch(game, options, simulations, considered=considered, gumbel_scale=0.0,
                                    value_mix=mix, margin_scale=scale,
-                                   hook_weight=float(self.meta.get("hook_value_weight", 0.0)))
+                                   hook_weight=float(self.meta.get("hook_value_weight", 0.0) if hook_weight is None
+                                                     else hook_weight))
         self.evaluator = NetworkEvaluator(self.net, self.search.observer, self.search.seats, mix)
         self.rng = random.Random(seed)
 

@@ -254,9 +254,10 @@ def _spec_number(spec: str, label: str, text: str, kind: type, least: int) -> in
 def parse_mcts_spec(spec: str) -> dict[str, Any]:
     """``"mcts"``, ``"mcts:400"``, ``"mcts:400:c=0.7"``, ``"mcts:400:rollout=random"`` (settings
     joined by ``:``) → keyword arguments of ``MCTSAgent``; with ``net=PATH`` (or
-    ``net=trained``) and optionally ``m=K`` (root actions considered) → keyword arguments of
-    the network-guided :class:`training.az_search.GuidedMCTSAgent` (``network_path``,
-    ``simulations``, ``considered``)."""
+    ``net=trained``) and optionally ``m=K`` (root actions considered) and ``hook=W`` (the
+    game's evaluation's weight in leaf values; default the agent file's) → keyword arguments
+    of the network-guided :class:`training.az_search.GuidedMCTSAgent` (``network_path``,
+    ``simulations``, ``considered``, ``hook_weight``)."""
     name, *parts = spec.split(":")
     if name != "mcts":
         raise ValueError(f"an MCTS agent is written 'mcts', 'mcts:N' or 'mcts:N:c=X:rollout=random', not {spec!r}")
@@ -282,16 +283,22 @@ def parse_mcts_spec(spec: str) -> dict[str, Any]:
             settings["network_path"] = value
         elif key == "m":
             settings["considered"] = _spec_number(spec, "m (root actions considered)", value, int, 1)
+        elif key == "hook":
+            weight = _spec_number(spec, "hook (the evaluation's weight in leaf values)", value, float, 0)
+            if weight > 1:
+                raise ValueError(f"MCTS hook (the evaluation's weight in leaf values) in {spec!r} must lie in [0, 1]")
+            settings["hook_weight"] = weight
         else:
             raise ValueError(
                 f"unknown MCTS setting {key!r} in {spec!r}; the settings are c=, depth=, margin=, w=, bias=, rollout=, "
-                "and net= (with m=) for network-guided search"
+                "and net= (with m= and hook=) for network-guided search"
             )
     if "network_path" in settings:
-        plain = sorted(set(settings) - {"network_path", "simulations", "considered"})
+        plain = sorted(set(settings) - {"network_path", "simulations", "considered", "hook_weight"})
         if plain:
-            raise ValueError(f"MCTS setting {plain[0]!r} in {spec!r} is for play-out search; with net= only m= applies")
+            raise ValueError(f"MCTS setting {plain[0]!r} in {spec!r} is for play-out search; with net= only m= and hook= apply")
         settings.setdefault("simulations", DEFAULT_SIMULATIONS)
-    elif "considered" in settings:
-        raise ValueError(f"MCTS m= in {spec!r} applies to network-guided search only (add net=PATH or net=trained)")
+    elif "considered" in settings or "hook_weight" in settings:
+        which = "m=" if "considered" in settings else "hook="
+        raise ValueError(f"MCTS {which} in {spec!r} applies to network-guided search only (add net=PATH or net=trained)")
     return settings

@@ -316,8 +316,17 @@ def test_trained_is_the_shipped_agent_with_the_best_recorded_score_for_those_opt
 def test_network_search_specs_are_checked():
     with pytest.raises(ValueError, match="net="):
         load_agent("mcts:10:m=4", "linecatch")
-    with pytest.raises(ValueError, match="with net= only m= applies"):
+    with pytest.raises(ValueError, match="hook= in .* applies to network-guided search only"):
+        load_agent("mcts:10:hook=0.5", "linecatch")
+    with pytest.raises(ValueError, match="with net= only m= and hook= apply"):
         load_agent("mcts:10:net=trained:c=0.5", "linecatch")
+    with pytest.raises(ValueError, match=r"hook .* must lie in \[0, 1\]"):
+        load_agent("mcts:10:net=trained:hook=1.5", "linecatch")
+    with pytest.raises(ValueError, match="hook .* must be a number, not 'x'"):
+        load_agent("mcts:10:net=trained:hook=x", "linecatch")
+    # the file's weight (0 for this agent) unless the spec gives one
+    assert load_agent("mcts:10:net=trained", "linecatch").search.hook_weight == 0.0
+    assert load_agent("mcts:10:net=trained:hook=0.25", "linecatch").search.hook_weight == 0.25
 
 
 def test_symmetry_helpers_map_policies_consistently():
