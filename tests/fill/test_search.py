@@ -21,6 +21,7 @@ from training.az_search import GuidedSearch, run_batched
 from training.bots.fill import evaluate_state, preferred_actions, solved_scores
 from training.mcts import MCTSAgent
 from tests.fill.helpers import settle
+from tests.training.evaluators import Leaning, Uninformed
 
 SETTINGS = [
     {},
@@ -157,21 +158,6 @@ def test_solved_scores_are_perfect_plays_outcome_and_only_where_exact():
         assert solved_scores(game) is None
 
 
-class Uninformed:
-    """A network that knows nothing: the same logit for every action and value 0 for every seat."""
-
-    def evaluate(self, vectors, players):
-        return np.zeros((len(vectors), 36 + 7), np.float32), np.zeros((len(vectors), 2), np.float32)
-
-
-class Leaning(Uninformed):
-    """A network that prefers lower cells a little (a prior that is not uniform), value 0."""
-
-    def evaluate(self, vectors, players):
-        logits, values = super().evaluate(vectors, players)
-        return logits - 0.05 * np.arange(logits.shape[1], dtype=np.float32), values
-
-
 def test_the_guided_search_scores_solved_endgames_exactly():
     """With the exact leaves an uninformed network's 16 simulations find the only winning fill,
     and since every fill's outcome is solved the training target is exact: all on c5. The same
@@ -180,10 +166,10 @@ def test_the_guided_search_scores_solved_endgames_exactly():
     c5 = game.string_to_action("c5")
     assert solved_scores(game) == [0.0, 1.0]
     search = GuidedSearch("fill_v0", {}, simulations=16, gumbel_scale=0.0)
-    result = run_batched([search.run(observation(game, 1), random.Random(0))], Uninformed())[0]
+    result = run_batched([search.run(observation(game, 1), random.Random(0))], Uninformed(36 + 7))[0]
     assert result.action == c5 and result.policy[c5] == 1.0
     search.solved = None
-    blind = run_batched([search.run(observation(game, 1), random.Random(0))], Uninformed())[0]
+    blind = run_batched([search.run(observation(game, 1), random.Random(0))], Uninformed(36 + 7))[0]
     assert blind.policy[c5] < 0.2
 
 
@@ -207,7 +193,7 @@ def test_exact_targets_are_uniform_over_the_winning_fills_and_absent_where_all_l
             won = after.returns()[player] > 0 if after.is_terminal() else (
                 brute_force_wins(after, memo) == (after.current_player() == player))
             wins.append(won)
-        result = run_batched([search.run(observation(game, player), random.Random(1))], Leaning())[0]
+        result = run_batched([search.run(observation(game, player), random.Random(1))], Leaning(36 + 7))[0]
         shares = [result.policy[a] for a in legal]
         if any(wins) and not all(wins):
             assert shares == pytest.approx([1 / sum(wins) if w else 0.0 for w in wins])

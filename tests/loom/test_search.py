@@ -21,6 +21,7 @@ from training.bots.loom import (evaluate_state, expected_points, line_values, li
                                 preferred_actions, root_preferred_actions)
 from training.mcts import MCTSAgent
 from tests.loom.util import random_play, throw_dice
+from tests.training.evaluators import Uninformed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -163,13 +164,6 @@ def test_the_line_table_is_reproducible_and_a_corrupt_one_says_so(tmp_path, monk
         line_values.cache_clear()
 
 
-class Uninformed:
-    """A network that knows nothing: one logit for every action and value 0 for both seats."""
-
-    def evaluate(self, vectors, players):
-        return np.zeros((len(vectors), 2 * CELLS), np.float32), np.zeros((len(vectors), 2), np.float32)
-
-
 def test_the_guided_search_mixes_the_fitted_line_values_into_its_leaves():
     """``GuidedSearch(hook_weight=w)`` (``--hook-value-weight``): a leaf is worth (1 − w) × the
     network's value + w × ``evaluate_state``. With a network that knows nothing, w = 1 and one
@@ -202,7 +196,7 @@ def test_the_guided_search_mixes_the_fitted_line_values_into_its_leaves():
         chosen = {}
         for weight in (1.0, 0.0):
             search = GuidedSearch("loom", {}, simulations=len(legal), considered=16, gumbel_scale=0.0, hook_weight=weight)
-            chosen[weight] = run_batched([search.run(observation, random.Random(tested))], Uninformed())[0].action
+            chosen[weight] = run_batched([search.run(observation, random.Random(tested))], Uninformed(2 * CELLS))[0].action
         assert values[legal.index(chosen[1.0])] == best
         blind_best += values[legal.index(chosen[0.0])] == best
         tested += 1

@@ -1,0 +1,23 @@
+"""Stand-in networks for the guided search's tests (``training.az_search.Evaluator``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Uninformed:
+    """A network that knows nothing: the same logit for every action, value 0 for every seat."""
+
+    def __init__(self, actions: int, seats: int = 2):
+        self.actions, self.seats = actions, seats
+
+    def evaluate(self, vectors, players):
+        return np.zeros((len(vectors), self.actions), np.float32), np.zeros((len(vectors), self.seats), np.float32)
+
+
+class Leaning(Uninformed):
+    """A prior that is not uniform (lower actions a little preferred), value 0 for every seat."""
+
+    def evaluate(self, vectors, players):
+        logits, values = super().evaluate(vectors, players)
+        return logits - 0.05 * np.arange(self.actions, dtype=np.float32), values
