@@ -213,33 +213,6 @@ class GuidedSearch:
         squashed = np.tanh(np.asarray(margins(scores), np.float64) / self.margin_scale)
         return (1.0 - self.value_mix) * returns + self.value_mix * squashed
 
-    def solved_policy(self, state, legal: np.ndarray, seat: int) -> np.ndarray | None:
-        """Where the game solves the position after every legal move (a finished game or the
-        ``solved`` hook) and the moves' outcomes differ, the exact policy: uniform over the
-        moves that keep perfect play's best outcome for ``seat``. Else ``None``: the search's
-        improved policy stands (where every move loses, the network's prior still ranks the
-        moves that make the opponent's win hardest to find).
-
-        Only a state the seat fully knows can be solved this way: the hook answers for the
-        sampled state, so a game with hidden items must answer ``None`` while any are hidden."""
-        if self.solved is None or self.solved(state) is None:
-            return None
-        outcomes = np.empty(len(legal))
-        for i, action in enumerate(legal):
-            after = state.clone()
-            after.apply(int(action))
-            if after.is_terminal():
-                outcomes[i] = after.returns()[seat]
-                continue
-            scores = self.solved(after) if after.current_player() != CHANCE else None
-            if scores is None:
-                return None
-            outcomes[i] = ranked_returns(scores)[seat]
-        if outcomes.min() == outcomes.max():
-            return None
-        best = outcomes == outcomes.max()
-        return best / best.sum()
-
     def run(self, observation, rng: random.Random) -> Search:
         legal = np.asarray(legal_from_mask(observation), np.int64)
         vector = np.asarray(as_vector(observation), np.float32)
@@ -305,13 +278,7 @@ class GuidedSearch:
         finalists = considered[n[considered] == best]
         chosen = int(legal[int(finalists[int(np.argmax(noise[finalists] + improved[finalists]))])])
         policy = np.zeros(len(observation["action_mask"]), np.float64)
-        exact = self.solved_policy(root_state, legal, seat) if len(legal) > 1 else None
-        if exact is not None:
-            policy[legal] = exact
-            if not exact[legal.tolist().index(chosen)]:  # the search's move gives the outcome away
-                chosen = int(legal[int(np.argmax(exact + noise * 1e-9))])
-        else:
-            policy[legal] = softmax(improved)
+        policy[legal] = softmax(improved)
         total = n.sum()
         value = root.value if total == 0 else float(root.totals.sum() / total)
         return SearchResult(chosen, policy, value, {int(a): int(root.visits[a]) for a in np.flatnonzero(root.visits)})

