@@ -102,9 +102,10 @@ class AlphaZeroConfig:
     """weight of the margin head in the values the search backs up (0: the expected outcome
     alone); the margin tells a big lead from a narrow one, which few simulations need"""
     hook_value_weight: float = 0.0
-    """weight of the game's own evaluation of a leaf (its search hook: Loom's fitted line values,
-    Knot's and Uzor's scores) against the network's value, as AlphaGo mixed its value network
-    with play-outs; 0: the network alone. Recorded in the agent, whose guided search uses it"""
+    """weight of the game's own evaluation of a leaf (its ``evaluate`` search hook: Loom's fitted
+    line values, Knot's and Uzor's priced prospects, the score margins elsewhere) against the
+    network's value, as AlphaGo mixed its value network with play-outs; 0: the network alone.
+    Recorded in the agent file, whose guided search uses it"""
     warm_start: str | None = None
     """imitate this agent first (``heuristic``, ``mcts:100``, any load_agent spec)"""
     opponent: tuple = ()
@@ -177,10 +178,6 @@ def check_config(config: AlphaZeroConfig) -> None:
         raise ValueError(f"--value-mix must lie in [0, 1], not {config.value_mix!r}")
     if not 0.0 <= config.opponent_share <= 1.0:
         raise ValueError(f"--opponent-share must lie in [0, 1], not {config.opponent_share!r}")
-    if isinstance(config.opponent, str):  # a run saved before --opponent took several agents
-        config.opponent = (config.opponent,)
-    if config.opponent is None:
-        config.opponent = ()
     if bool(config.opponent) != (config.opponent_share > 0):
         raise ValueError("--opponent and --opponent-share > 0 go together: the opponent plays that share of self-play games")
     if config.init_from and config.warm_start:
@@ -757,7 +754,8 @@ class Run:
             "observation_format": "planes", "algo": "alphazero (Gumbel search + policy/value network)",
             "iteration": self.iteration, "self_play_games": self.games_played, "positions": self.positions,
             "value_mix": self.config.value_mix, "margin_scale": self.margin_scale,
-            "hook_value_weight": self.config.hook_value_weight, "wall_seconds": round(self.wall_seconds, 1), "seed": self.config.seed, "command": self.command,
+            "hook_value_weight": self.config.hook_value_weight,
+            "wall_seconds": round(self.wall_seconds, 1), "seed": self.config.seed, "command": self.command,
             "code_version": code_version(), "created": time.strftime("%Y-%m-%d %H:%M:%S"),
             **(extra or {}),
         }
@@ -793,6 +791,8 @@ class Run:
         saved = dict(state["config"])
         saved.update(overrides)
         saved["eval_opponents"] = tuple(saved["eval_opponents"])
+        opponent = saved.get("opponent")  # one spec or None in runs saved before it took several
+        saved["opponent"] = (opponent,) if isinstance(opponent, str) else tuple(opponent or ())
         config = AlphaZeroConfig(**saved)
         check_config(config)
         run = cls(config, state["command"])

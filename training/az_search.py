@@ -197,6 +197,7 @@ class GuidedSearch:
         self.hook_weight, self.hook_evaluate = hook_weight, hooks.evaluate
 
     def leaf_values(self, state, network_values) -> np.ndarray:
+        """A new node's values: the network's, mixed with the evaluation hook's by ``hook_weight``."""
         values = np.asarray(network_values, np.float64)
         if not self.hook_weight:
             return values
@@ -310,8 +311,9 @@ def run_batched(searches: list[Search], evaluator: Evaluator) -> list[SearchResu
 class GuidedMCTSAgent:
     """``load_agent("mcts:N:net=PATH", game)``: the network-guided search on the one agent
     interface (``:m=K`` root actions considered; ``:hook=W`` the game's evaluation's weight in
-    leaf values, by default the one the network was trained with). It acts without Gumbel noise (the most improved action among the halving's
-    finalists), seeded; ``action_probabilities`` is the search's improved policy."""
+    leaf values, by default the one the network was trained with). It acts without Gumbel
+    noise (the most improved action among the halving's finalists), seeded;
+    ``action_probabilities`` is the search's improved policy."""
 
     name = "mcts-net"
 

@@ -457,9 +457,17 @@ def test_a_fixed_opponent_takes_one_seat_and_only_the_searched_seats_are_recorde
             "--simulations", "4", "--concurrent-games", "2", "--workers", "1", "--filters", "8", "--blocks", "1",
             "--steps-per-iteration", "2", "--batch-size", "16", "--eval-every", "1", "--eval-games", "2",
             "--final-eval-games", "0", "--out-dir", str(tmp_path), "--opponent", "heuristic", "random", "--opponent-share", "0.75"]
-    run = Run.resume(main(argv)["run"], {})
+    folder = main(argv)["run"]
+    run = Run.resume(folder, {})
     assert run.opponent_games(100) == {100: "heuristic", 101: "random", 102: "heuristic"}
     assert set(run.history[-1]["self_play_score_vs_opponent"]) == {"heuristic", "random"}
+    # a run saved when --opponent named one agent (a string) resumes with that one agent
+    import torch
+
+    state = torch.load(Path(folder) / "state.pt", weights_only=False)
+    state["config"]["opponent"] = "heuristic"
+    torch.save(state, Path(folder) / "state.pt")
+    assert Run.resume(folder, {}).config.opponent == ("heuristic",)
     with pytest.raises(ValueError, match="--opponent and --opponent-share"):
         main(argv[:-2])
     with pytest.raises(ValueError, match="--opponent and --opponent-share"):
