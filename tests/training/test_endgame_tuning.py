@@ -1,0 +1,125 @@
+"""Endgame tuning (training/endgame_tuning.py): the solver's labels agree with a brute force
+through the engine, the targets are what the docstring says, a tiny run writes an agent that
+plays, and bad settings are refused by name."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from envs.fill.positions import position
+from envs.fill.rules import FILL, FILL2, FillGame
+from training import load_agent
+from training.bots.fill import solved_scores
+from training.endgame_tuning import best_moves, main, play_positions
+from training.evaluate import play_game
+from tests.fill.test_search import ONLY_C5_WINS, brute_force_wins, random_positions
+
+SHIPPED = "checkpoints/fill/fill__alphazero__3.zip"
+
+
+def test_best_moves_are_the_brute_forces_winning_fills():
+    """On every small fill position of random default games: where the solver decides every
+    move, the best moves are exactly the fills after which the mover wins (all fills when none
+    wins), as a brute force through the engine finds them."""
+    memo: dict = {}
+    checked = critical = 0
+    for game in random_positions({}, games=40, seed=11):
+        if game.phase not in (FILL, FILL2):
+            continue
+        legal = game.legal_actions()
+        moves, scores = best_moves(game, legal, solved_scores)
+        if scores is None:
+            assert moves is None and solved_scores(game) is None
+            continue
+        mover = game.current_player()
+        winners = []
+        for cell in legal:
+            after = game.clone()
+            after.apply(cell)
+            if after.is_terminal():
+                won = after.returns()[mover] > 0
+            else:
+                won = brute_force_wins(after, memo) == (after.current_player() == mover)
+            if won:
+                winners.append(cell)
+        assert moves is not None
+        assert sorted(moves) == sorted(winners or legal)
+        assert scores[mover] == (1.0 if winners else 0.0)
+        checked += 1
+        critical += 0 < len(winners) < len(legal)
+    assert checked > 150 and critical > 20
+
+
+def test_the_known_only_winning_fill_is_the_one_best_move():
+    game = position(ONLY_C5_WINS)
+    moves, scores = best_moves(game, game.legal_cells(), solved_scores)
+    assert moves == [game.string_to_action("c5")] and scores == [0.0, 1.0]
+
+
+def test_positions_carry_the_networks_own_targets_except_where_solved():
+    """Critical positions put all their policy weight on the best moves (at least half of it
+    spread evenly); the others keep the network's own policy; solved positions get the solved
+    outcome as their value, for the player to move first."""
+    from training.network import PolicyValueNet, architecture_from_meta, read_network_file
+    import envs
+
+    task = {"game": "fill_v0", "options": {}, "agent": SHIPPED, "explore": 0.3,
+            "games": [(5, "random"), (6, "heuristic"), (7, "self"), (8, "random")]}
+    rows = play_positions(task)
+    meta, arrays = read_network_file(SHIPPED)
+    index = arrays.pop("policy.index")
+    net = PolicyValueNet(architecture_from_meta(meta), arrays, index)
+    observer = envs.describe("fill").observer(FillGame.resolve_options({}))
+    assert rows["critical"].any() and not rows["critical"].all()
+    for vector, mask, policy, value, critical in zip(rows["vectors"], rows["masks"], rows["policies"],
+                                                     rows["values"], rows["critical"]):
+        assert abs(policy.sum() - 1.0) < 1e-5 and not policy[~mask].any()
+        logits, values = net.evaluate(observer.planes(vector))
+        own = np.exp(np.where(mask, logits[0], -np.inf) - logits[0][mask].max())
+        own /= own.sum()
+        if critical:
+            support = np.flatnonzero(policy)
+            assert len(support) < mask.sum()
+            assert policy[support].min() >= 0.5 / len(support) - 1e-6
+            assert sorted(value.tolist()) == [-1.0, 1.0]
+        else:
+            assert np.allclose(policy, own, atol=1e-5)
+
+
+def test_a_tiny_run_writes_an_agent_that_plays_full_games(tmp_path):
+    result = main(["--agent", SHIPPED, "--games", "12", "--steps", "3", "--eval-games", "2",
+                   "--workers", "1", "--out-dir", str(tmp_path), "--seed", "4"])
+    folder = Path(result["dir"])
+    assert folder.name.startswith("fill__endgame__4__")
+    report = json.loads((folder / "evaluation.json").read_text())
+    assert set(report["final_evaluation"]) == set(report["start_evaluation"]) == {"random", "heuristic"}
+    assert report["final_evaluation"]["heuristic"]["games"] == 2 and report["game"] == "fill_v0"
+    assert report["critical_positions"] > 0 and report["positions"] > report["critical_positions"]
+    agent = load_agent(result["agent"], "fill", seed=0)
+    for seed in range(3):
+        returns, _ = play_game("fill_v0", [agent, load_agent("random", "fill", seed=seed)], seed, {})
+        assert sorted(returns) == [-1, 1]
+    meta = json.loads(zipfile.ZipFile(result["agent"]).read("meta.json"))
+    assert meta["tuned_from"] == SHIPPED and "training.endgame_tuning" in meta["command"]
+    assert meta["critical_positions"] == report["critical_positions"]
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--agent", "checkpoints/linecatch/linecatch__alphazero__1.zip"], "no exact solver"),
+    ([], "--agent is required"),
+    (["--agent", "no/such/file.zip"], "--agent 'no/such/file.zip'"),
+    (["--agent", "checkpoints/fill/fill__maskppo__0.zip"], "--agent 'checkpoints/fill/fill__maskppo__0.zip'"),
+    (["--agent", SHIPPED, "--critical-share", "1.5"], "--critical-share"),
+    (["--agent", SHIPPED, "--games", "0"], "--games"),
+    (["--agent", SHIPPED, "--opponents"], "--opponents"),
+    (["--agent", SHIPPED, "--opponents", "random", "grandmaster"], "--opponents 'grandmaster'"),
+])
+def test_bad_settings_are_refused_by_name(flags, message, tmp_path):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(".", r"\.")):
+        main(flags + ["--out-dir", str(tmp_path)])
+    assert not list(tmp_path.iterdir())  # nothing was started
