@@ -75,6 +75,22 @@ def brute_force_wins(game: FillGame, memo: dict) -> bool:
     return memo[key]
 
 
+def brute_force_winning_fills(game: FillGame, memo: dict) -> list[int]:
+    """The legal fills after which the player to act wins, by brute force through the engine."""
+    mover = game.current_player()
+    winners = []
+    for cell in game.legal_actions():
+        after = game.clone()
+        after.apply(cell)
+        if after.is_terminal():
+            won = after.returns()[mover] > 0
+        else:
+            won = brute_force_wins(after, memo) == (after.current_player() == mover)
+        if won:
+            winners.append(cell)
+    return winners
+
+
 def observation(game: FillGame, player: int) -> dict:
     mask = np.zeros(game.n + 7, np.int8)
     mask[game.legal_actions()] = 1
@@ -123,13 +139,7 @@ def test_the_known_only_winning_fill_is_preferred_and_found_by_a_small_search():
     game = position(ONLY_C5_WINS)
     c5 = game.string_to_action("c5")
     assert len(game.legal_cells()) == 8 and game.current_player() == 1
-    winners = []
-    memo: dict = {}
-    for cell in game.legal_cells():
-        after = game.clone()
-        after.apply(cell)
-        if not brute_force_wins(after, memo):
-            winners.append(cell)
+    winners = brute_force_winning_fills(game, {})
     assert winners == [c5]  # the engine's own rules agree: c5 is the only winning fill
     assert preferred_actions(game) == [c5]
     assert evaluate_state(game) == [-1.0, 1.0]

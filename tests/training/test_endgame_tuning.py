@@ -17,7 +17,7 @@ from training import load_agent
 from training.bots.fill import solved_scores
 from training.endgame_tuning import best_moves, main, play_positions
 from training.evaluate import play_game
-from tests.fill.test_search import ONLY_C5_WINS, brute_force_wins, random_positions
+from tests.fill.test_search import ONLY_C5_WINS, brute_force_winning_fills, random_positions
 
 SHIPPED = "checkpoints/fill/fill__alphazero__3.zip"
 
@@ -37,16 +37,7 @@ def test_best_moves_are_the_brute_forces_winning_fills():
             assert moves is None and solved_scores(game) is None
             continue
         mover = game.current_player()
-        winners = []
-        for cell in legal:
-            after = game.clone()
-            after.apply(cell)
-            if after.is_terminal():
-                won = after.returns()[mover] > 0
-            else:
-                won = brute_force_wins(after, memo) == (after.current_player() == mover)
-            if won:
-                winners.append(cell)
+        winners = brute_force_winning_fills(game, memo)
         assert moves is not None
         assert sorted(moves) == sorted(winners or legal)
         assert scores[mover] == (1.0 if winners else 0.0)
