@@ -140,14 +140,11 @@ def best_moves(state, legal: list[int], solved) -> tuple[list[int] | None, list[
 def play_positions(task: dict) -> dict:
     """A worker's games: the agent against its opponents, every decision labelled."""
     from training import load_agent
-    from training.network import PolicyValueNet, architecture_from_meta, read_network_file
+    from training.network import load_network
 
     game, options = task["game"], task["options"]
-    description = envs.describe(game)
-    solved = description.bot_kit().search.solved
-    meta, arrays = read_network_file(task["agent"])
-    index = arrays.pop("policy.index")
-    net = PolicyValueNet(architecture_from_meta(meta), arrays, index)
+    solved = envs.describe(game).bot_kit().search.solved
+    net, meta = load_network(task["agent"])
     scale = float(meta["margin_scale"])
     rows: dict[str, list] = {"vectors": [], "masks": [], "policies": [], "values": [], "margins": [], "critical": []}
     for seed, opponent_spec in task["games"]:
@@ -211,14 +208,12 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
 
     from training import load_agent
     from training.alphazero import Learner, Workers, evaluate_agent
-    from training.network import architecture_from_meta, save_network
+    from training.network import save_network
 
     check_config(config)
-    meta, arrays = read_agent(config)
+    net, meta = read_agent(config)
     game, options = meta["game"], meta["options"]
     description = envs.describe(game)
-    index = arrays.pop("policy.index")
-    architecture = architecture_from_meta(meta)
     observer = description.observer(description.resolve_options(options))
     for spec in config.opponents:  # a bad spec is refused before anything starts
         if spec != SELF:
@@ -252,8 +247,8 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
         if not len(critical_rows):
             raise RuntimeError("no critical position was found: the solver decided no position in these games")
         # 3. learning
-        learner = Learner(config, architecture, observer)
-        learner.load_folded(arrays)
+        learner = Learner(config, net.architecture, observer)
+        learner.load_folded(net.weights)
         rng = np.random.default_rng(config.seed)
         learner.calibrate(observer.planes(data["vectors"][rng.integers(0, positions, min(positions, 4096))]))
         take_critical = int(round(config.batch_size * config.critical_share))
@@ -279,7 +274,7 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
             "wall_seconds": round(float(meta.get("wall_seconds", 0.0)) + tuning_seconds, 1),
             "command": f"{meta.get('command', '')} && {command}", "created": time.strftime("%Y-%m-%d %H:%M:%S"),
         }
-        agent_path = save_network(run_dir / "agent.zip", architecture, learner.weights(), index, agent_meta)
+        agent_path = save_network(run_dir / "agent.zip", net.architecture, learner.weights(), net.index, agent_meta)
         # 4. evaluation: both networks on the same deals
         # (final_evaluation is where load_agent("trained") reads an agent's score)
         report: dict[str, Any] = {"game": game, "options": options, "command": agent_meta["command"],
@@ -303,14 +298,14 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
         writer.close()
 
 
-def read_agent(config: EndgameConfig) -> tuple[dict, dict]:
-    """The ``--agent`` file's metadata and arrays, checked: a training.alphazero network for a
+def read_agent(config: EndgameConfig):
+    """The ``--agent`` file's network and metadata, checked: a training.alphazero network for a
     game whose search hooks include an exact solver."""
     from training.checkpoint import CheckpointError
-    from training.network import read_network_file
+    from training.network import load_network
 
     try:
-        meta, arrays = read_network_file(config.agent)
+        net, meta = load_network(config.agent)
     except (OSError, CheckpointError) as error:
         raise ValueError(f"--agent {config.agent!r}: {error}") from None
     if not isinstance(meta.get("options"), dict) or not isinstance(meta.get("margin_scale"), (int, float)):
@@ -323,7 +318,7 @@ def read_agent(config: EndgameConfig) -> tuple[dict, dict]:
     if description.bot_kit().search.solved is None:
         raise ValueError(f"--agent {config.agent!r} plays {description.name}, whose search hooks have no exact "
                          "solver (SearchHooks.solved): there are no solved endgames to learn from")
-    return meta, arrays
+    return net, meta
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -56,15 +56,13 @@ def test_positions_carry_the_networks_own_targets_except_where_solved():
     """Critical positions put all their policy weight on the best moves (at least half of it
     spread evenly); the others keep the network's own policy; solved positions get the solved
     outcome as their value, for the player to move first."""
-    from training.network import PolicyValueNet, architecture_from_meta, read_network_file
+    from training.network import load_network
     import envs
 
     task = {"game": "fill_v0", "options": {}, "agent": SHIPPED, "explore": 0.3,
             "games": [(5, "random"), (6, "heuristic"), (7, "self"), (8, "random")]}
     rows = play_positions(task)
-    meta, arrays = read_network_file(SHIPPED)
-    index = arrays.pop("policy.index")
-    net = PolicyValueNet(architecture_from_meta(meta), arrays, index)
+    net, _ = load_network(SHIPPED)
     observer = envs.describe("fill").observer(FillGame.resolve_options({}))
     assert rows["critical"].any() and not rows["critical"].all()
     for vector, mask, policy, value, critical in zip(rows["vectors"], rows["masks"], rows["policies"],
