@@ -1,36 +1,47 @@
-"""Endgame tuning: teach a trained network the endgames its game's exact solver decides, in one file.
+"""Tuning a trained network on better labels than its own, in one file: the exact solver's
+endgames, or a stronger bot's moves at the network's own decisions (DAgger).
 
     python -m training.endgame_tuning --agent checkpoints/fill/fill__alphazero__3.zip --seed 0
+    python -m training.endgame_tuning --agent checkpoints/loom/loom__alphazero__0.zip --teacher mcts:100
 
 A network trained by search and self-play (``training.alphazero``) can still throw away a won
 endgame now and then: its policy alone is right in most critical endgame positions, not all, and
 a weak opponent leads it into endgames self-play rarely shows. Where a game's search hooks
 include an exact solver (``SearchHooks.solved``: Fill's fill-only search once at most 14 cells
-are left), every such position can be labelled with the moves that really win. This job:
+are left), every such position can be labelled with the moves that really win. And where a bot
+plays better than the network (a search), the positions the network's own play reaches can be
+labelled with that bot's choices: imitation learned from the teacher's games alone drifts into
+positions the teacher never showed, and DAgger (Ross et al. 2011) fixes that by asking the
+teacher where the student goes. This job:
 
 1. **positions** — the agent plays ``--games`` games, on every core, against each of
    ``--opponents`` in turn (``self``: itself, picking a share ``--explore`` of its moves by
    sampling its policy instead of taking the best one, so that its games differ); every
-   decision with more than one legal move is recorded, whoever made it, with the network's own
+   decision with more than one legal move is recorded, whoever made it (with ``--teacher``:
+   the agent's own decisions, both seats' in games against itself), with the network's own
    policy, value and margin for the player to move;
-2. **targets** — a position is *critical* when the solver scores every legal move (each child
-   solved or over) and some moves do worse than others: its policy target is the network's own
-   policy restricted to the best moves, mixed half and half with the uniform over them (the
-   network keeps its taste among winning moves but must put its weight on them). Wherever the
-   solver decides a position its value and margin targets are the solved outcome. Everywhere
-   else the targets are the network's own outputs (self-distillation), so what it knew stays;
+2. **targets** — without a teacher, a position is *critical* when the solver scores every legal
+   move (each child solved or over) and some moves do worse than others: its policy target is
+   the network's own policy restricted to the best moves, mixed half and half with the uniform
+   over them (the network keeps its taste among winning moves but must put its weight on them).
+   Wherever the solver decides a position its value and margin targets are the solved outcome.
+   Everywhere else the targets are the network's own outputs (self-distillation), so what it
+   knew stays. With ``--teacher SPEC`` (any ``load_agent`` spec) every recorded position is
+   labelled: its policy target is the teacher's move distribution from the same observation
+   (``action_probabilities``, a search's visit shares; a bot without one gives its move), so a
+   teacher sees nothing hidden and any game can use this mode;
 3. **learning** — ``--steps`` minibatches, a share ``--critical-share`` of each drawn from the
-   critical positions, each batch mapped by one of the game's symmetries (as in
-   ``training.alphazero``);
+   critical (or teacher-labelled) positions, each batch mapped by one of the game's symmetries
+   (as in ``training.alphazero``);
 4. **evaluation** — the tuned and the starting network, policy alone, against ``random`` and
    ``heuristic`` on the same deals, ``--eval-games`` each, printed and in ``evaluation.json``.
 
 The solver labels the true state, so a game with hidden information would leak it into the
-targets; only games whose solver answers where nothing is hidden can use this job (Fill's answers
-only without traps, gems and tokens). Outputs go to
-``runs/<game>__endgame__<seed>__<time>/``: ``config.json``, ``agent.zip`` (an agent file like
-``training.alphazero``'s: ``load_agent`` plays it, ``mcts:N:net=`` searches with it),
-``evaluation.json`` and TensorBoard logs.
+targets; only games whose solver answers where nothing is hidden can use the solver labels
+(Fill's answers only without traps, gems and tokens). Outputs go to
+``runs/<game>__endgame__<seed>__<time>/`` (``<game>__dagger__…`` with a teacher):
+``config.json``, ``agent.zip`` (an agent file like ``training.alphazero``'s: ``load_agent``
+plays it, ``mcts:N:net=`` searches with it), ``evaluation.json`` and TensorBoard logs.
 """
 
 from __future__ import annotations
@@ -58,8 +69,12 @@ SELF = "self"  # the opponent that is the agent itself
 @dataclass
 class EndgameConfig:
     agent: str = ""
-    """the agent file to tune (written by training.alphazero); its game, whose search hooks must
-    include an exact solver (``SearchHooks.solved``), and its options are the run's"""
+    """the agent file to tune (written by training.alphazero); its game and options are the
+    run's (without --teacher the game's search hooks must include an exact solver,
+    ``SearchHooks.solved``)"""
+    teacher: str = ""
+    """a load_agent spec (a search such as mcts:100) whose choices at the agent's own decisions
+    become the policy targets (DAgger); empty: the exact solver's endgame labels"""
     seed: int = 0
     """seeds the games, the minibatch order and the torch initialisation"""
     games: int = 9000
@@ -111,6 +126,8 @@ def check_config(config: EndgameConfig) -> None:
         raise ValueError("--opponents needs at least one opponent (a load_agent spec or 'self')")
     if not config.agent:
         raise ValueError("--agent is required: the agent file (from training.alphazero) to tune")
+    if config.teacher and config.value_targets:
+        raise ValueError("--value-targets needs the solver's outcomes: with --teacher only the policy is labelled")
 
 
 # ----- labelling ---------------------------------------------------------------------------------
@@ -142,7 +159,7 @@ def play_positions(task: dict) -> dict:
     from training import load_agent
     from training.network import load_network
 
-    game, options = task["game"], task["options"]
+    game, options, teacher_spec = task["game"], task["options"], task.get("teacher", "")
     solved = envs.describe(game).bot_kit().search.solved
     net, meta = load_network(task["agent"])
     scale = float(meta["margin_scale"])
@@ -154,6 +171,7 @@ def play_positions(task: dict) -> dict:
         seats = len(env.possible_agents)
         mine = seed % seats
         opponent = None if opponent_spec == SELF else load_agent(opponent_spec, game, seed=seed, **options)
+        teacher = load_agent(teacher_spec, game, seed=seed, **options) if teacher_spec else None
         while not env.game.is_terminal():
             state = env.game
             player = state.current_player()
@@ -163,13 +181,16 @@ def play_positions(task: dict) -> dict:
             if len(legal) == 1:
                 env.step(legal[0])
                 continue
+            agents_turn = opponent is None or player == mine
             vector = np.asarray(observation["observation"], np.float32)
             head, values, margins = net.forward(env.observer.planes(vector))
             logits = np.where(mask, net.action_logits(head)[0], -np.inf)
             own = np.exp(logits - logits.max())
             own /= own.sum()
             policy, value, margin, critical = own, values[0], margins[0], False
-            moves, scores = best_moves(state, legal, solved)
+            moves, scores = (None, None) if teacher else best_moves(state, legal, solved)
+            if teacher is not None and agents_turn:
+                policy, critical = teacher_policy(teacher, observation), True
             if scores is not None:  # solved: the outcome and margin of perfect play, mover first
                 order = (player + np.arange(seats)) % seats
                 value = np.asarray(ranked_returns(scores), np.float32)[order]
@@ -181,13 +202,8 @@ def play_positions(task: dict) -> dict:
                 uniform[moves] = 1.0 / len(moves)
                 policy = 0.5 * kept / kept.sum() + 0.5 * uniform if kept.sum() > 0 else uniform
                 critical = True
-            rows["vectors"].append(vector)
-            rows["masks"].append(mask)
-            rows["policies"].append(policy.astype(np.float32))
-            rows["values"].append(np.asarray(value, np.float32))
-            # the learner squashes raw margins by the agent's scale: store the raw value that squashes to it
-            rows["margins"].append((scale * np.arctanh(np.clip(margin, -0.999999, 0.999999))).astype(np.float32))
-            rows["critical"].append(critical)
+            if teacher is None or agents_turn:  # DAgger records the student's own decisions only
+                record(rows, vector, mask, policy, value, margin, scale, critical)
             if opponent is not None and player != mine:
                 action = int(opponent.act(observation))
             elif opponent is None and rng.random() < task["explore"]:
@@ -197,6 +213,29 @@ def play_positions(task: dict) -> dict:
             env.step(action)
     # observations in half precision, as training.alphazero's replay buffer keeps them
     return {key: np.asarray(value, np.float16 if key == "vectors" else None) for key, value in rows.items()}
+
+
+def record(rows: dict, vector, mask, policy, value, margin, scale: float, critical: bool) -> None:
+    rows["vectors"].append(vector)
+    rows["masks"].append(mask)
+    rows["policies"].append(np.asarray(policy, np.float32))
+    rows["values"].append(np.asarray(value, np.float32))
+    # the learner squashes raw margins by the agent's scale: store the raw value that squashes to it
+    rows["margins"].append((scale * np.arctanh(np.clip(margin, -0.999999, 0.999999))).astype(np.float32))
+    rows["critical"].append(critical)
+
+
+def teacher_policy(teacher, observation) -> np.ndarray:
+    """The teacher's move distribution from the observation: its ``action_probabilities`` where it
+    has them (a search's visit shares), else all weight on the move it plays."""
+    mask = np.asarray(observation["action_mask"], bool)
+    if hasattr(teacher, "action_probabilities"):
+        policy = np.where(mask, np.asarray(teacher.action_probabilities(observation), np.float64), 0.0)
+        if policy.sum() > 0:
+            return policy / policy.sum()
+    policy = np.zeros(len(mask), np.float64)
+    policy[int(teacher.act(observation))] = 1.0
+    return policy
 
 
 # ----- the job -----------------------------------------------------------------------------------
@@ -215,19 +254,21 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
     game, options = meta["game"], meta["options"]
     description = envs.describe(game)
     observer = description.observer(description.resolve_options(options))
-    for spec in config.opponents:  # a bad spec is refused before anything starts
-        if spec != SELF:
-            try:
-                load_agent(spec, game, seed=0, **options)
-            except (ValueError, OSError) as error:
-                raise ValueError(f"--opponents {spec!r}: {error}") from None
+    bots = [("--opponents", spec) for spec in config.opponents if spec != SELF]
+    for flag, spec in bots + ([("--teacher", config.teacher)] if config.teacher else []):
+        try:  # a bad spec is refused before anything starts
+            load_agent(spec, game, seed=0, **options)
+        except (ValueError, OSError) as error:
+            raise ValueError(f"{flag} {spec!r}: {error}") from None
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    run_dir = Path(config.out_dir) / f"{description.short_name}__endgame__{config.seed}__{stamp}"
+    kind = "dagger" if config.teacher else "endgame"
+    run_dir = Path(config.out_dir) / f"{description.short_name}__{kind}__{config.seed}__{stamp}"
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
     writer = SummaryWriter(str(run_dir / "tensorboard"))
-    print(f"{game} {options}: tuning {config.agent} (iteration {meta.get('iteration')}); run folder: {run_dir}",
-          flush=True)
+    labels = f"the moves of {config.teacher}" if config.teacher else "the exact solver's endgames"
+    print(f"{game} {options}: tuning {config.agent} (iteration {meta.get('iteration')}) on {labels}; "
+          f"run folder: {run_dir}", flush=True)
     workers = Workers(config.workers, None)
     started = time.perf_counter()
     try:
@@ -236,14 +277,14 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
                  for i in range(config.games)]
         chunk = 50
         tasks = [{"game": game, "options": options, "agent": config.agent, "explore": config.explore,
-                  "games": games[i:i + chunk], "seeds": games[i:i + chunk]} for i in range(0, len(games), chunk)]
+                  "teacher": config.teacher, "games": games[i:i + chunk], "seeds": games[i:i + chunk]} for i in range(0, len(games), chunk)]
         with tqdm(total=len(games), desc="games", unit="game") as bar:
             parts = workers.map(play_positions, tasks, bar)
         data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
         critical_rows = np.flatnonzero(data["critical"])
         positions = len(data["vectors"])
-        print(f"  {positions} positions, {len(critical_rows)} critical, in {time.perf_counter() - started:.0f} s",
-              flush=True)
+        print(f"  {positions} positions, {len(critical_rows)} {'labelled' if config.teacher else 'critical'}, "
+              f"in {time.perf_counter() - started:.0f} s", flush=True)
         if not len(critical_rows):
             raise RuntimeError("no critical position was found: the solver decided no position in these games")
         # 3. learning
@@ -268,7 +309,8 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
         tuning_seconds = time.perf_counter() - started
         agent_meta = {
             **{k: v for k, v in meta.items() if k not in ("format", "format_version", "architecture")},
-            "algo": f"{meta.get('algo', 'alphazero')} + endgame tuning (exact solver targets)",
+            "algo": f"{meta.get('algo', 'alphazero')} + "
+                    + (f"DAgger tuning (teacher {config.teacher})" if config.teacher else "endgame tuning (exact solver targets)"),
             "tuned_from": config.agent, "positions": int(meta.get("positions", 0)) + positions,
             "endgame_positions": positions, "critical_positions": int(len(critical_rows)),
             "wall_seconds": round(float(meta.get("wall_seconds", 0.0)) + tuning_seconds, 1),
@@ -299,8 +341,8 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
 
 
 def read_agent(config: EndgameConfig):
-    """The ``--agent`` file's network and metadata, checked: a training.alphazero network for a
-    game whose search hooks include an exact solver."""
+    """The ``--agent`` file's network and metadata, checked: a training.alphazero network, for a
+    game whose search hooks include an exact solver unless a ``--teacher`` labels the moves."""
     from training.checkpoint import CheckpointError
     from training.network import load_network
 
@@ -315,9 +357,10 @@ def read_agent(config: EndgameConfig):
         description = envs.describe(str(meta.get("game")))
     except (KeyError, ValueError):
         raise ValueError(f"--agent {config.agent!r} is for an unknown game {meta.get('game')!r}") from None
-    if description.bot_kit().search.solved is None:
+    if description.bot_kit().search.solved is None and not config.teacher:
         raise ValueError(f"--agent {config.agent!r} plays {description.name}, whose search hooks have no exact "
-                         "solver (SearchHooks.solved): there are no solved endgames to learn from")
+                         "solver (SearchHooks.solved): there are no solved endgames to learn from "
+                         "(--teacher SPEC labels the agent's moves with a bot's instead)")
     return net, meta
 
 

@@ -1,6 +1,7 @@
 """Endgame tuning (training/endgame_tuning.py): the solver's labels agree with a brute force
-through the engine, the targets are what the docstring says, a tiny run writes an agent that
-plays, and bad settings are refused by name."""
+through the engine, the targets are what the docstring says (the solver's, or a teacher's at the
+agent's own decisions), a tiny run writes an agent that plays, and bad settings are refused by
+name."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from training.evaluate import play_game
 from tests.fill.test_search import ONLY_C5_WINS, brute_force_winning_fills, random_positions
 
 SHIPPED = "checkpoints/fill/fill__alphazero__3.zip"
+LOOM = "checkpoints/loom/loom__alphazero__0.zip"
 
 
 def test_best_moves_are_the_brute_forces_winning_fills():
@@ -80,6 +82,47 @@ def test_positions_carry_the_networks_own_targets_except_where_solved():
             assert np.allclose(policy, own, atol=1e-5)
 
 
+def test_a_teacher_labels_exactly_the_agents_own_decisions():
+    """With --teacher, the rows are the agent's own decisions of the same games (both seats'
+    against itself), each labelled with the teacher's distribution from that observation: here
+    ``random``'s, uniform over the legal moves. A teacher only labels: the games are the same."""
+    games = [(5, "heuristic"), (6, "random"), (7, "self")]
+    for index, game in enumerate(games):
+        task = {"game": "fill_v0", "options": {}, "agent": SHIPPED, "explore": 0.3, "games": [game]}
+        every = play_positions(task)  # solver labels: every decision, both seats
+        taught = play_positions({**task, "teacher": "random"})
+        assert taught["critical"].all() and len(taught["vectors"]) > 5
+        for mask, policy in zip(taught["masks"], taught["policies"]):
+            assert np.allclose(policy[mask], 1.0 / mask.sum()) and not policy[~mask].any()
+        # the taught rows are the agent's rows of the same game, in order
+        all_rows = [v.tobytes() for v in every["vectors"]]
+        positions = [all_rows.index(v.tobytes()) for v in taught["vectors"]]
+        assert positions == sorted(positions)
+        if game[1] == "self":
+            assert len(positions) == len(all_rows)
+        else:  # one seat's decisions: about half, and not the opponent's
+            assert 0.3 * len(all_rows) < len(positions) < 0.7 * len(all_rows)
+
+
+def test_a_search_teachers_visit_shares_are_the_targets_in_a_game_without_solver(tmp_path):
+    """Loom has no exact solver: with a search as teacher the tuning runs, its targets are the
+    search's visit shares (spread over several moves, legal only), and the agent it writes plays
+    full games."""
+    rows = play_positions({"game": "loom_v0", "options": {}, "agent": LOOM, "explore": 0.3,
+                           "teacher": "mcts:12:depth=2:margin=1", "games": [(3, "heuristic")]})
+    assert rows["critical"].all() and len(rows["policies"]) > 5
+    assert all(abs(p.sum() - 1) < 1e-5 and not p[~m].any() for p, m in zip(rows["policies"], rows["masks"]))
+    assert any((p > 0).sum() > 1 for p in rows["policies"])  # shares, not one move
+    result = main(["--agent", LOOM, "--teacher", "mcts:12:depth=2:margin=1", "--games", "2", "--steps", "2",
+                   "--eval-games", "2", "--workers", "1", "--out-dir", str(tmp_path), "--seed", "3"])
+    assert Path(result["dir"]).name.startswith("loom__dagger__3__")
+    meta = json.loads(zipfile.ZipFile(result["agent"]).read("meta.json"))
+    assert "--teacher mcts:12:depth=2:margin=1" in meta["command"] and "DAgger" in meta["algo"]
+    agent = load_agent(result["agent"], "loom", seed=0)
+    returns, _ = play_game("loom_v0", [load_agent("random", "loom", seed=1), agent], 1, {})
+    assert sorted(returns) in ([-1, 1], [0, 0])
+
+
 def test_a_tiny_run_writes_an_agent_that_plays_full_games(tmp_path):
     result = main(["--agent", SHIPPED, "--games", "12", "--steps", "3", "--eval-games", "2",
                    "--workers", "1", "--out-dir", str(tmp_path), "--seed", "4"])
@@ -107,6 +150,9 @@ def test_a_tiny_run_writes_an_agent_that_plays_full_games(tmp_path):
     (["--agent", SHIPPED, "--games", "0"], "--games"),
     (["--agent", SHIPPED, "--opponents"], "--opponents"),
     (["--agent", SHIPPED, "--opponents", "random", "grandmaster"], "--opponents 'grandmaster'"),
+    (["--agent", LOOM, "--teacher", "grandmaster"], "--teacher 'grandmaster'"),
+    (["--agent", LOOM, "--teacher", "heuristic", "--value-targets"], "--value-targets"),
+    (["--agent", LOOM], "--teacher SPEC"),
 ])
 def test_bad_settings_are_refused_by_name(flags, message, tmp_path):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(".", r"\.")):
