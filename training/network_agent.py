@@ -161,13 +161,34 @@ def load_network_agent(path: str | Path, game: str, seed: int | None = None, **o
 
 def recorded_score(path: Path, opponent: str = "heuristic") -> float:
     """The score against ``opponent`` that an agent file's ``.evaluation.json`` records (-1 when
-    there is none): how ``"trained"`` ranks the agents shipped for the same options."""
+    there is none): how ``"trained"`` ranks the agents shipped for the same options. The
+    trainer's ``final_evaluation`` is pooled with the file's ``independent_checks`` (games of the
+    file's policy alone against the same opponent, written by ``training.evaluate --json``), so
+    a file measured on more games is ranked by all of them."""
     report = path.with_suffix(".evaluation.json")
     try:
-        score = json.loads(report.read_text())["final_evaluation"][opponent]["score"]
+        document = json.loads(report.read_text())
+        final = document["final_evaluation"][opponent]
+        score = final["score"]
     except (OSError, ValueError, KeyError, TypeError):
         return -1.0
-    return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else -1.0
+    if not isinstance(score, (int, float)) or isinstance(score, bool):
+        return -1.0
+    games = final.get("games") if isinstance(final, dict) else None
+    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
+        return float(score)  # no game count: nothing to pool with
+    points, total = float(score) * games, games
+    checks = document.get("independent_checks")
+    for check in checks if isinstance(checks, list) else []:
+        pairs = check.get("pairs") if isinstance(check, dict) else None
+        for pair in pairs if isinstance(pairs, list) else []:
+            if not isinstance(pair, dict) or pair.get("opponent") != opponent:
+                continue
+            agent, n, s = pair.get("agent"), pair.get("games"), pair.get("score")
+            if (isinstance(agent, str) and ":" not in agent and Path(agent).name == path.name
+                    and isinstance(n, int) and n > 0 and isinstance(s, (int, float))):
+                points, total = points + float(s) * n, total + n
+    return points / total
 
 
 def shipped_agents(game: str, networks_only: bool = False) -> list[tuple[Path, dict[str, Any]]]:

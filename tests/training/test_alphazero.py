@@ -290,6 +290,8 @@ def test_trained_without_a_shipped_agent_lists_what_is_shipped():
 
 
 def test_trained_is_the_shipped_agent_with_the_best_recorded_score_for_those_options(monkeypatch, tmp_path):
+    """Of the agents shipped for the options, the best recorded score against the heuristic
+    (the trainer's evaluation pooled with the file's independent checks), ties by name."""
     import shutil
 
     from training import network_agent
@@ -307,6 +309,23 @@ def test_trained_is_the_shipped_agent_with_the_best_recorded_score_for_those_opt
     (folder / "b_policy.evaluation.json").write_text(json.dumps({"final_evaluation": {"heuristic": {"score": 0.9}}}))
     (folder / "c_policy_5x5_claim.evaluation.json").write_text(json.dumps({"final_evaluation": {"heuristic": {"score": 0.4}}}))
     assert network_agent.shipped_agent("linecatch", {"rows": 4, "cols": 4}).name == "b_policy.zip"
+    # independent checks of the file's own policy against the heuristic are pooled with the
+    # trainer's games: 0.4 over 400 and 1.0 over 1,200 more rank c (0.85) above b (0.9 over 400
+    # and 0.5 over 3,600: 0.54); a search's games and other opponents' do not count
+    def check(agent, opponent, games, score):
+        return {"pairs": [{"agent": agent, "opponent": opponent, "games": games, "score": score}]}
+    (folder / "b_policy.evaluation.json").write_text(json.dumps({
+        "final_evaluation": {"heuristic": {"score": 0.9, "games": 400}},
+        "independent_checks": [check("checkpoints/linecatch/b_policy.zip", "heuristic", 3600, 0.5),
+                               check("mcts:100:net=checkpoints/linecatch/b_policy.zip", "heuristic", 9000, 1.0)]}))
+    (folder / "c_policy_5x5_claim.evaluation.json").write_text(json.dumps({
+        "final_evaluation": {"heuristic": {"score": 0.4, "games": 400}},
+        "independent_checks": [check("c_policy_5x5_claim.zip", "heuristic", 1200, 1.0),
+                               check("c_policy_5x5_claim.zip", "random", 9000, 0.0),
+                               check("b_policy.zip", "heuristic", 9000, 0.0)]}))
+    assert abs(network_agent.recorded_score(folder / "b_policy.zip") - 0.54) < 1e-9
+    assert abs(network_agent.recorded_score(folder / "c_policy_5x5_claim.zip") - 0.85) < 1e-9
+    assert network_agent.shipped_agent("linecatch", {"rows": 4, "cols": 4}).name == "c_policy_5x5_claim.zip"
     assert type(load_agent("trained", "linecatch", rows=4, cols=4)).__name__ == "PolicyAgent"
     assert type(load_agent("trained", "linecatch")).__name__ == "NetworkAgent"
     with pytest.raises(ValueError, match=r"no trained linecatch_v0 network is shipped for options .*4.*shipped: .*a_network.zip \(options"):
