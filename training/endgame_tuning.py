@@ -182,6 +182,9 @@ def play_positions(task: dict) -> dict:
                 env.step(legal[0])
                 continue
             agents_turn = opponent is None or player == mine
+            if teacher is not None and not agents_turn:  # DAgger records the student's own decisions only
+                env.step(int(opponent.act(observation)))
+                continue
             vector = np.asarray(observation["observation"], np.float32)
             head, values, margins = net.forward(env.observer.planes(vector))
             logits = np.where(mask, net.action_logits(head)[0], -np.inf)
@@ -189,7 +192,7 @@ def play_positions(task: dict) -> dict:
             own /= own.sum()
             policy, value, margin, critical = own, values[0], margins[0], False
             moves, scores = (None, None) if teacher else best_moves(state, legal, solved)
-            if teacher is not None and agents_turn:
+            if teacher is not None:
                 policy, critical = teacher_policy(teacher, observation), True
             if scores is not None:  # solved: the outcome and margin of perfect play, mover first
                 order = (player + np.arange(seats)) % seats
@@ -202,8 +205,7 @@ def play_positions(task: dict) -> dict:
                 uniform[moves] = 1.0 / len(moves)
                 policy = 0.5 * kept / kept.sum() + 0.5 * uniform if kept.sum() > 0 else uniform
                 critical = True
-            if teacher is None or agents_turn:  # DAgger records the student's own decisions only
-                record(rows, vector, mask, policy, value, margin, scale, critical)
+            record(rows, vector, mask, policy, value, margin, scale, critical)
             if opponent is not None and player != mine:
                 action = int(opponent.act(observation))
             elif opponent is None and rng.random() < task["explore"]:
@@ -276,8 +278,10 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
         games = [(1_000_000 * (config.seed + 1) + i, config.opponents[i % len(config.opponents)])
                  for i in range(config.games)]
         chunk = 50
+        # "seeds" is what Workers.map counts for the progress bar
         tasks = [{"game": game, "options": options, "agent": config.agent, "explore": config.explore,
-                  "teacher": config.teacher, "games": games[i:i + chunk], "seeds": games[i:i + chunk]} for i in range(0, len(games), chunk)]
+                  "teacher": config.teacher, "games": games[i:i + chunk], "seeds": games[i:i + chunk]}
+                 for i in range(0, len(games), chunk)]
         with tqdm(total=len(games), desc="games", unit="game") as bar:
             parts = workers.map(play_positions, tasks, bar)
         data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
@@ -286,7 +290,9 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
         print(f"  {positions} positions, {len(critical_rows)} {'labelled' if config.teacher else 'critical'}, "
               f"in {time.perf_counter() - started:.0f} s", flush=True)
         if not len(critical_rows):
-            raise RuntimeError("no critical position was found: the solver decided no position in these games")
+            raise RuntimeError("no position was labelled: the agent had no decision with a choice in these games"
+                               if config.teacher else
+                               "no critical position was found: the solver decided no position in these games")
         # 3. learning
         learner = Learner(config, net.architecture, observer)
         learner.load_folded(net.weights)
