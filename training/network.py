@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 FORMAT = "abstract-games-suite/policy-value-net"
 FORMAT_VERSION = 1
@@ -99,15 +98,28 @@ class Architecture:
         return shapes
 
 
-def conv3x3(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """'Same' 3×3 convolution of NHWC ``x`` with a torch-shaped (out, in, 3, 3) weight."""
+def conv_matrix(weight: np.ndarray) -> np.ndarray:
+    """A torch-shaped (out, in, 3, 3) convolution weight as the (9·in, out) matrix that
+    :func:`conv3x3` multiplies its columns by (offset-major, channel-minor)."""
+    return np.ascontiguousarray(weight.transpose(2, 3, 1, 0).reshape(-1, weight.shape[0]))
+
+
+def conv3x3(x: np.ndarray, matrix: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """'Same' 3×3 convolution of NHWC ``x`` by a :func:`conv_matrix` weight.
+
+    The columns are built by nine slice copies of the padded input into one contiguous
+    array: three to four times faster than reshaping a sliding-window view, whose strided
+    gather cost more than the matrix product (measured on 21×21 and 7×7 tables)."""
     n, h, w, c = x.shape
-    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-    windows = sliding_window_view(padded, (3, 3), axis=(1, 2))  # (N, H, W, C, 3, 3)
-    columns = windows.reshape(n * h * w, c * 9)
-    out = columns @ weight.reshape(weight.shape[0], -1).T
+    padded = np.zeros((n, h + 2, w + 2, c), np.float32)
+    padded[:, 1:-1, 1:-1] = x
+    columns = np.empty((n, h, w, 9, c), np.float32)
+    for offset in range(9):
+        dy, dx = divmod(offset, 3)
+        columns[:, :, :, offset] = padded[:, dy:dy + h, dx:dx + w]
+    out = columns.reshape(n * h * w, 9 * c) @ matrix
     out += bias
-    return out.reshape(n, h, w, weight.shape[0])
+    return out.reshape(n, h, w, matrix.shape[1])
 
 
 class PolicyValueNet:
@@ -130,6 +142,8 @@ class PolicyValueNet:
             raise NetworkFileError(f"the network has an array its architecture does not use: {extra[0]!r}")
         if self.index.ndim != 1 or (self.index.size and (self.index.min() < 0 or self.index.max() >= architecture.head_size)):
             raise NetworkFileError("the policy layout's index does not fit the network's policy head")
+        self._conv = {name: conv_matrix(value) for name, value in self.weights.items()
+                      if value.ndim == 4 and value.shape[2:] == (3, 3)}
 
     def forward(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         arch, w = self.architecture, self.weights
@@ -138,10 +152,11 @@ class PolicyValueNet:
             x = x[None]
         if x.shape[1:] != arch.planes:
             raise ValueError(f"the network reads planes of shape {arch.planes}, not {x.shape[1:]}")
-        x = np.maximum(conv3x3(x, w["stem.w"], w["stem.b"]), 0.0)
+        conv = self._conv
+        x = np.maximum(conv3x3(x, conv["stem.w"], w["stem.b"]), 0.0)
         for i in range(arch.blocks):
-            y = np.maximum(conv3x3(x, w[f"block{i}.conv1.w"], w[f"block{i}.conv1.b"]), 0.0)
-            y = conv3x3(y, w[f"block{i}.conv2.w"], w[f"block{i}.conv2.b"])
+            y = np.maximum(conv3x3(x, conv[f"block{i}.conv1.w"], w[f"block{i}.conv1.b"]), 0.0)
+            y = conv3x3(y, conv[f"block{i}.conv2.w"], w[f"block{i}.conv2.b"])
             x = np.maximum(x + y, 0.0)
         n = x.shape[0]
         pooled = np.concatenate([x.mean(axis=(1, 2)), x.max(axis=(1, 2))], axis=1)  # (N, 2F)
