@@ -12,6 +12,10 @@ For each game and each option set its description lists in ``benchmark_options``
   from the mask, ``step``; ``reset`` when a game ends;
 * clone: microseconds per ``game.clone()`` of a mid-game state.
 
+``--search`` times MCTS, sampling and clone on each game's ladder settings; ``--network`` times
+each game's shipped network (``training.network``) on a batch of 1 and of 16 of its planes, with
+the reference convolution (a reshaped sliding-window view, the textbook im2col) in the same run.
+
 References, same loop, same run: PettingZoo ``connect_four_v3`` and ``tictactoe_v3`` AEC steps
 per second, and ``copy.deepcopy`` of a connect-four raw env. Not part of the tests: timings
 belong in reports, not in assertions.
@@ -144,13 +148,69 @@ def search_speed(name: str, positions: int = 5, simulations: int = 200, seed: in
     return searched / spent, sample_us / positions, clone_us / positions
 
 
+def sliding_window_conv3x3(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """The reference 'same' 3×3 convolution: im2col by reshaping a sliding-window view."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    n, h, w, c = x.shape
+    windows = sliding_window_view(np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0))), (3, 3), axis=(1, 2))
+    out = windows.reshape(n * h * w, c * 9) @ weight.reshape(weight.shape[0], -1).T + bias
+    return out.reshape(n, h, w, weight.shape[0])
+
+
+def network_milliseconds(name: str, seconds: float) -> list[tuple[str, int, float, float]]:
+    """``(tower, batch, ms a call, ms a call with the reference convolution)`` for the game's
+    shipped network at its default options, on real planes from random play."""
+    from unittest import mock
+
+    from training import network
+    from training.network_agent import shipped_agent
+
+    net, _ = network.load_network(shipped_agent(name, {}, networks_only=True))
+    env = envs.load(name).raw_env()
+    env.reset(seed=0)
+    rng = random.Random(0)
+    vectors = []
+    while len(vectors) < 16:
+        if env.game.is_terminal():
+            env.reset(seed=len(vectors))
+        vectors.append(np.asarray(env.observe(env.agent_selection)["observation"], np.float32))
+        env.step(rng.choice(env.game.legal_actions()))
+    planes = env.observer.planes(np.stack(vectors))
+    reference = {key: w for key, w in net.weights.items()}  # torch-shaped convolution weights
+
+    def timed(batch: np.ndarray) -> float:
+        calls, started = 0, time.perf_counter()
+        while time.perf_counter() - started < seconds / 4:
+            net.forward(batch)
+            calls += 1
+        return (time.perf_counter() - started) / calls * 1e3
+
+    rows = []
+    for batch in (1, 16):
+        ours = timed(planes[:batch])
+        by_name = {id(matrix): key for key, matrix in net._conv.items()}
+        with mock.patch.object(network, "conv3x3", lambda x, m, b: sliding_window_conv3x3(x, reference[by_name[id(m)]], b)):
+            theirs = timed(planes[:batch])
+        rows.append((f"{net.architecture.filters}×{net.architecture.blocks}", batch, ours, theirs))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", nargs="*", default=None, help="games to time (default: all)")
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
     parser.add_argument("--search", action="store_true", help="time MCTS, sampling and clone instead (ladder options)")
+    parser.add_argument("--network", action="store_true", help="time each shipped network's forward pass instead")
     args = parser.parse_args()
     names = envs.GAMES if not args.games else [envs.canonical_name(g) for g in args.games]
+    if args.network:
+        print("| game | tower | batch | ms a call | reference ms | speed-up |")
+        print("|---|---|---:|---:|---:|---:|")
+        for name in names:
+            for tower, batch, ours, theirs in network_milliseconds(name, args.seconds):
+                print(f"| {name} | {tower} | {batch} | {ours:.2f} | {theirs:.2f} | {theirs / ours:.1f}× |", flush=True)
+        return
     if args.search:
         print(f"reference copy.deepcopy(connect_four_v3 raw env): {deepcopy_reference_microseconds():.1f} µs\n")
         print("| game | options | MCTS settings | simulations/s | sampled state µs | clone µs |")

@@ -94,8 +94,9 @@ class EndgameConfig:
     weight_decay: float = 1e-4
     """AdamW weight decay"""
     value_targets: bool = False
-    """also train the value and margin heads (on the solved outcomes, and on their own outputs
-    elsewhere); off, the policy alone is tuned and the heads follow the shared tower"""
+    """also train the value and margin heads: on the solved outcomes and on their own outputs
+    elsewhere; with --teacher on each game's outcome, seen from the seat to move (a search
+    leans on these heads). Off, the policy alone is tuned and the heads follow the shared tower"""
     margin_weight: float = 0.5
     """weight of the score-margin target in the loss, as in training.alphazero"""
     eval_games: int = 400
@@ -126,8 +127,6 @@ def check_config(config: EndgameConfig) -> None:
         raise ValueError("--opponents needs at least one opponent (a load_agent spec or 'self')")
     if not config.agent:
         raise ValueError("--agent is required: the agent file (from training.alphazero) to tune")
-    if config.teacher and config.value_targets:
-        raise ValueError("--value-targets needs the solver's outcomes: with --teacher only the policy is labelled")
 
 
 # ----- labelling ---------------------------------------------------------------------------------
@@ -172,6 +171,7 @@ def play_positions(task: dict) -> dict:
         mine = seed % seats
         opponent = None if opponent_spec == SELF else load_agent(opponent_spec, game, seed=seed, **options)
         teacher = load_agent(teacher_spec, game, seed=seed, **options) if teacher_spec else None
+        first_row, movers = len(rows["vectors"]), []
         while not env.game.is_terminal():
             state = env.game
             player = state.current_player()
@@ -206,6 +206,7 @@ def play_positions(task: dict) -> dict:
                 policy = 0.5 * kept / kept.sum() + 0.5 * uniform if kept.sum() > 0 else uniform
                 critical = True
             record(rows, vector, mask, policy, value, margin, scale, critical)
+            movers.append(player)
             if opponent is not None and player != mine:
                 action = int(opponent.act(observation))
             elif opponent is None and rng.random() < task["explore"]:
@@ -213,6 +214,14 @@ def play_positions(task: dict) -> dict:
             else:
                 action = int(np.argmax(logits))
             env.step(action)
+        if teacher is not None and task.get("outcome_values"):
+            # the game's outcome is the value target of every position it recorded, as in self-play
+            final = list(env.game.scores())
+            returns, raw_margins = np.asarray(ranked_returns(final), np.float32), np.asarray(score_margins(final), np.float32)
+            for row, player in zip(range(first_row, len(rows["vectors"])), movers):
+                order = (player + np.arange(seats)) % seats
+                rows["values"][row] = returns[order]
+                rows["margins"][row] = raw_margins[order]
     # observations in half precision, as training.alphazero's replay buffer keeps them
     return {key: np.asarray(value, np.float16 if key == "vectors" else None) for key, value in rows.items()}
 
@@ -280,7 +289,8 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
         chunk = 50
         # "seeds" is what Workers.map counts for the progress bar
         tasks = [{"game": game, "options": options, "agent": config.agent, "explore": config.explore,
-                  "teacher": config.teacher, "games": games[i:i + chunk], "seeds": games[i:i + chunk]}
+                  "teacher": config.teacher,
+                  "outcome_values": config.value_targets, "games": games[i:i + chunk], "seeds": games[i:i + chunk]}
                  for i in range(0, len(games), chunk)]
         with tqdm(total=len(games), desc="games", unit="game") as bar:
             parts = workers.map(play_positions, tasks, bar)

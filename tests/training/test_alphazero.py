@@ -70,6 +70,32 @@ def test_values_between_relative_and_absolute_seats():
     assert to_relative(absolute[1], 2).tolist() == relative[1].tolist()
 
 
+def test_the_convolution_equals_the_benchmarks_sliding_window_reference(monkeypatch):
+    """scripts/benchmark.py --network times the network against the textbook im2col: both must
+    compute the same convolution (odd sizes, several channels, a batch) for the ratio to mean
+    anything."""
+    import importlib
+    from pathlib import Path
+
+    from training.network import conv3x3, conv_matrix
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "scripts"))
+    reference = importlib.import_module("benchmark").sliding_window_conv3x3
+    rng = np.random.default_rng(0)
+    for n, h, w, c, out in [(1, 5, 7, 3, 4), (3, 9, 9, 16, 8), (2, 1, 4, 2, 5)]:
+        x = rng.standard_normal((n, h, w, c)).astype(np.float32)
+        weight = rng.standard_normal((out, c, 3, 3)).astype(np.float32)
+        bias = rng.standard_normal(out).astype(np.float32)
+        np.testing.assert_allclose(conv3x3(x, conv_matrix(weight), bias), reference(x, weight, bias),
+                                   rtol=1e-4, atol=1e-4)
+    # one output cell by hand: the weight's (kh, kw) = (0, 0) tap reads the up-left neighbour
+    x = np.zeros((1, 3, 3, 1), np.float32)
+    x[0, 0, 0, 0] = 1.0
+    weight = np.zeros((1, 1, 3, 3), np.float32)
+    weight[0, 0, 0, 0] = 2.0
+    assert conv3x3(x, conv_matrix(weight), np.zeros(1, np.float32))[0, 1, 1, 0] == 2.0
+
+
 @pytest.mark.parametrize("game", PLANE_GAMES)
 def test_numpy_network_equals_the_trained_torch_network(game):
     import torch
