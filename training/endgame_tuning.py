@@ -326,7 +326,9 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
         agent_meta = {
             **{k: v for k, v in meta.items() if k not in ("format", "format_version", "architecture")},
             "algo": f"{meta.get('algo', 'alphazero')} + "
-                    + (f"DAgger tuning (teacher {config.teacher})" if config.teacher else "endgame tuning (exact solver targets)"),
+                    + (f"DAgger tuning (teacher {config.teacher}"
+                       + (", value and margin heads on the games' outcomes)" if config.value_targets else ")")
+                       if config.teacher else "endgame tuning (exact solver targets)"),
             "tuned_from": config.agent, "positions": int(meta.get("positions", 0)) + positions,
             "endgame_positions": positions, "critical_positions": int(len(critical_rows)),
             "wall_seconds": round(float(meta.get("wall_seconds", 0.0)) + tuning_seconds, 1),

@@ -191,6 +191,32 @@ def recorded_score(path: Path, opponent: str = "heuristic") -> float:
     return points / total
 
 
+def recorded_search_score(path: Path) -> float:
+    """The score the network-guided search with an agent file (``mcts:N:net=<the file>``, no
+    other settings) records in its ``.evaluation.json`` against a plain search, pooled over
+    every such check (-1 when there is none): how ``mcts:N:net=trained`` ranks the networks
+    shipped for the same options. A search leans on the value head as much as on the policy,
+    so the network best alone is not always the one best searched with."""
+    try:
+        checks = json.loads(path.with_suffix(".evaluation.json").read_text()).get("independent_checks")
+    except (OSError, ValueError, AttributeError):
+        return -1.0
+    points = total = 0.0
+    for check in checks if isinstance(checks, list) else []:
+        pairs = check.get("pairs") if isinstance(check, dict) else None
+        for pair in pairs if isinstance(pairs, list) else []:
+            if not isinstance(pair, dict):
+                continue
+            agent, opponent, n, score = pair.get("agent"), pair.get("opponent"), pair.get("games"), pair.get("score")
+            parts = agent.split(":") if isinstance(agent, str) else []
+            if (len(parts) == 3 and parts[0] == "mcts" and parts[1].isdigit() and parts[2].startswith("net=")
+                    and Path(parts[2][4:]).name == path.name
+                    and isinstance(opponent, str) and opponent.startswith("mcts") and "net=" not in opponent
+                    and isinstance(n, int) and not isinstance(n, bool) and n > 0 and isinstance(score, (int, float))):
+                points, total = points + float(score) * n, total + n
+    return points / total if total else -1.0
+
+
 def shipped_agents(game: str, networks_only: bool = False) -> list[tuple[Path, dict[str, Any]]]:
     """The agent files shipped for a game (``checkpoints/<game>/*.zip``: networks and policy
     checkpoints) and their recorded options, read through the checked reader."""
@@ -216,7 +242,8 @@ def shipped_agents(game: str, networks_only: bool = False) -> list[tuple[Path, d
 def shipped_agent(game: str, options: dict[str, Any], networks_only: bool = False) -> Path:
     """The shipped agent for exactly these options (defaults filled in): of several, the one
     whose evaluation records the best score against the heuristic. ``networks_only`` asks for a
-    policy-value network (search needs its value head)."""
+    policy-value network to search with (``mcts:N:net=trained``): of several, the one whose
+    guided search records the best score against a plain search, then as above."""
     description = envs.describe(game)
     wanted = json_ready(description.portable_options(description.resolve_options(options)))
     shipped = shipped_agents(game, networks_only)
@@ -229,6 +256,8 @@ def shipped_agent(game: str, options: dict[str, Any], networks_only: bool = Fals
         if theirs == wanted:
             matching.append(path)
     if matching:
+        if networks_only:
+            return max(matching, key=lambda path: (recorded_search_score(path), recorded_score(path), path.name))
         return max(matching, key=lambda path: (recorded_score(path), path.name))
     kind = "network" if networks_only else "agent"
     listing = "; ".join(f"{p.relative_to(CHECKPOINTS.parent)} (options {o or 'default'})" for p, o in shipped) or "none"

@@ -358,6 +358,43 @@ def test_trained_is_the_shipped_agent_with_the_best_recorded_score_for_those_opt
         load_agent("mcts:10:net=trained", "linecatch", rows=4, cols=4)
 
 
+def test_net_trained_is_the_network_whose_guided_search_records_the_best_score(monkeypatch, tmp_path):
+    """``mcts:N:net=trained`` ranks the shipped networks by their guided search's recorded
+    games against a plain search (pooled; other settings, other agents and games against
+    non-search bots ignored), then by the policy's score; ``trained`` alone still goes by the
+    policy's score."""
+    import shutil
+
+    from training import network_agent
+
+    folder = tmp_path / "linecatch"
+    folder.mkdir()
+    network = network_agent.CHECKPOINTS / "linecatch" / "linecatch__alphazero__1.zip"
+    for name in ("a_net.zip", "b_net.zip"):
+        shutil.copy(network, folder / name)
+    monkeypatch.setattr(network_agent, "CHECKPOINTS", tmp_path)
+
+    def report(policy, *pairs):
+        return json.dumps({"final_evaluation": {"heuristic": {"score": policy, "games": 400}},
+                           "independent_checks": [{"pairs": [dict(zip(("agent", "opponent", "games", "score"), p))
+                                                             for p in pairs]}]})
+    (folder / "a_net.evaluation.json").write_text(report(
+        0.7, ("mcts:100:net=checkpoints/linecatch/a_net.zip", "mcts:100:w=inf", 400, 0.45),
+        ("mcts:100:net=checkpoints/linecatch/a_net.zip:hook=1", "mcts:100:w=inf", 4000, 0.99),  # other settings
+        ("mcts:100:net=checkpoints/linecatch/a_net.zip", "heuristic", 4000, 0.99),  # not a search
+        ("mcts:100:net=checkpoints/linecatch/b_net.zip", "mcts:100", 4000, 0.0)))  # another file
+    (folder / "b_net.evaluation.json").write_text(report(
+        0.6, ("mcts:100:net=checkpoints/linecatch/b_net.zip", "mcts:100:w=inf", 400, 0.5),
+        ("mcts:50:net=b_net.zip", "mcts:50", 400, 0.6)))
+    assert abs(network_agent.recorded_search_score(folder / "a_net.zip") - 0.45) < 1e-9
+    assert abs(network_agent.recorded_search_score(folder / "b_net.zip") - 0.55) < 1e-9
+    assert network_agent.shipped_agent("linecatch", {}).name == "a_net.zip"
+    assert network_agent.shipped_agent("linecatch", {}, networks_only=True).name == "b_net.zip"
+    (folder / "b_net.evaluation.json").write_text(report(0.6))  # no search record: the policy decides
+    assert network_agent.recorded_search_score(folder / "b_net.zip") == -1.0
+    assert network_agent.shipped_agent("linecatch", {}, networks_only=True).name == "a_net.zip"
+
+
 def test_network_search_specs_are_checked():
     with pytest.raises(ValueError, match="net="):
         load_agent("mcts:10:m=4", "linecatch")
