@@ -56,6 +56,7 @@ import envs
 from envs.core.game import margins as score_margins
 from training.flags import parse_flags
 from training.network import search_values, squash_margins
+from training.processes import one_thread_per_worker, single_thread_pool
 
 # ----- configuration ---------------------------------------------------------------------------
 
@@ -436,16 +437,6 @@ def teacher_games(task: dict) -> dict:
     return {"records": records, "seconds": time.perf_counter() - started}
 
 
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def _worker_init() -> None:
-    """One core per worker: torch (imported by some agents) gets one thread too."""
-    os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
-
-
 class Workers:
     """Runs worker functions over tasks: local processes, or Ray actors on a cluster."""
 
@@ -460,20 +451,7 @@ class Workers:
             self.ray = ray
             self.remote = ray.remote(num_cpus=1)(_call)
         elif count > 1:
-            import multiprocessing
-
-            # The workers' numpy must start with one BLAS thread each: the variables must be set
-            # before the fork server starts (it imports numpy before any initializer runs).
-            saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
-            os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
-            try:
-                self.pool = multiprocessing.get_context("forkserver").Pool(count, initializer=_worker_init)
-            finally:
-                for name, value in saved.items():
-                    if value is None:
-                        os.environ.pop(name, None)
-                    else:
-                        os.environ[name] = value
+            self.pool = single_thread_pool(count)
 
     def map(self, function, tasks: list[dict], progress=None) -> list[dict]:
         """The results of ``function`` over ``tasks``, in order; ``progress`` (a tqdm bar) is
@@ -501,7 +479,7 @@ class Workers:
 
 
 def _call(function, task):
-    _worker_init()
+    one_thread_per_worker()
     return function(task)
 
 

@@ -20,7 +20,6 @@ import argparse
 import itertools
 import json
 import math
-import multiprocessing
 import shlex
 import sys
 import time
@@ -29,6 +28,7 @@ from pathlib import Path
 
 import envs
 from training import game_name, load_agent
+from training.processes import single_thread_pool
 
 
 @dataclass
@@ -204,7 +204,7 @@ def round_robin(game: str, agents: list[str], games: int, seed: int, options: di
     duplicate deals with agents seeded per deal (``play_pair_parallel``) on that many
     processes, so the table is the same for any number of workers."""
     pairs = list(itertools.combinations(agents, 2))
-    pool = multiprocessing.get_context("forkserver").Pool(workers) if workers and workers > 1 else None
+    pool = single_thread_pool(workers) if workers and workers > 1 else None
     results = []
     try:
         for i, (first, second) in enumerate(pairs):
