@@ -189,7 +189,7 @@ def network_milliseconds(name: str, seconds: float) -> list[tuple[str, int, floa
     rows = []
     for batch in (1, 16):
         ours = timed(planes[:batch])
-        by_name = {id(matrix): key for key, matrix in net._conv.items()}
+        by_name = {id(matrix): key for key, matrix in net.conv_matrices.items()}
         with mock.patch.object(network, "conv3x3", lambda x, m, b: sliding_window_conv3x3(x, reference[by_name[id(m)]], b)):
             theirs = timed(planes[:batch])
         rows.append((f"{net.architecture.filters}×{net.architecture.blocks}", batch, ours, theirs))

@@ -142,8 +142,9 @@ class PolicyValueNet:
             raise NetworkFileError(f"the network has an array its architecture does not use: {extra[0]!r}")
         if self.index.ndim != 1 or (self.index.size and (self.index.min() < 0 or self.index.max() >= architecture.head_size)):
             raise NetworkFileError("the policy layout's index does not fit the network's policy head")
-        self._conv = {name: conv_matrix(value) for name, value in self.weights.items()
-                      if value.ndim == 4 and value.shape[2:] == (3, 3)}
+        # the 3×3 convolutions' weights as the matrices conv3x3 multiplies by, prepared once
+        self.conv_matrices = {name: conv_matrix(value) for name, value in self.weights.items()
+                              if value.ndim == 4 and value.shape[2:] == (3, 3)}
 
     def forward(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         arch, w = self.architecture, self.weights
@@ -152,7 +153,7 @@ class PolicyValueNet:
             x = x[None]
         if x.shape[1:] != arch.planes:
             raise ValueError(f"the network reads planes of shape {arch.planes}, not {x.shape[1:]}")
-        conv = self._conv
+        conv = self.conv_matrices
         x = np.maximum(conv3x3(x, conv["stem.w"], w["stem.b"]), 0.0)
         for i in range(arch.blocks):
             y = np.maximum(conv3x3(x, conv[f"block{i}.conv1.w"], w[f"block{i}.conv1.b"]), 0.0)
