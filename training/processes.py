@@ -16,7 +16,12 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
 
 def one_thread_per_worker() -> None:
     """One core per worker: torch (imported by some agents) gets one thread too."""
+    from threadpoolctl import threadpool_limits
+
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
+    # a fork server started earlier in this process (by another pool) imported numpy before
+    # the variables were set; its workers must be told at run time
+    threadpool_limits(limits=1)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
 

@@ -19,6 +19,13 @@ def _blas_threads(_: int) -> tuple[dict, int]:
 def test_pool_workers_run_one_blas_thread_and_the_parent_keeps_its_settings(monkeypatch):
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    import multiprocessing
+
+    # a fork server another pool started first has numpy loaded with its default threads
+    plain = multiprocessing.get_context("forkserver").Pool(1)
+    plain.map(_blas_threads, range(1))
+    plain.close()
+    plain.join()
     pool = single_thread_pool(2)
     try:
         results = pool.map(_blas_threads, range(4))
