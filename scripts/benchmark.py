@@ -177,7 +177,8 @@ def network_milliseconds(name: str, seconds: float) -> list[tuple[str, int, floa
         vectors.append(np.asarray(env.observe(env.agent_selection)["observation"], np.float32))
         env.step(rng.choice(env.game.legal_actions()))
     planes = env.observer.planes(np.stack(vectors))
-    reference = {key: w for key, w in net.weights.items()}  # torch-shaped convolution weights
+    # the reference multiplies by the torch-shaped weight each prepared matrix came from
+    weight_of = {id(matrix): net.weights[key] for key, matrix in net.conv_matrices.items()}
 
     def timed(batch: np.ndarray) -> float:
         calls, started = 0, time.perf_counter()
@@ -189,8 +190,7 @@ def network_milliseconds(name: str, seconds: float) -> list[tuple[str, int, floa
     rows = []
     for batch in (1, 16):
         ours = timed(planes[:batch])
-        by_name = {id(matrix): key for key, matrix in net.conv_matrices.items()}
-        with mock.patch.object(network, "conv3x3", lambda x, m, b: sliding_window_conv3x3(x, reference[by_name[id(m)]], b)):
+        with mock.patch.object(network, "conv3x3", lambda x, m, b: sliding_window_conv3x3(x, weight_of[id(m)], b)):
             theirs = timed(planes[:batch])
         rows.append((f"{net.architecture.filters}×{net.architecture.blocks}", batch, ours, theirs))
     return rows

@@ -178,17 +178,23 @@ def recorded_score(path: Path, opponent: str = "heuristic") -> float:
     if not isinstance(games, int) or isinstance(games, bool) or games < 1:
         return float(score)  # no game count: nothing to pool with
     points, total = float(score) * games, games
-    checks = document.get("independent_checks")
+    for pair in independent_pairs(document):
+        if pair.get("opponent") != opponent:
+            continue
+        agent, n, s = pair.get("agent"), pair.get("games"), pair.get("score")
+        if (isinstance(agent, str) and ":" not in agent and Path(agent).name == path.name
+                and isinstance(n, int) and n > 0 and isinstance(s, (int, float))):
+            points, total = points + float(s) * n, total + n
+    return points / total
+
+
+def independent_pairs(document: Any):
+    """The pair records (dicts) of an evaluation JSON's ``independent_checks``, skipping
+    anything malformed; the callers check the fields they use."""
+    checks = document.get("independent_checks") if isinstance(document, dict) else None
     for check in checks if isinstance(checks, list) else []:
         pairs = check.get("pairs") if isinstance(check, dict) else None
-        for pair in pairs if isinstance(pairs, list) else []:
-            if not isinstance(pair, dict) or pair.get("opponent") != opponent:
-                continue
-            agent, n, s = pair.get("agent"), pair.get("games"), pair.get("score")
-            if (isinstance(agent, str) and ":" not in agent and Path(agent).name == path.name
-                    and isinstance(n, int) and n > 0 and isinstance(s, (int, float))):
-                points, total = points + float(s) * n, total + n
-    return points / total
+        yield from (pair for pair in (pairs if isinstance(pairs, list) else []) if isinstance(pair, dict))
 
 
 def recorded_search_score(path: Path) -> float:
@@ -198,22 +204,18 @@ def recorded_search_score(path: Path) -> float:
     shipped for the same options. A search leans on the value head as much as on the policy,
     so the network best alone is not always the one best searched with."""
     try:
-        checks = json.loads(path.with_suffix(".evaluation.json").read_text()).get("independent_checks")
-    except (OSError, ValueError, AttributeError):
+        document = json.loads(path.with_suffix(".evaluation.json").read_text())
+    except (OSError, ValueError):
         return -1.0
     points = total = 0.0
-    for check in checks if isinstance(checks, list) else []:
-        pairs = check.get("pairs") if isinstance(check, dict) else None
-        for pair in pairs if isinstance(pairs, list) else []:
-            if not isinstance(pair, dict):
-                continue
-            agent, opponent, n, score = pair.get("agent"), pair.get("opponent"), pair.get("games"), pair.get("score")
-            parts = agent.split(":") if isinstance(agent, str) else []
-            if (len(parts) == 3 and parts[0] == "mcts" and parts[1].isdigit() and parts[2].startswith("net=")
-                    and Path(parts[2][4:]).name == path.name
-                    and isinstance(opponent, str) and opponent.startswith("mcts") and "net=" not in opponent
-                    and isinstance(n, int) and not isinstance(n, bool) and n > 0 and isinstance(score, (int, float))):
-                points, total = points + float(score) * n, total + n
+    for pair in independent_pairs(document):
+        agent, opponent, n, score = pair.get("agent"), pair.get("opponent"), pair.get("games"), pair.get("score")
+        parts = agent.split(":") if isinstance(agent, str) else []
+        if (len(parts) == 3 and parts[0] == "mcts" and parts[1].isdigit() and parts[2].startswith("net=")
+                and Path(parts[2][4:]).name == path.name
+                and isinstance(opponent, str) and opponent.startswith("mcts") and "net=" not in opponent
+                and isinstance(n, int) and not isinstance(n, bool) and n > 0 and isinstance(score, (int, float))):
+            points, total = points + float(score) * n, total + n
     return points / total if total else -1.0
 
 

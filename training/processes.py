@@ -18,27 +18,17 @@ def one_thread_per_worker() -> None:
     """One core per worker: torch (imported by some agents) gets one thread too."""
     from threadpoolctl import threadpool_limits
 
+    # libraries loaded later read the variables; those the fork server had already loaded
+    # (numpy's OpenBLAS) are limited at run time
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
-    # a fork server started earlier in this process (by another pool) imported numpy before
-    # the variables were set; its workers must be told at run time
     threadpool_limits(limits=1)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
 
 
 def single_thread_pool(count: int):
-    """A ``multiprocessing`` pool of ``count`` fork-server workers, each with one BLAS thread."""
+    """A ``multiprocessing`` pool of ``count`` fork-server workers, each with one BLAS thread
+    (set by each worker at start, so the parent's environment is left alone)."""
     import multiprocessing
 
-    # The variables must be set before the fork server starts: it imports numpy (which reads
-    # them once) before any initializer runs.
-    saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
-    os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
-    try:
-        return multiprocessing.get_context("forkserver").Pool(count, initializer=one_thread_per_worker)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    return multiprocessing.get_context("forkserver").Pool(count, initializer=one_thread_per_worker)
