@@ -11,7 +11,8 @@ dealt in duplicate: the seat rotations of one deal share its seed (the same dice
 tiles), and both agents are seeded by the deal, so a table is reproducible and the same for any
 ``--workers`` (processes playing games at once). A win counts 1, a draw
 ½, a loss 0 (in 3–4 player games: sole first place wins, a shared first place draws).
-Elo ratings are fitted to all games at once (maximum likelihood, mean rating 1500).
+Elo ratings are fitted to all games at once (maximum likelihood, mean rating 1500). A progress
+bar on stderr shows each game as it comes back, with the running score of the pair being played.
 """
 
 from __future__ import annotations
@@ -89,8 +90,10 @@ def play_game(game: str, seats: list, seed: int, options: dict) -> tuple[list[in
     return engine.returns(), engine.scores()
 
 
-def play_match(game: str, agent, other, games: int, seed: int, options: dict, label=("agent", "other")) -> PairResult:
-    """``agent`` against ``other`` (which fills every other seat), seats rotating per game."""
+def play_match(game: str, agent, other, games: int, seed: int, options: dict, label=("agent", "other"),
+               on_game=None) -> PairResult:
+    """``agent`` against ``other`` (which fills every other seat), seats rotating per game;
+    ``on_game(result)``, when given, sees the running result after each game."""
     n = players_of(game, options)
     result = PairResult(*label)
     for index in range(games):
@@ -99,13 +102,15 @@ def play_match(game: str, agent, other, games: int, seed: int, options: dict, la
         seats[mine] = agent
         returns, scores = play_game(game, seats, seed + index, options)
         result.record(returns, scores, mine)
+        if on_game is not None:
+            on_game(result)
     return result
 
 
-def play_pair(game: str, first: str, second: str, games: int, seed: int, options: dict) -> PairResult:
+def play_pair(game: str, first: str, second: str, games: int, seed: int, options: dict, on_game=None) -> PairResult:
     a = load_agent(first, game, seed=seed, **options)
     b = load_agent(second, game, seed=seed + 1, **options)
-    return play_match(game, a, b, games, seed, options, label=(first, second))
+    return play_match(game, a, b, games, seed, options, label=(first, second), on_game=on_game)
 
 
 def play_one_deal_game(job: tuple) -> tuple[list[int], list, int, float]:
@@ -125,16 +130,19 @@ def play_one_deal_game(job: tuple) -> tuple[list[int], list, int, float]:
 
 
 def play_pair_parallel(game: str, upper: str, lower: str, games: int, seed: int, options: dict,
-                       pool=None) -> tuple[PairResult, float]:
+                       pool=None, on_game=None) -> tuple[PairResult, float]:
     """Play the pair in duplicate deals (``play_one_deal_game``), on ``pool`` (a process pool)
-    or in this process; returns the result (every game's score in order) and seconds per game."""
+    or in this process; returns the result (every game's score in order) and seconds per game.
+    ``on_game(result)``, when given, sees the running result as each game comes back, in order."""
     jobs = [(game, options, upper, lower, i, seed) for i in range(games)]
-    outcomes = pool.map(play_one_deal_game, jobs, chunksize=1) if pool is not None else list(map(play_one_deal_game, jobs))
+    outcomes = pool.imap(play_one_deal_game, jobs, chunksize=1) if pool is not None else map(play_one_deal_game, jobs)
     result = PairResult(upper, lower)
     seconds = 0.0
     for returns, scores, mine, spent in outcomes:
         result.record(returns, scores, mine)
         seconds += spent
+        if on_game is not None:
+            on_game(result)
     return result, seconds / max(1, games)
 
 
@@ -196,9 +204,10 @@ def solver_point_loss(agent_spec: str, game: str, games: int, seed: int, options
 
 
 def round_robin(game: str, agents: list[str], games: int, seed: int, options: dict, on_pair=None,
-                workers: int | None = None) -> list[PairResult]:
+                workers: int | None = None, on_game=None) -> list[PairResult]:
     """Every pair of ``agents`` plays ``games`` games (pair ``i`` seeded ``seed + 1000 * i``);
-    ``on_pair(result)``, when given, is called as each pair finishes (progress).
+    ``on_pair(result)``, when given, is called as each pair finishes, ``on_game(result)`` with
+    the pair's running result after each of its games (progress).
 
     ``workers=None``: one agent object per side plays all of a pair's games in turn. An integer:
     duplicate deals with agents seeded per deal (``play_pair_parallel``) on that many
@@ -209,9 +218,10 @@ def round_robin(game: str, agents: list[str], games: int, seed: int, options: di
     try:
         for i, (first, second) in enumerate(pairs):
             if workers is None:
-                results.append(play_pair(game, first, second, games, seed + 1000 * i, options))
+                results.append(play_pair(game, first, second, games, seed + 1000 * i, options, on_game))
             else:
-                results.append(play_pair_parallel(game, first, second, games, seed + 1000 * i, options, pool)[0])
+                results.append(play_pair_parallel(game, first, second, games, seed + 1000 * i, options, pool,
+                                                  on_game)[0])
             if on_pair is not None:
                 on_pair(results[-1])
     finally:
@@ -308,6 +318,32 @@ def short(spec: str) -> str:
     return Path(spec).stem if spec.endswith(".zip") else spec
 
 
+class GameProgress:
+    """A progress bar on stderr over every game of the round robin, showing the pair being played
+    and its running score (a 400-game search pair can run for an hour; stdout keeps the table)."""
+
+    def __init__(self, total: int):
+        try:
+            from tqdm import tqdm
+        except ImportError:  # tqdm comes with the train extra; evaluating needs only the core
+            self.bar = None
+        else:
+            self.bar = tqdm(total=total, desc="games", file=sys.stderr, dynamic_ncols=True, mininterval=2.0)
+
+    def update(self, result: PairResult) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"{short(result.first)} vs {short(result.second)}: {result.score:.1%} "
+                                     f"after {result.games}", refresh=False)
+            self.bar.update(1)
+
+    def __enter__(self) -> "GameProgress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 def main(argv: list[str] | None = None) -> list[PairResult]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True, help="env name, e.g. linecatch or loom_v0")
@@ -331,7 +367,9 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     game = game_name(args.game)
     options = json.loads(args.options)
     started = time.perf_counter()
-    results = round_robin(game, args.agents, args.games, args.seed, options, workers=args.workers)
+    with GameProgress(args.games * len(args.agents) * (len(args.agents) - 1) // 2) as progress:
+        results = round_robin(game, args.agents, args.games, args.seed, options, workers=args.workers,
+                              on_game=progress.update)
     table = markdown_table(game, options, results)
     print(table)
     print(f"\n({sum(r.games for r in results)} games in {time.perf_counter() - started:.1f} s)")

@@ -180,6 +180,22 @@ def test_main_job_tournament_covers_every_game(capsys):
         assert f"**{game}**" in out
 
 
+def test_evaluation_reports_each_game_as_it_comes_back(capsys):
+    from training.evaluate import main as evaluate_main, round_robin
+
+    for workers in (None, 2):
+        seen = []
+        results = round_robin("linecatch", ["heuristic", "random"], 5, 7, {}, workers=workers,
+                              on_game=lambda r: seen.append((r.games, r.wins, r.draws, r.losses)))
+        assert [games for games, *_ in seen] == [1, 2, 3, 4, 5]
+        assert seen[-1] == (5, results[0].wins, results[0].draws, results[0].losses)
+        assert all(a[1] <= b[1] and a[2] <= b[2] and a[3] <= b[3] for a, b in zip(seen, seen[1:]))
+    evaluate_main(["--game", "linecatch", "--agents", "heuristic", "random", "--games", "4", "--workers", "2"])
+    captured = capsys.readouterr()
+    assert "heuristic vs random" in captured.err and "after 4" in captured.err  # the bar, on stderr
+    assert "after 4" not in captured.out and "| heuristic | random | 4 |" in captured.out
+
+
 def test_tournament_table_is_the_same_for_any_number_of_workers(capsys, tmp_path):
     from training.evaluate import main as evaluate_main
 
