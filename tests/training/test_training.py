@@ -192,7 +192,7 @@ def test_evaluation_reports_each_game_as_it_comes_back(capsys):
         assert all(a[1] <= b[1] and a[2] <= b[2] and a[3] <= b[3] for a, b in zip(seen, seen[1:]))
     evaluate_main(["--game", "linecatch", "--agents", "heuristic", "random", "--games", "4", "--workers", "2"])
     captured = capsys.readouterr()
-    assert "heuristic vs random" in captured.err and "after 4" in captured.err  # the bar, on stderr
+    assert "heuristic vs random" in captured.err and "after 4" in captured.err  # the progress bar, on stderr
     assert "after 4" not in captured.out and "| heuristic | random | 4 |" in captured.out
 
 
