@@ -30,6 +30,7 @@ from pathlib import Path
 import envs
 from training import game_name, load_agent
 from training.processes import single_thread_pool
+from training.progress import Progress
 
 
 @dataclass
@@ -318,32 +319,6 @@ def short(spec: str) -> str:
     return Path(spec).stem if spec.endswith(".zip") else spec
 
 
-class GameProgress:
-    """A progress bar on stderr over every game of the round robin, showing the pair being played
-    and its running score (a 400-game search pair can run for an hour; stdout keeps the table)."""
-
-    def __init__(self, total: int):
-        try:
-            from tqdm import tqdm
-        except ImportError:  # tqdm comes with the train extra; evaluating needs only the core
-            self.bar = None
-        else:
-            self.bar = tqdm(total=total, desc="games", file=sys.stderr, dynamic_ncols=True, mininterval=2.0)
-
-    def update(self, result: PairResult) -> None:
-        if self.bar is not None:
-            self.bar.set_postfix_str(f"{short(result.first)} vs {short(result.second)}: {result.score:.1%} "
-                                     f"after {result.games}", refresh=False)
-            self.bar.update(1)
-
-    def __enter__(self) -> "GameProgress":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 def main(argv: list[str] | None = None) -> list[PairResult]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True, help="env name, e.g. linecatch or loom_v0")
@@ -367,9 +342,12 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     game = game_name(args.game)
     options = json.loads(args.options)
     started = time.perf_counter()
-    with GameProgress(args.games * len(args.agents) * (len(args.agents) - 1) // 2) as progress:
+    # on stderr: stdout keeps the table (a 400-game search pair can run for an hour)
+    with Progress(args.games * len(args.agents) * (len(args.agents) - 1) // 2, "games", unit="game",
+                  file=sys.stderr, mininterval=2.0) as progress:
         results = round_robin(game, args.agents, args.games, args.seed, options, workers=args.workers,
-                              on_game=progress.update)
+                              on_game=lambda r: progress.update(1, f"{short(r.first)} vs {short(r.second)}: "
+                                                                   f"{r.score:.1%} after {r.games}"))
     table = markdown_table(game, options, results)
     print(table)
     print(f"\n({sum(r.games for r in results)} games in {time.perf_counter() - started:.1f} s)")

@@ -30,6 +30,7 @@ from training import bot_table, game_name
 from training.checkpoint import PolicyAgent, code_version, env_spaces, portable_options, save_checkpoint
 from training.evaluate import evaluate_against
 from training.flags import parse_flags
+from training.progress import Progress
 from wrappers.self_play import SelfPlayEnv
 
 
@@ -114,34 +115,6 @@ def policy_kwargs(config: TrainConfig) -> dict[str, Any]:
 
     activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[config.activation]
     return {"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}, "activation_fn": activation}
-
-
-class Progress:
-    """Progress of a phase on stdout: a tqdm bar, or (``bar=False``, for logs) a plain line at
-    every quarter of the way."""
-
-    def __init__(self, total: int, desc: str, bar: bool = True, unit: str = "it"):
-        self.total, self.desc, self.done, self.unit = total, desc, 0, unit
-        self.started = time.perf_counter()
-        self.bar = None
-        if bar:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stdout, dynamic_ncols=True, mininterval=1.0)
-        self.next_line = max(1, total // 4)
-
-    def update(self, n: int = 1) -> None:
-        self.done += n
-        if self.bar is not None:
-            self.bar.update(n)
-        elif self.done >= self.next_line or self.done == self.total:
-            print(f"    {self.desc}: {self.done:,}/{self.total:,} {self.unit} ({time.perf_counter() - self.started:.0f} s)",
-                  flush=True)
-            self.next_line += max(1, self.total // 4)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def rollout_steps(config: TrainConfig) -> int:
