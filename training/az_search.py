@@ -105,11 +105,11 @@ class Node:
         self.totals = np.zeros(len(logits))
         self.children: dict[int, Any] = {}  # action -> Node, or a dict outcome -> Node after chance
 
-    def improved_logits(self, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def improved_logits(self, legal: np.ndarray, c_scale: float = C_SCALE) -> tuple[np.ndarray, np.ndarray]:
         """``logits + σ(completed Q)`` over ``legal`` (and the visit counts): unvisited actions
         take the mixed value (the network's value blended with the visited children's Q,
         weighted by the prior), Q is rescaled to [0, 1] over the actions, and σ grows with
-        the visits."""
+        the visits; ``c_scale`` sets how far searched values may overrule the prior."""
         logits = self.logits[legal].astype(np.float64)
         n = self.visits[legal]
         total = n.sum()
@@ -124,12 +124,12 @@ class Node:
         completed = np.where(visited, q, mixed)
         low, high = completed.min(), completed.max()
         if high - low > 1e-8:
-            logits = logits + (C_VISIT + n.max()) * C_SCALE * (completed - low) / (high - low)
+            logits = logits + (C_VISIT + n.max()) * c_scale * (completed - low) / (high - low)
         return logits, n
 
-    def select(self, legal: np.ndarray) -> int:
+    def select(self, legal: np.ndarray, c_scale: float = C_SCALE) -> int:
         """Below the root: the action whose improved-policy share most exceeds its visit share."""
-        improved, n = self.improved_logits(legal)
+        improved, n = self.improved_logits(legal, c_scale)
         share = np.exp(improved - improved.max())
         score = share / share.sum() - n / (1.0 + n.sum())
         return int(legal[int(np.argmax(score))])
@@ -174,7 +174,7 @@ class GuidedSearch:
 
     def __init__(self, game: str, options: dict[str, Any], simulations: int, considered: int = MAX_CONSIDERED,
                  gumbel_scale: float = 1.0, value_mix: float = 0.0, margin_scale: float = 1.0,
-                 hook_weight: float = 0.0):
+                 hook_weight: float = 0.0, c_scale: float = C_SCALE, playout: int = 0):
         if not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"the search's simulations must be a positive integer, not {simulations!r}")
         self.description = envs.describe(game)
@@ -195,13 +195,39 @@ class GuidedSearch:
         self.solved = hooks.solved
         # AlphaGo's λ: a leaf's value mixes the network's with the game's own evaluation hook.
         self.hook_weight, self.hook_evaluate = hook_weight, hooks.evaluate
+        # AlphaGo's play-outs: the hook scores the leaf after `playout` moves among the game's
+        # preferred ones (chance drawn), as the plain search's cut-off play-outs do.
+        if not isinstance(playout, int) or isinstance(playout, bool) or playout < 0:
+            raise ValueError(f"the search's play-out depth must be a whole number >= 0, not {playout!r}")
+        self.playout, self.preferred = playout, hooks.preferred
+        if not (isinstance(c_scale, (int, float)) and 0.0 < c_scale < 1e6):
+            raise ValueError(f"the search's c_scale (how far searched values overrule the prior) must be > 0, not {c_scale!r}")
+        self.c_scale = float(c_scale)
 
-    def leaf_values(self, state, network_values) -> np.ndarray:
-        """A new node's values: the network's, mixed with the evaluation hook's by ``hook_weight``."""
+    def leaf_values(self, state, network_values, rng: random.Random | None = None) -> np.ndarray:
+        """A new node's values: the network's, mixed with the evaluation hook's by ``hook_weight``
+        (the hook's after a play-out of ``playout`` moves, drawn with ``rng``)."""
         values = np.asarray(network_values, np.float64)
         if not self.hook_weight:
             return values
-        return (1.0 - self.hook_weight) * values + self.hook_weight * np.asarray(self.hook_evaluate(state), np.float64)
+        return (1.0 - self.hook_weight) * values + self.hook_weight * self.hook_values(state, rng)
+
+    def hook_values(self, state, rng: random.Random | None) -> np.ndarray:
+        if not self.playout:
+            return np.asarray(self.hook_evaluate(state), np.float64)
+        state, steps = state.clone(), self.playout
+        rng = rng or random.Random(0)
+        while True:
+            player = state.current_player()
+            if player == TERMINAL:
+                return self.terminal_values(state)
+            if player == CHANCE:
+                state.apply(draw_outcome(state.chance_outcomes(), rng))
+                continue
+            if not steps:
+                return np.asarray(self.hook_evaluate(state), np.float64)
+            state.apply(rng.choice(self.preferred(state) if self.preferred is not None else state.legal_actions()))
+            steps -= 1
 
     def terminal_values(self, state) -> np.ndarray:
         """A finished game's returns, mixed (as the network's values are) with the squashed margins."""
@@ -222,7 +248,7 @@ class GuidedSearch:
         root_state = sample(random.Random(base))
         seat = root_state.current_player()
         logits, values = yield Leaf(vector, seat)
-        root = Node(np.asarray(logits, np.float32), self.leaf_values(root_state, values), seat)
+        root = Node(np.asarray(logits, np.float32), self.leaf_values(root_state, values, random.Random(base)), seat)
         root_logits = root.logits[legal].astype(np.float64)
         noise = np.random.default_rng(rng.getrandbits(63)).gumbel(size=len(legal)) * self.gumbel_scale
         m = min(self.considered, len(legal))
@@ -230,7 +256,7 @@ class GuidedSearch:
         schedule = considered_visits(m, self.simulations)
         observer = self.observer
         for k in range(self.simulations if len(legal) > 1 else 0):
-            improved, n = root.improved_logits(legal)
+            improved, n = root.improved_logits(legal, self.c_scale)
             wanted = schedule[k]
             candidates = considered[n[considered] == wanted]
             if len(candidates) == 0:
@@ -265,16 +291,16 @@ class GuidedSearch:
                 node = slots.get(key)
                 if node is None:
                     logits, leaf_values = yield Leaf(observer.observe(state, player), player)
-                    leaf_values = self.leaf_values(state, leaf_values)
+                    leaf_values = self.leaf_values(state, leaf_values, world)
                     slots[key] = Node(np.asarray(logits, np.float32), leaf_values, player)
                     break
-                choice = node.select(np.asarray(state.legal_actions(), np.int64))
+                choice = node.select(np.asarray(state.legal_actions(), np.int64), self.c_scale)
                 path.append((node, choice, player))
                 state.apply(choice)
                 slots, key = node.children, choice
             for node, chosen, mover in path:
                 node.record(chosen, float(leaf_values[mover]))
-        improved, n = root.improved_logits(legal)
+        improved, n = root.improved_logits(legal, self.c_scale)
         best = n[considered].max()
         finalists = considered[n[considered] == best]
         chosen = int(legal[int(finalists[int(np.argmax(noise[finalists] + improved[finalists]))])])
@@ -311,22 +337,32 @@ def run_batched(searches: list[Search], evaluator: Evaluator) -> list[SearchResu
 class GuidedMCTSAgent:
     """``load_agent("mcts:N:net=PATH", game)``: the network-guided search on the one agent
     interface (``:m=K`` root actions considered; ``:hook=W`` the game's evaluation's weight in
-    leaf values, by default the one the network was trained with). It acts without Gumbel
+    leaf values, ``:mix=W`` the margin head's weight in values, ``:cscale=X`` how far searched
+    values overrule the prior, ``:playout=D`` moves played out before the hook scores a leaf;
+    each by default the agent file's, else the training job's). It acts without Gumbel
     noise (the most improved action among the halving's finalists), seeded;
     ``action_probabilities`` is the search's improved policy."""
 
     name = "mcts-net"
 
     def __init__(self, game: str, network_path: str, simulations: int, seed: int | None = None,
-                 considered: int = MAX_CONSIDERED, hook_weight: float | None = None, **options: Any):
+                 considered: int = MAX_CONSIDERED, hook_weight: float | None = None,
+                 value_mix: float | None = None, c_scale: float | None = None, playout: int | None = None,
+                 **options: Any):
         from training.network_agent import load_network_for
 
         self.net, self.meta = load_network_for(network_path, game, options)
-        mix, scale = float(self.meta.get("value_mix", 0.0)), float(self.meta.get("margin_scale", 1.0))
+        # Settings the spec leaves out come from the agent file: its training job's, or the
+        # search settings recorded with it ("search" in meta.json) where they measured better.
+        recorded = dict(self.meta, **self.meta.get("search", {}))
+        mix = float(recorded.get("value_mix", 0.0) if value_mix is None else value_mix)
+        scale = float(self.meta.get("margin_scale", 1.0))
         self.search = GuidedSearch(game, options, simulations, considered=considered, gumbel_scale=0.0,
                                    value_mix=mix, margin_scale=scale,
-                                   hook_weight=float(self.meta.get("hook_value_weight", 0.0) if hook_weight is None
-                                                     else hook_weight))
+                                   hook_weight=float(recorded.get("hook_value_weight", 0.0) if hook_weight is None
+                                                     else hook_weight),
+                                   c_scale=float(recorded.get("c_scale", C_SCALE) if c_scale is None else c_scale),
+                                   playout=int(recorded.get("playout", 0) if playout is None else playout))
         self.evaluator = NetworkEvaluator(self.net, self.search.observer, self.search.seats, mix)
         self.rng = random.Random(seed)
 

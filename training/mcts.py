@@ -251,13 +251,18 @@ def _spec_number(spec: str, label: str, text: str, kind: type, least: int) -> in
     return number
 
 
+# settings of the network-guided search alone: keyword → how the spec writes it
+GUIDED_ONLY = {"hook_weight": "hook=", "value_mix": "mix=", "c_scale": "cscale=", "playout": "playout="}
+
+
 def parse_mcts_spec(spec: str) -> dict[str, Any]:
     """``"mcts"``, ``"mcts:400"``, ``"mcts:400:c=0.7"``, ``"mcts:400:rollout=random"`` (settings
     joined by ``:``) → keyword arguments of ``MCTSAgent``; with ``net=PATH`` (or
-    ``net=trained``) and optionally ``m=K`` (root actions considered) and ``hook=W`` (the
-    game's evaluation's weight in leaf values; default the agent file's) → keyword arguments
-    of the network-guided :class:`training.az_search.GuidedMCTSAgent` (``network_path``,
-    ``simulations``, ``considered``, ``hook_weight``)."""
+    ``net=trained``) and optionally ``m=K`` (root actions considered), ``hook=W`` (the
+    game's evaluation's weight in leaf values), ``mix=W`` (the margin head's weight in values)
+    and ``cscale=X`` (how far searched values overrule the prior), each by default the agent
+    file's → keyword arguments of the network-guided :class:`training.az_search.GuidedMCTSAgent`
+    (``network_path``, ``simulations``, ``considered``, ``hook_weight``, ``value_mix``, ``c_scale``)."""
     name, *parts = spec.split(":")
     if name != "mcts":
         raise ValueError(f"an MCTS agent is written 'mcts', 'mcts:N' or 'mcts:N:c=X:rollout=random', not {spec!r}")
@@ -283,6 +288,19 @@ def parse_mcts_spec(spec: str) -> dict[str, Any]:
             settings["network_path"] = value
         elif key == "m":
             settings["considered"] = _spec_number(spec, "m (root actions considered)", value, int, 1)
+        elif key == "mix":
+            weight = _spec_number(spec, "mix (the margin head's weight in values)", value, float, 0)
+            if weight > 1:
+                raise ValueError(f"MCTS mix (the margin head's weight in values) in {spec!r} must lie in [0, 1]")
+            settings["value_mix"] = weight
+        elif key == "cscale":
+            scale = _spec_number(spec, "cscale (how far searched values overrule the prior)", value, float, 0)
+            if not scale > 0:
+                raise ValueError(f"MCTS cscale in {spec!r} must be greater than 0")
+            settings["c_scale"] = scale
+        elif key == "playout":
+            settings["playout"] = _spec_number(spec, "playout (moves played out before the hook scores a leaf)",
+                                               value, int, 0)
         elif key == "hook":
             weight = _spec_number(spec, "hook (the evaluation's weight in leaf values)", value, float, 0)
             if weight > 1:
@@ -294,11 +312,12 @@ def parse_mcts_spec(spec: str) -> dict[str, Any]:
                 "and net= (with m= and hook=) for network-guided search"
             )
     if "network_path" in settings:
-        plain = sorted(set(settings) - {"network_path", "simulations", "considered", "hook_weight"})
+        plain = sorted(set(settings) - {"network_path", "simulations", "considered"} - set(GUIDED_ONLY))
         if plain:
-            raise ValueError(f"MCTS setting {plain[0]!r} in {spec!r} is for play-out search; with net= only m= and hook= apply")
+            raise ValueError(f"MCTS setting {plain[0]!r} in {spec!r} is for play-out search; with net= only "
+                             "m=, hook=, mix=, cscale= and playout= apply")
         settings.setdefault("simulations", DEFAULT_SIMULATIONS)
-    elif "considered" in settings or "hook_weight" in settings:
-        which = "m=" if "considered" in settings else "hook="
+    elif set(settings) & ({"considered"} | set(GUIDED_ONLY)):
+        which = "m=" if "considered" in settings else GUIDED_ONLY[min(set(settings) & set(GUIDED_ONLY))]
         raise ValueError(f"MCTS {which} in {spec!r} applies to network-guided search only (add net=PATH or net=trained)")
     return settings

@@ -30,6 +30,8 @@ from training.network import FORMAT, NetworkFileError, PolicyValueNet, load_netw
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINTS = ROOT / "checkpoints"
+# search settings an agent file may record for mcts:N:net= (training.az_search.GuidedMCTSAgent)
+SEARCH_SETTINGS = {"value_mix", "hook_value_weight", "c_scale", "playout"}
 
 
 def is_network_file(path: str | Path) -> bool:
@@ -84,6 +86,15 @@ def load_network_for(path: str | Path, game: str, options: dict[str, Any]) -> tu
     if not (isinstance(hook_weight, (int, float)) and not isinstance(hook_weight, bool) and 0.0 <= hook_weight <= 1.0):
         raise NetworkFileError(f"agent file {str(path)!r}: meta.json's 'hook_value_weight' must be a number 0…1, "
                                f"not {hook_weight!r:.40}")
+    search = meta.get("search", {})
+    if not isinstance(search, dict) or set(search) - SEARCH_SETTINGS:
+        raise NetworkFileError(f"agent file {str(path)!r}: meta.json's 'search' must be an object with some of "
+                               f"{', '.join(sorted(SEARCH_SETTINGS))}, not {search!r:.80}")
+    for key, value in search.items():
+        high = 1e6 if key in ("c_scale", "playout") else 1.0
+        if not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value <= high
+                and (key != "c_scale" or value > 0) and (key != "playout" or isinstance(value, int))):
+            raise NetworkFileError(f"agent file {str(path)!r}: meta.json's search setting {key!r} is out of range: {value!r:.40}")
     layout = observer.policy_layout()
     if not np.array_equal(layout.index, net.index):
         raise NetworkFileError(f"agent file {str(path)!r}: its policy layout differs from the game's (another code version?)")

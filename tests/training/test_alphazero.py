@@ -138,11 +138,16 @@ def description_env(game: str, options: dict, seed: int = 0):
     return env
 
 
+# the network alone; and AlphaGo's mixture, the hook scoring leaves after two play-out moves
+LEAF_SETTINGS = {"network": {}, "playouts": {"hook_weight": 0.5, "playout": 2}}
+
+
+@pytest.mark.parametrize("leaves", LEAF_SETTINGS)
 @pytest.mark.parametrize("game", PLANE_GAMES)
-def test_guided_search_is_legal_in_every_game(game):
+def test_guided_search_is_legal_in_every_game(game, leaves):
     options = SMALL[game]
     net = random_net(game, options)
-    search = GuidedSearch(game, options, simulations=12)
+    search = GuidedSearch(game, options, simulations=12, **LEAF_SETTINGS[leaves])
     evaluator = NetworkEvaluator(net, search.observer, search.seats)
     env = description_env(game, options, seed=3)
     rng = random.Random(0)
@@ -400,8 +405,16 @@ def test_network_search_specs_are_checked():
         load_agent("mcts:10:m=4", "linecatch")
     with pytest.raises(ValueError, match="hook= in .* applies to network-guided search only"):
         load_agent("mcts:10:hook=0.5", "linecatch")
-    with pytest.raises(ValueError, match="with net= only m= and hook= apply"):
+    with pytest.raises(ValueError, match="with net= only m=, hook=, mix=, cscale= and playout= apply"):
         load_agent("mcts:10:net=trained:c=0.5", "linecatch")
+    with pytest.raises(ValueError, match="mix= in .* applies to network-guided search only"):
+        load_agent("mcts:10:mix=0.5", "linecatch")
+    with pytest.raises(ValueError, match="cscale= in .* applies to network-guided search only"):
+        load_agent("mcts:10:depth=2:cscale=0.5", "linecatch")
+    with pytest.raises(ValueError, match=r"mix .* must lie in \[0, 1\]"):
+        load_agent("mcts:10:net=trained:mix=1.5", "linecatch")
+    with pytest.raises(ValueError, match="cscale in .* must be greater than 0"):
+        load_agent("mcts:10:net=trained:cscale=0", "linecatch")
     with pytest.raises(ValueError, match=r"hook .* must lie in \[0, 1\]"):
         load_agent("mcts:10:net=trained:hook=1.5", "linecatch")
     with pytest.raises(ValueError, match="hook .* must be a number, not 'x'"):
@@ -409,6 +422,61 @@ def test_network_search_specs_are_checked():
     # the file's weight (0 for this agent) unless the spec gives one
     assert load_agent("mcts:10:net=trained", "linecatch").search.hook_weight == 0.0
     assert load_agent("mcts:10:net=trained:hook=0.25", "linecatch").search.hook_weight == 0.25
+    # the margin head's weight and the prior's pull: the file's (its training job's) unless given
+    default = load_agent("mcts:10:net=trained", "linecatch")
+    assert (default.search.value_mix, default.search.c_scale) == (0.5, 0.1)
+    tuned = load_agent("mcts:10:net=trained:mix=1:cscale=0.03", "linecatch")
+    assert (tuned.search.value_mix, tuned.evaluator.value_mix, tuned.search.c_scale) == (1.0, 1.0, 0.03)
+
+
+def test_a_leaf_play_out_reaches_the_end_and_leaves_the_leaf_unchanged():
+    """Linecatch 3×3 with three white squares left: a play-out of three or more moves always
+    ends the game, so the hook's value is the finished game's (the engine's returns and margins,
+    as the search scores a terminal node); the leaf's own state is not moved."""
+    game, options = "linecatch_v0", {"rows": 3, "cols": 3}
+    search = GuidedSearch(game, options, simulations=4, hook_weight=1.0, playout=3)
+    for seed in range(5):
+        env = description_env(game, options, seed=seed)
+        rng = random.Random(seed)
+        while len(env.game.legal_actions()) > 3:
+            env.step(rng.choice(env.game.legal_actions()))
+        before = env.game.clone()
+        values = search.hook_values(env.game, random.Random(seed))
+        assert env.game.legal_actions() == before.legal_actions() and env.game.scores() == before.scores()
+        # the same play-out, by hand: the hook's preferred moves (Linecatch: every legal one)
+        state, draw = env.game.clone(), random.Random(seed)
+        while not state.is_terminal():
+            preferred = search.preferred(state) if search.preferred is not None else state.legal_actions()
+            state.apply(draw.choice(preferred))
+        np.testing.assert_allclose(values, search.terminal_values(state))
+        assert all(-1.0 <= v <= 1.0 for v in values)
+    with pytest.raises(ValueError, match="play-out depth must be a whole number"):
+        GuidedSearch(game, options, simulations=4, playout=-1)
+
+
+def test_search_settings_recorded_in_an_agent_file_are_its_defaults(tmp_path):
+    from training import network_agent
+
+    source = network_agent.CHECKPOINTS / "linecatch" / "linecatch__alphazero__1.zip"
+
+    def with_meta(name, **extra):
+        path = tmp_path / name
+        with zipfile.ZipFile(source) as old, zipfile.ZipFile(path, "w") as new:
+            for item in old.namelist():
+                data = old.read(item)
+                if item == "meta.json":
+                    data = json.dumps(dict(json.loads(data), **extra)).encode()
+                new.writestr(item, data)
+        return str(path)
+
+    recorded = with_meta("tuned.zip", search={"value_mix": 1.0, "c_scale": 0.03})
+    agent = load_agent(f"mcts:10:net={recorded}", "linecatch")
+    assert (agent.search.value_mix, agent.evaluator.value_mix, agent.search.c_scale) == (1.0, 1.0, 0.03)
+    assert load_agent(f"mcts:10:net={recorded}:cscale=0.2", "linecatch").search.c_scale == 0.2  # the spec wins
+    with pytest.raises(network_agent.NetworkFileError, match="'search' must be an object with some of"):
+        load_agent(f"mcts:10:net={with_meta('odd.zip', search={'exploration': 1.0})}", "linecatch")
+    with pytest.raises(network_agent.NetworkFileError, match="search setting 'c_scale' is out of range"):
+        load_agent(f"mcts:10:net={with_meta('zero.zip', search={'c_scale': 0})}", "linecatch")
 
 
 def test_symmetry_helpers_map_policies_consistently():
@@ -442,13 +510,15 @@ def test_a_network_exports_to_onnx_and_plays_the_same_moves_without_torch(tmp_pa
         load_agent(str(tampered), game, **options)
 
 
+@pytest.mark.parametrize("leaves", LEAF_SETTINGS)
 @pytest.mark.parametrize("game", [g for g in ("fill_v0", "uzor_v0", "knot_v0") if g in PLANE_GAMES])
-def test_the_guided_search_does_not_move_when_an_opponents_hidden_items_change(game):
+def test_the_guided_search_does_not_move_when_an_opponents_hidden_items_change(game, leaves):
     """Two true states that differ only in what the seat cannot see (a stripped snapshot
-    completed with two seeds) give the seeded network-guided search the same policy and move."""
+    completed with two seeds) give the seeded network-guided search the same policy and move
+    (with play-outs too: they run on the sampled states alone)."""
     options = {"fill_v0": {"traps": True, "gems": True, "rocks": True}}.get(game, SMALL[game])
     net = random_net(game, options, seed=4)
-    search = GuidedSearch(game, options, simulations=10)
+    search = GuidedSearch(game, options, simulations=10, **LEAF_SETTINGS[leaves])
     evaluator = NetworkEvaluator(net, search.observer, search.seats)
     compared = differed = 0
     for env, name, worlds in positions_with_two_hidden_worlds(game, options, 10, random.Random(7)):
@@ -516,7 +586,7 @@ def test_a_fixed_opponent_takes_one_seat_and_only_the_searched_seats_are_recorde
     against each are returned and logged."""
     from training.alphazero import play_games
 
-    game, options = "linecatch_v0", {"rows": 3, "cols": 4}  # 12 squares, one a turn: 6 decisions a seat
+    game, options = "linecatch_v0", {"rows": 3, "cols": 4}  # 12 squares: 12 moves, a catch moves again
     net = random_net(game, options)
     arch = net.architecture
     model = torch_network(arch).eval()
@@ -525,7 +595,9 @@ def test_a_fixed_opponent_takes_one_seat_and_only_the_searched_seats_are_recorde
             "concurrent": 4, "value_mix": 0.5, "margin_scale": 1.0, "opponent_games": {11: "heuristic", 13: "random"}}
     out = play_games(task)
     lengths = [len(r.vectors) for r in out["records"]]
-    assert all(n > 6 for n in lengths[0::2]) and lengths[1] <= 6, lengths  # both seats recorded in 10, 12; one in 11
+    # both seats recorded in 10 and 12 (the last square is forced); in 11 and 13 the opponent's moves are not
+    assert all(n > 6 for n in lengths[0::2]) and all(n < 11 for n in lengths[1::2]), lengths
+    assert all(record.moves == 12 for record in out["records"])
     for record in out["records"][1::2]:  # seeds 11 and 13: only the searched seat's positions, one outcome
         assert len(set(record.values[:, 0].tolist())) == 1
     assert [name for name, _ in out["opponent_scores"]] == ["heuristic", "random"]
