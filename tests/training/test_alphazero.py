@@ -165,18 +165,22 @@ def test_guided_search_is_legal_in_every_game(game, leaves):
     assert searched > 0
 
 
+def three_squares_left(seed: int):
+    """A Linecatch 3×3 env after random moves (seeded) up to three white squares left."""
+    env = description_env("linecatch_v0", {"rows": 3, "cols": 3}, seed=seed)
+    rng = random.Random(seed)
+    while len(env.game.legal_actions()) > 3:
+        env.step(rng.choice(env.game.legal_actions()))
+    return env
+
+
 def test_guided_search_finds_the_winning_square_with_a_random_network():
     """Linecatch 3×3 with three white squares: one leaves the opponent a catch of the last line
     and loses, the search must see it through terminal values whatever the network says."""
     game, options = "linecatch_v0", {"rows": 3, "cols": 3}
-    env = description_env(game, options)
-    # fill all but the last row's squares, alternating, with no catch-deciding difference left
     wins = 0
     for seed in range(6):
-        env = description_env(game, options, seed=seed)
-        rng = random.Random(seed)
-        while len(env.game.legal_actions()) > 3:
-            env.step(rng.choice(env.game.legal_actions()))
+        env = three_squares_left(seed)
         seat = env.game.current_player()
         observation = env.observe(env.possible_agents[seat])
         # the exact value of every move, by brute force through the engine
@@ -436,10 +440,7 @@ def test_a_leaf_play_out_reaches_the_end_and_leaves_the_leaf_unchanged():
     game, options = "linecatch_v0", {"rows": 3, "cols": 3}
     search = GuidedSearch(game, options, simulations=4, hook_weight=1.0, playout=3)
     for seed in range(5):
-        env = description_env(game, options, seed=seed)
-        rng = random.Random(seed)
-        while len(env.game.legal_actions()) > 3:
-            env.step(rng.choice(env.game.legal_actions()))
+        env = three_squares_left(seed)
         before = env.game.clone()
         values = search.hook_values(env.game, random.Random(seed))
         assert env.game.legal_actions() == before.legal_actions() and env.game.scores() == before.scores()
