@@ -11,7 +11,7 @@
 | Agents             | 2                                                      |
 | Action Shape       | (1,)                                                   |
 | Action Values      | Discrete(2232) on the default 21×21 table (5·B² + 27)  |
-| Observation Shape  | (7532,) on 21×21; planes (21, 21, 64)                  |
+| Observation Shape  | (7532,) on 21×21; planes (21, 21, 74)                  |
 | Observation Values | [0, 1]                                                 |
 
 Tiles with a motif (cedar, sun, wave, bird, star) and a colour (crimson, azure, emerald, amber,
@@ -37,9 +37,10 @@ A dict: `"observation"`, float32 in [0, 1] (`envs.uzor.observer.UzorObserver`: l
 tile came through the market), the market, the supply's size, contents by elimination and
 face-up discards by place, crossed-out patterns, my secret goal, both scores, whose turn, the
 phase, repeated / continued flags, the last placed cell, the fork's patterns. Never the
-opponent's goal. With `observation_format="planes"`: a `(B, B, 64)` float32 array (the table
-and, per hand slot and market slot, where its tile fits and what it would complete; then
-constant planes; `docs/observations.md`). `"action_mask"`: legal actions of the agent to act,
+opponent's goal. With `observation_format="planes"`: a `(B, B, 74)` float32 array (the table
+and, per hand slot and market slot, where its tile fits and what it would complete; per hand
+slot what the opponent and I could complete next once it lies in a cell; then constant
+planes; `docs/observations.md`). `"action_mask"`: legal actions of the agent to act,
 zeros for the other.
 
 ### Action Space

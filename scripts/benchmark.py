@@ -14,7 +14,9 @@ For each game and each option set its description lists in ``benchmark_options``
 
 ``--search`` times MCTS, sampling and clone on each game's ladder settings; ``--network`` times
 each game's shipped network (``training.network``) on a batch of 1 and of 16 of its planes, with
-the reference convolution (a reshaped sliding-window view, the textbook im2col) in the same run.
+the reference convolution (a reshaped sliding-window view, the textbook im2col) in the same run,
+and the observer's planes for the same batch from the flat vectors (what a network agent adds
+to each call).
 
 References, same loop, same run: PettingZoo ``connect_four_v3`` and ``tictactoe_v3`` AEC steps
 per second, and ``copy.deepcopy`` of a connect-four raw env. Not part of the tests: timings
@@ -158,9 +160,9 @@ def sliding_window_conv3x3(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) 
     return out.reshape(n, h, w, weight.shape[0])
 
 
-def network_milliseconds(name: str, seconds: float) -> list[tuple[str, int, float, float]]:
-    """``(tower, batch, ms a call, ms a call with the reference convolution)`` for the game's
-    shipped network at its default options, on real planes from random play."""
+def network_milliseconds(name: str, seconds: float) -> list[tuple[str, int, float, float, float]]:
+    """``(tower, batch, ms a call, ms a call with the reference convolution, ms of the planes)``
+    for the game's shipped network at its default options, on real planes from random play."""
     from unittest import mock
 
     from training import network
@@ -180,10 +182,10 @@ def network_milliseconds(name: str, seconds: float) -> list[tuple[str, int, floa
     # the reference multiplies by the torch-shaped weight each prepared matrix came from
     weight_of = {id(matrix): net.weights[key] for key, matrix in net.conv_matrices.items()}
 
-    def timed(batch: np.ndarray) -> float:
+    def timed(batch: np.ndarray, call=net.forward) -> float:
         calls, started = 0, time.perf_counter()
         while time.perf_counter() - started < seconds / 4:
-            net.forward(batch)
+            call(batch)
             calls += 1
         return (time.perf_counter() - started) / calls * 1e3
 
@@ -192,7 +194,8 @@ def network_milliseconds(name: str, seconds: float) -> list[tuple[str, int, floa
         ours = timed(planes[:batch])
         with mock.patch.object(network, "conv3x3", lambda x, m, b: sliding_window_conv3x3(x, weight_of[id(m)], b)):
             theirs = timed(planes[:batch])
-        rows.append((f"{net.architecture.filters}×{net.architecture.blocks}", batch, ours, theirs))
+        built = timed(np.stack(vectors[:batch]), env.observer.planes)
+        rows.append((f"{net.architecture.filters}×{net.architecture.blocks}", batch, ours, theirs, built))
     return rows
 
 
@@ -205,11 +208,12 @@ def main() -> None:
     args = parser.parse_args()
     names = envs.GAMES if not args.games else [envs.canonical_name(g) for g in args.games]
     if args.network:
-        print("| game | tower | batch | ms a call | reference ms | speed-up |")
-        print("|---|---|---:|---:|---:|---:|")
+        print("| game | tower | batch | ms a call | reference ms | speed-up | planes ms | planes ÷ call |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
         for name in names:
-            for tower, batch, ours, theirs in network_milliseconds(name, args.seconds):
-                print(f"| {name} | {tower} | {batch} | {ours:.2f} | {theirs:.2f} | {theirs / ours:.1f}× |", flush=True)
+            for tower, batch, ours, theirs, built in network_milliseconds(name, args.seconds):
+                print(f"| {name} | {tower} | {batch} | {ours:.2f} | {theirs:.2f} | {theirs / ours:.1f}× | "
+                      f"{built:.2f} | {built / ours:.1f}× |", flush=True)
         return
     if args.search:
         print(f"reference copy.deepcopy(connect_four_v3 raw env): {deepcopy_reference_microseconds():.1f} µs\n")

@@ -226,7 +226,7 @@ class UzorObserver(Observer):
         return (self.board_size, self.board_size, planes.CHANNELS)
 
     def planes(self, observation) -> np.ndarray:
-        """``(B, B, 64)`` planes of one observation, ``(N, B, B, 64)`` of a batch ``(N, size)``
+        """``(B, B, 74)`` planes of one observation, ``(N, B, B, 74)`` of a batch ``(N, size)``
         (``envs.uzor.planes``; the channels are listed in ``docs/observations.md``)."""
         vector = np.asarray(as_vector(observation), np.float32)
         single = vector.ndim == 1

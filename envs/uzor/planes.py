@@ -1,11 +1,12 @@
-"""Uzor's board-shaped observation: ``(B, B, 64)`` float32 planes built from the flat vector.
+"""Uzor's board-shaped observation: ``(B, B, 74)`` float32 planes built from the flat vector.
 
 The flat vector (``envs.uzor.observer``) holds everything a seat knows; the planes are computed
 from it alone, for a whole batch at once (no loop over the observations), so they can show
 nothing more. Per cell they give the table and, for every tile a decision is about (my hand's
 slots, the market's slots, the opponent's hand), where it may be placed and what placing it
-there would complete now; the global facts follow as constant planes. The channels are listed
-in ``docs/observations.md`` ("Planes").
+there would complete now, and per hand slot what the opponent and I could complete next once
+its tile lies in a cell (``_follow_ups``); the global facts follow as constant planes. The
+channels are listed in ``docs/observations.md`` ("Planes").
 
 A *placement value* is, per cell, 0 where the tile may not be placed, else ``0.2 + 0.8 * v``
 with ``v`` the most points one placement of it there completes at once (patterns of the Map not
@@ -17,7 +18,8 @@ What a placement completes is found for every tile type at once, in two stages: 
 tiles are counted under each orientation of each shape of the Map laid at every place of the
 table (one byte a cell), which finds the instances that are all open but one cell, that cell
 empty; (2) only those few instances are judged against their patterns' criteria, giving per
-instance and pattern the set of tile types that complete it (a 25-bit set).
+instance and pattern the set of tile types that complete it (a 25-bit set). The follow-ups add
+the instances two tiles short, judged with my slot's tile supposed in one gap.
 """
 
 from __future__ import annotations
@@ -51,17 +53,19 @@ LAST_CH = 11
 MINE_CH = 12  # 5: my hand slots' placement values
 MARKET_CH = 17  # 5: the market slots' placement values (for me)
 THEIRS_CH = 22  # the opponent's best placement value over their hand
-TO_ACT_CH = 23  # the first constant plane
-PHASE_CH = 24  # 4: place, take (also the take after a discard), discard, pass
-REPEATED_CH = 28
-CONTINUED_CH = 29
-MY_SCORE_CH = 30
-THEIR_SCORE_CH = 31
-SUPPLY_CH = 32
-IDLE_CH = 33
-VALUE_CH = 34  # 15: what closing pattern k is worth to me now (0 once crossed out)
-FORK_CH = 49  # 15: the fork offers pattern k
-CHANNELS = 64
+THREAT_CH = 23  # 5: per my hand slot, what the opponent could complete next once it lies here
+PREPARE_CH = 28  # 5: per my hand slot, what my other tiles could complete next once it lies here
+TO_ACT_CH = 33  # the first constant plane
+PHASE_CH = 34  # 4: place, take (also the take after a discard), discard, pass
+REPEATED_CH = 38
+CONTINUED_CH = 39
+MY_SCORE_CH = 40
+THEIR_SCORE_CH = 41
+SUPPLY_CH = 42
+IDLE_CH = 43
+VALUE_CH = 44  # 15: what closing pattern k is worth to me now (0 once crossed out)
+FORK_CH = 59  # 15: the fork offers pattern k
+CHANNELS = 74
 
 BASE = 0.2  # the placement value of "fits, completes nothing"
 EMPTY_WEIGHT = 1024  # more than the cells of any shape (a shape lies within 31 x 31 cells)
@@ -73,6 +77,8 @@ _FULL_TYPES = (1 << TYPES) - 1
 _BY_MOTIF = np.array([sum(1 << t for t in range(TYPES) if bits >> (t // 5) & 1) for bits in range(32)], np.int64)
 _BY_COLOUR = np.array([sum(1 << t for t in range(TYPES) if bits >> (t % 5) & 1) for bits in range(32)], np.int64)
 _POPCOUNT = np.array([bin(bits).count("1") for bits in range(32)], np.int64)
+# per tile type, the types that match it (same motif or same colour): what may go beside it
+_MATCHES = np.array([_BY_MOTIF[1 << t // 5] | _BY_COLOUR[1 << t % 5] for t in range(TYPES)], np.int64)
 
 
 class _Shapes:
@@ -115,9 +121,10 @@ class _Shapes:
         for s, cells in enumerate(self.cells):
             self.uses[s, [column[cell] for cell in cells]] = 1.0
 
-    def short_instances(self, is_open: np.ndarray, empty: np.ndarray):
-        """Stage 1: every instance laid on the table whose cells are all open but one, that one
-        empty: ``(observation, shape, anchor row, anchor column, missing cell)`` arrays."""
+    def short_instances(self, is_open: np.ndarray, empty: np.ndarray, missing: int = 1):
+        """Stage 1: every instance laid on the table whose cells are all open but ``missing``
+        (1 or 2), those empty: ``(observation, shape, anchor row, anchor column, empty cells)``
+        arrays, the empty cells ``(P, missing)`` in the shape's cell order."""
         n_obs, size, reach = is_open.shape[0], self.size, self.reach
         # padded beyond the table's right and bottom edges (no tile, no empty cell there); per
         # cell 1 for an open tile, EMPTY_WEIGHT for an empty cell, 0 for a stone
@@ -126,22 +133,26 @@ class _Shapes:
         # the counts under every shape at every anchor, as one product: shapes × offsets used
         shifted = np.stack([weights[:, r:r + size, c:c + size] for r, c in self.offsets_used])
         counts = self.uses @ shifted.reshape(len(self.offsets_used), -1).astype(np.float32)
-        wanted = (self.lengths - 1 + EMPTY_WEIGHT).astype(np.float32)  # all open but one empty cell
+        wanted = (self.lengths - missing + missing * EMPTY_WEIGHT).astype(np.float32)
         shape, obs, ar, ac = np.nonzero(counts.reshape(-1, n_obs, size, size) == wanted[:, None, None, None])
         rows, cols = ar[:, None] + self.dr[shape], ac[:, None] + self.dc[shape]  # (P, L)
         gaps = (weights[obs[:, None], rows, cols] == EMPTY_WEIGHT) & ~self.pad[shape]
-        which = np.argmax(gaps, axis=1)
-        missing = rows[np.arange(len(obs)), which] * size + cols[np.arange(len(obs)), which]
-        return obs, shape, ar, ac, missing
+        # the gaps' positions in cell order: a stable sort puts the True ones last
+        which = np.argsort(gaps, axis=1, kind="stable")[:, -missing:]
+        line = np.arange(len(obs))[:, None]
+        return obs, shape, ar, ac, rows[line, which] * size + cols[line, which]
 
-    def completing_types(self, obs, shape, ar, ac, codes: np.ndarray) -> np.ndarray:
+    def completing_types(self, obs, shape, ar, ac, codes: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray:
         """Stage 2: per instance found, per pattern, the 25-bit set of tile types whose
         placement in its empty cell completes it (``(P, 15)``). ``codes`` (``(N, B, B)``): per
         cell the open tile's motif bit, its colour bit << 5 and its type bit << 10, 0 where no
-        tile is open."""
+        tile is open. ``extra`` (``(P,)`` codes): a tile supposed laid in one of two empty cells
+        (the instances from ``short_instances(..., missing=2)``), judged with the others."""
         rows, cols = ar[:, None] + self.dr[shape], ac[:, None] + self.dc[shape]
         code = codes[obs[:, None], rows, cols]  # (P, L): the empty cell reads 0
         code = np.where(self.pad[shape], 0, code)
+        if extra is not None:
+            code = np.concatenate([code, extra[:, None]], axis=1)
         both = np.bitwise_and.reduce(np.where(code == 0, -1, code), axis=1)  # the empty cell drops out
         seen = np.bitwise_or.reduce(code, axis=1)
         and_m, and_c, and_t = both & 31, (both >> 5) & 31, (both >> 10) & _FULL_TYPES
@@ -188,7 +199,7 @@ class PlaneMaker:
         self.shapes = _Shapes(patterns, size)
 
     def planes(self, batch: np.ndarray) -> np.ndarray:
-        """``(N, B, B, 64)`` planes of a batch ``(N, size)`` of flat observations."""
+        """``(N, B, B, 74)`` planes of a batch ``(N, size)`` of flat observations."""
         obs = self.observer
         n_obs, size, n = batch.shape[0], self.size, obs.cells
         out = np.zeros((n_obs, size, size, CHANNELS), np.float32)
@@ -214,11 +225,15 @@ class PlaneMaker:
         rows = np.arange(n_obs)[:, None]
         # per tile of interest (N, 15, B, B): where it may go, and what it would complete there
         fits = self._fits(empty, stone, motif, colour, rows, kinds) & present[:, :, None, None]
-        mine, plain = self._completes(empty, motif, colour, mine_worth, open_worth)
+        mine, plain, found = self._completes(empty, motif, colour, mine_worth, open_worth)
         value = np.concatenate([mine[rows, kinds[:, :HAND + MARKET]], plain[rows, kinds[:, HAND + MARKET:]]], axis=1)
         value = np.where(fits, BASE + (1 - BASE) / self.top * value.reshape(fits.shape), 0.0)
         out[..., MINE_CH:MINE_CH + HAND + MARKET] = np.moveaxis(value[:, :HAND + MARKET], 1, -1)
         out[..., THEIRS_CH] = value[:, HAND + MARKET:].max(axis=1)
+        threat, prepare = self._follow_ups(empty, stone, motif, colour, kinds, present, fits, mine_worth, open_worth,
+                                           plain, found)
+        out[..., THREAT_CH:THREAT_CH + HAND] = np.moveaxis(threat, 1, -1)
+        out[..., PREPARE_CH:PREPARE_CH + HAND] = np.moveaxis(prepare, 1, -1)
 
         phase = batch[:, obs.PHASE:obs.PHASE + 7]  # place, fork, take, discard, dead_take, pass, over
         constants = np.concatenate([
@@ -251,32 +266,174 @@ class PlaneMaker:
 
     def _completes(self, empty, motif, colour, mine_worth, open_worth):
         """Per tile type and empty cell (``(N, 25, B*B)``), the most a placement completes,
-        priced by ``mine_worth`` and by ``open_worth`` (per observation and pattern)."""
-        n_obs, size = empty.shape[0], self.size
-        n = size * size
+        priced by ``mine_worth`` and by ``open_worth`` (per observation and pattern); and the
+        instances found, for ``_follow_ups``."""
+        n_obs, n = empty.shape[0], self.size * self.size
         is_open = motif.any(axis=3)
-        best = np.zeros((2, n_obs, TYPES, n), np.float32)
-        obs, shape, ar, ac, cell = self.shapes.short_instances(is_open, empty)
-        if len(obs):
-            m_index, c_index = np.argmax(motif, axis=3), np.argmax(colour, axis=3)
-            codes = np.where(is_open, (1 << m_index) | (32 << c_index) | (1024 << (5 * m_index + c_index)), 0)
-            types = self.shapes.completing_types(obs, shape, ar, ac, codes)  # (P, 15)
-            # instances ending at the same cell: their type sets joined per pattern
-            key = obs * n + cell
-            order = np.argsort(key, kind="stable")
-            key = key[order]
-            starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-            joined = np.bitwise_or.reduceat(types[order], starts, axis=0)  # (U, 15)
-            unique = key[starts]
-            at, k = np.nonzero(joined)  # (cell, pattern) pairs that complete for some type
-            if len(at):
-                has = (joined[at, k][:, None] >> np.arange(TYPES)) & 1 != 0  # (E, 25)
-                runs = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
-                target = unique[at[runs]]
-                for which, worth in enumerate((mine_worth, open_worth)):
-                    values = np.where(has, worth[unique[at] // n, k][:, None], 0)
-                    best[which][target // n, :, target % n] = np.maximum.reduceat(values, runs, axis=0)
-        return best[0], best[1]
+        m_index, c_index = np.argmax(motif, axis=3), np.argmax(colour, axis=3)
+        codes = np.where(is_open, (1 << m_index) | (32 << c_index) | (1024 << (5 * m_index + c_index)), 0)
+        obs, shape, ar, ac, gap = self.shapes.short_instances(is_open, empty)
+        types = (self.shapes.completing_types(obs, shape, ar, ac, codes) if len(obs)
+                 else np.zeros((0, len(self.shapes.criteria)), np.int64))  # (P, 15)
+        mine, plain = _best_per_cell(n_obs, n, obs, gap[:, 0], types, (mine_worth, open_worth))
+        return mine, plain, (is_open, codes, obs, shape, ar, ac, gap[:, 0], types)
+
+    def _follow_ups(self, empty, stone, motif, colour, kinds, present, fits, mine_worth, open_worth, plain, found):
+        """Per my hand slot ``s`` and cell ``x`` where its tile fits (``(N, 5, B, B)`` each):
+        with that tile laid at ``x`` (and left open), the most the opponent could complete at
+        once with a tile of their hand anywhere (plain points), and the most I could with a
+        tile of my other slots (my goal doubled) in a cell within the Map's reach of ``x``
+        (``reach`` rows and columns: where a placement changes what completes). It is the
+        engine's ``completions`` after the placement, computed from the instances: those
+        already one tile short (still there, except a hollow pattern whose centre ``x`` fills),
+        those two short with ``x`` one of the gaps, and the fits the tile at ``x`` gives or
+        takes from its four neighbours; beyond ``x``'s reach nothing changes."""
+        is_open, codes, obs1, shape1, ar1, ac1, cell1, types1 = found
+        n_obs, size, reach = empty.shape[0], self.size, self.shapes.reach
+        n = size * size
+        rows = np.arange(n_obs)[:, None]
+        my_kinds, opp_kinds = kinds[:, :HAND], kinds[:, HAND + MARKET:]
+        my_present, opp_present = present[:, :HAND], present[:, HAND + MARKET:]
+        # the tile types each side could use, per slot I place: the opponent's hand; my other slots
+        opp_bits = np.bitwise_or.reduce(np.where(opp_present, 1 << opp_kinds, 0), axis=1)
+        slot_bits = np.where(my_present, 1 << my_kinds, 0)  # (N, 5)
+        others = np.stack([np.bitwise_or.reduce(np.delete(slot_bits, s, axis=1), axis=1) for s in range(HAND)], 1)
+        sides = ((np.repeat(opp_bits[:, None], HAND, axis=1), open_worth), (others, mine_worth))
+
+        # the types that may go in each cell now, and next to a tile of type t laid beside it
+        layers = np.concatenate([np.moveaxis(motif, 3, 1), np.moveaxis(colour, 3, 1),
+                                 is_open[:, None], (is_open | stone)[:, None]], axis=1)
+        near = _neighbours(layers)
+        matched = np.zeros((n_obs, size, size), np.int64)
+        for i in range(5):
+            matched |= np.where(near[:, i], _BY_MOTIF[1 << i], 0) | np.where(near[:, 5 + i], _BY_COLOUR[1 << i], 0)
+        free = empty & near[:, 11] & ~near[:, 10]
+        fits_now = np.where(empty, matched | np.where(free, _FULL_TYPES, 0), 0).reshape(n_obs, n)
+        # beside the new tile a cell is no longer among stones only, and takes its matches too
+        fits_beside = np.where(empty[:, None], matched[:, None] | _MATCHES[my_kinds][:, :, None, None], 0)
+        fits_beside = fits_beside.reshape(n_obs, HAND, n)
+
+        hollow = np.array([c == HOLLOW for c in self.shapes.criteria])
+        flat = [_best_per_cell(n_obs, n, obs1, cell1, np.where(hollow, 0, types1), (worth,))[0] for _, worth in sides]
+        out = np.zeros((2, n_obs, HAND, n), np.float32)
+        for side, (bits, _) in enumerate(sides):
+            # one short elsewhere: the best per cell y, then over the cells within reach of x
+            far = _best_of(bits[:, :, None] & fits_now[:, None], flat[side]).reshape(n_obs, HAND, size, size)
+            beside = _best_of(bits[:, :, None] & fits_beside, flat[side]).reshape(n_obs, HAND, size, size)
+            padded = np.pad(far, ((0, 0), (0, 0), (reach, reach), (reach, reach)))
+            best = np.zeros_like(far)
+            for dr in range(-reach, reach + 1):
+                for dc in range(-reach, reach + 1):
+                    if abs(dr) + abs(dc) > 1:
+                        best = np.maximum(best, padded[:, :, reach + dr:reach + dr + size, reach + dc:reach + dc + size])
+            for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                best = np.maximum(best, _shifted(beside, dr, dc))
+            out[side] = best.reshape(n_obs, HAND, n)
+
+        def scatter(o, x, y, slot_values_fn):
+            """Raise ``out[side][o, s, x]`` to the value of completing at ``y`` after placing at
+            ``x``; ``slot_values_fn(bits_y)`` prices ``(P, 5)`` type sets at ``y``."""
+            adjacent = np.abs(x // size - y // size) + np.abs(x % size - y % size) == 1
+            bits_y = np.where(adjacent[:, None], fits_beside[o, :, y], fits_now[o, y][:, None])  # (P, 5)
+            for side, (bits, worth) in enumerate(sides):
+                value = slot_values_fn(bits_y & bits[o], worth[o])  # (P, 5)
+                index = (o[:, None] * HAND + np.arange(HAND)) * n + x[:, None]
+                np.maximum.at(out[side].reshape(-1), index.ravel(), value.ravel())
+
+        # hollow patterns one short at y: gone where x is their centre
+        keep = (types1 & np.where(hollow, -1, 0)).any(axis=1)
+        if keep.any():
+            o, y, sh = obs1[keep], cell1[keep], shape1[keep]
+            centre = (ar1[keep] + self.shapes.centre[sh, 0]) * size + ac1[keep] + self.shapes.centre[sh, 1]
+            judged = np.where(hollow, types1[keep], 0)  # (H, 15)
+            span = np.arange(-reach, reach + 1)
+            dr, dc = (a.ravel() for a in np.meshgrid(span, span, indexing="ij"))
+            r, c = y[:, None] // size + dr, y[:, None] % size + dc  # (H, offsets): every x within reach
+            x = r * size + c
+            ok = ((dr != 0) | (dc != 0)) & (r >= 0) & (r < size) & (c >= 0) & (c < size) & (x != centre[:, None])
+            line = np.nonzero(ok)[0]
+            scatter(o[line], x[ok], y[line], lambda b, w: _priced(judged[line][:, None, :], b, w))
+
+        # two short, x one gap and y the other: judged with my slot's tile at x
+        obs2, shape2, ar2, ac2, gaps = self.shapes.short_instances(is_open, empty, missing=2)
+        if len(obs2):
+            extra = np.where(my_present[obs2], (1 << my_kinds[obs2] // 5) | (32 << my_kinds[obs2] % 5)
+                             | (1024 << my_kinds[obs2]), 0)  # (P2, 5) codes
+            many = len(obs2)  # every instance once per slot, judged in one call
+            judged = self.shapes.completing_types(np.tile(obs2, HAND), np.tile(shape2, HAND), np.tile(ar2, HAND),
+                                                  np.tile(ac2, HAND), codes, extra.T.ravel())
+            judged = judged.reshape(HAND, many, -1).transpose(1, 0, 2)  # (P2, 5, 15)
+            for x, y in ((gaps[:, 0], gaps[:, 1]), (gaps[:, 1], gaps[:, 0])):
+                scatter(obs2, x, y, lambda b, w: _priced(judged, b, w))
+        # the opponent's threat counts anywhere: beyond x's reach their completions stay as they are
+        now = _best_of(opp_bits[:, None, None] & fits_now[:, None], plain)[:, 0]
+        out[0] = np.maximum(out[0], _beyond(now.reshape(n_obs, size, size), reach).reshape(n_obs, 1, n))
+        placed = fits[:, :HAND].reshape(n_obs, HAND, n)
+        return [np.where(placed, side / self.top, 0.0).reshape(n_obs, HAND, size, size) for side in out]
+
+
+def _best_per_cell(n_obs: int, n: int, obs, cell, types, worths) -> list[np.ndarray]:
+    """Per worth (``(N, 15)``), per tile type and cell (``(N, 25, n)``): the most one placement
+    there completes, from the one-short instances ``(obs, cell, types)``."""
+    best = [np.zeros((n_obs, TYPES, n), np.float32) for _ in worths]
+    # instances ending at the same cell: their type sets joined per pattern
+    key = obs * n + cell
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.int64)
+    if not len(starts):
+        return best
+    joined = np.bitwise_or.reduceat(types[order], starts, axis=0)  # (U, 15)
+    unique = key[starts]
+    at, k = np.nonzero(joined)  # (cell, pattern) pairs that complete for some type
+    if len(at):
+        has = (joined[at, k][:, None] >> np.arange(TYPES)) & 1 != 0  # (E, 25)
+        runs = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
+        target = unique[at[runs]]
+        for out, worth in zip(best, worths):
+            values = np.where(has, worth[unique[at] // n, k][:, None], 0)
+            out[target // n, :, target % n] = np.maximum.reduceat(values, runs, axis=0)
+    return best
+
+
+def _best_of(bits: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per entry of ``bits`` (``(N, S, n)`` 25-bit type sets), the largest of ``values``
+    (``(N, 25, n)``) over its types."""
+    has = (bits[:, :, None, :] >> np.arange(TYPES)[:, None]) & 1 != 0  # (N, S, 25, n)
+    return np.where(has, values[:, None], np.float32(0)).max(axis=2)
+
+
+def _beyond(values: np.ndarray, reach: int) -> np.ndarray:
+    """``(N, B, B)``: per cell, the largest of ``values`` more than ``reach`` rows or columns
+    away (the four half-planes beyond its window, from running maxima)."""
+    size = values.shape[-1]
+    out = np.zeros_like(values)
+    for axis in (1, 2):
+        line = values.max(axis=3 - axis)  # (N, B): per row (axis 1) or column (axis 2)
+        before = np.maximum.accumulate(line, axis=1)  # best of lines 0..i
+        after = np.maximum.accumulate(line[:, ::-1], axis=1)[:, ::-1]  # best of lines i..B-1
+        best = np.zeros_like(line)
+        low = np.arange(size) - reach - 1  # the last line before the window
+        high = np.arange(size) + reach + 1  # the first line after it
+        best[:, low >= 0] = before[:, low[low >= 0]]
+        best[:, high < size] = np.maximum(best[:, high < size], after[:, high[high < size]])
+        out = np.maximum(out, best[:, :, None] if axis == 1 else best[:, None, :])
+    return out
+
+
+def _priced(judged: np.ndarray, bits: np.ndarray, worth: np.ndarray) -> np.ndarray:
+    """``(P, 5)``: the largest ``worth`` (``(P, 15)``) among the patterns whose completing types
+    (``judged``, ``(P, 5 or 1, 15)``) meet the usable types ``bits`` (``(P, 5)``)."""
+    return np.where(judged & bits[:, :, None] != 0, worth[:, None, :], 0).max(axis=2)
+
+
+def _shifted(planes: np.ndarray, dr: int, dc: int) -> np.ndarray:
+    """``out[..., r, c] = planes[..., r + dr, c + dc]`` (0 off the table)."""
+    out = np.zeros_like(planes)
+    size = planes.shape[-1]
+    rows, cols = slice(max(0, -dr), size - max(0, dr)), slice(max(0, -dc), size - max(0, dc))
+    out[..., rows, cols] = planes[..., max(0, dr):size + min(0, dr), max(0, dc):size + min(0, dc)]
+    return out
 
 
 def _neighbours(layers: np.ndarray) -> np.ndarray:

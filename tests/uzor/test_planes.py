@@ -20,7 +20,8 @@ from envs.uzor.observer import UzorObserver
 from envs.uzor.patterns import STANDARD_MAP, all_orientations
 from envs.uzor.rules import FORK, STONE, UzorGame
 from tests.uzor.test_rules import order_of, scripted_order
-from tests.uzor.util import cell, dealt, first_outcomes, resolve, tile, tiles
+from tests.uzor.util import cell, dealt, draw, first_outcomes, position, resolve, tile, tiles
+from training.bots.uzor_simple import pattern_reach
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,11 +64,11 @@ def positions(options: dict, games: int, seed: int = 0):
 
 
 def reference(game: UzorGame, player: int) -> np.ndarray:
-    """The per-cell channels (0…22) from the engine itself: ``cells_for`` and ``completions``."""
+    """The per-cell channels 0…22 from the engine itself: ``cells_for`` and ``completions``."""
     size = game.geo.size
     points = game.geo.map.points
     top = max(1, 2 * max(points))
-    out = np.zeros((size, size, P.TO_ACT_CH), np.float32)
+    out = np.zeros((size, size, P.THREAT_CH), np.float32)
     for x, v in enumerate(game.board):
         r, c = divmod(x, size)
         if v >= STONE:
@@ -109,10 +110,78 @@ def test_the_cell_channels_equal_the_engines_own_placements_and_completions(name
         expected.append(reference(game, player))
     planes = observer.planes(np.stack(vectors))
     for got, want in zip(planes, expected):
-        np.testing.assert_allclose(got[..., :P.TO_ACT_CH], want, atol=1e-6)
+        np.testing.assert_allclose(got[..., :P.THREAT_CH], want, atol=1e-6)
         checked += 1
         completing += int((want[..., P.MINE_CH:P.THEIRS_CH + 1] > P.BASE + 1e-6).any())
     assert checked > 400 and completing > 100
+
+
+def follow_up_reference(game: UzorGame, player: int) -> np.ndarray:
+    """Channels 23…32 from the engine itself: per hand slot and cell where its tile fits, the
+    tile laid there (and left open), then the best ``completions`` for the opponent's hand
+    anywhere (plain points) and for my other slots within the Map's reach of that cell (goal
+    doubled)."""
+    size = game.geo.size
+    points = game.geo.map.points
+    top = max(1, 2 * max(points))
+    reach = pattern_reach(game.options["patterns"])
+    out = np.zeros((size, size, 2 * 5), np.float32)
+    hand, theirs = game.hands[player], game.hands[1 - player]
+    for s, t in enumerate(hand):
+        for x in set_bits(game.cells_for(t)):
+            after = game.clone()
+            after._put(x, t)
+            row, col = divmod(x, size)
+            for side, (usable, goal) in enumerate(((theirs, None), (hand[:s] + hand[s + 1:], game.goals[player]))):
+                best = 0
+                for u in set(usable):
+                    for y in set_bits(after.cells_for(u)):
+                        if side == 0 or max(abs(y // size - row), abs(y % size - col)) <= reach:
+                            best = max([best] + [points[k] * (2 if k == goal else 1) for k in after.completions(y, u)])
+                out[row, col, 5 * side + s] = best / top
+    return out
+
+
+@pytest.mark.parametrize("name", list(OPTION_SETS))
+def test_the_follow_up_channels_equal_the_engines_completions_after_each_placement(name):
+    options = UzorGame.resolve_options(dict(OPTION_SETS[name]))
+    observer = UzorObserver(options)
+    games = {"default 21x21": 1, "smallest 9x9": 2, "user Map 11x11": 2}[name]
+    vectors, expected = [], []
+    for index, (game, player) in enumerate(positions(options, games, seed=5)):  # one game, moved on: read it now
+        if index % 2 == 0 and not game.is_terminal():
+            vectors.append(observer.observe(game, player))
+            expected.append(follow_up_reference(game, player))
+    planes = observer.planes(np.stack(vectors))
+    for got, want in zip(planes, expected):
+        np.testing.assert_allclose(got[..., P.THREAT_CH:P.PREPARE_CH + 5], want, atol=1e-6)
+    threats = sum(int((want[..., :5] > 0).any()) for want in expected)
+    prepared = sum(int((want[..., 5:] > 0).any()) for want in expected)
+    assert len(expected) > 120 and threats > 50 and prepared > 50
+
+
+def test_filling_a_rings_centre_takes_the_ring_from_the_opponent():
+    # A Ring one tile short around the empty c3: its eight neighbours but d4 hold open tiles.
+    # The opponent's Wm fits d4 (beside Sm) and would complete the Ring (7 points), unless my
+    # tile fills c3: a Ring's centre must be empty or a stone.
+    table = draw("""
+        Ca Sr Wi
+        Be .  Ba
+        Xr Sm .
+    """, top=1, left=1)
+    table[40] = tile("Wm")  # the centre cell, e5, holds a tile in every position
+    game = position(table, tiles("Sa", "Xe", "Ce", "Ce", "Xa"), hand1=tiles("Wm", "Wm", "Xi", "Xi", "Xi"))
+    observer = UzorObserver(game.options)
+    planes = observer.planes(observer.observe(game, 0))
+    top = 2 * max(p["points"] for p in STANDARD_MAP)
+    ring, centre, outside = 11, cell("c3"), cell("b1")
+    assert ring in game.completions(cell("d4"), tile("Wm"))
+    slot = game.hands[0].index(tile("Sa"))  # sun/azure: fits c3 (beside Sr) and b1 (beside Ca)
+    assert game.cells_for(tile("Sa")) >> centre & 1 and game.cells_for(tile("Sa")) >> outside & 1
+    threat = planes[..., P.THREAT_CH + slot]
+    assert threat.reshape(-1)[outside] == pytest.approx(7 / top)
+    assert threat.reshape(-1)[centre] < 7 / top
+    np.testing.assert_allclose(planes[..., P.THREAT_CH:P.PREPARE_CH + 5], follow_up_reference(game, 0), atol=1e-6)
 
 
 def test_the_constant_planes_hold_the_global_facts():
@@ -151,10 +220,10 @@ def test_shape_dtype_range_and_a_batch_equals_its_singles(options):
     resolved = UzorGame.resolve_options(dict(options))
     observer = UzorObserver(resolved)
     size = resolved["board_size"]
-    assert observer.planes_shape() == (size, size, 64) == observer.planes_space().shape
+    assert observer.planes_shape() == (size, size, P.CHANNELS) == observer.planes_space().shape
     vectors = [observer.observe(game, player) for game, player in positions(resolved, 1, seed=3)][::7]
     batch = observer.planes(np.stack(vectors))
-    assert batch.shape == (len(vectors), size, size, 64) and batch.dtype == np.float32
+    assert batch.shape == (len(vectors), size, size, P.CHANNELS) and batch.dtype == np.float32
     assert batch.min() >= 0.0 and batch.max() <= 1.0
     singles = np.stack([observer.planes(v) for v in vectors])
     assert np.array_equal(batch, singles)
@@ -169,7 +238,7 @@ def test_the_env_gives_planes_when_asked():
     env.reset(seed=4)
     flat.reset(seed=4)
     rng = random.Random(4)
-    assert env.observation_space("player_0")["observation"].shape == (11, 11, 64)
+    assert env.observation_space("player_0")["observation"].shape == (11, 11, P.CHANNELS)
     for _ in range(60):
         agent = env.agent_selection
         obs, _, terminated, truncated, _ = env.last()
