@@ -224,14 +224,16 @@ class PlaneMaker:
         kinds = np.maximum(types, 0)
         rows = np.arange(n_obs)[:, None]
         # per tile of interest (N, 15, B, B): where it may go, and what it would complete there
-        fits = self._fits(empty, stone, motif, colour, rows, kinds) & present[:, :, None, None]
-        mine, plain, found = self._completes(empty, motif, colour, mine_worth, open_worth)
+        is_open = motif.any(axis=3)
+        near, free = _neighbourhood(empty, stone, motif, colour, is_open)
+        fits = (empty[:, None] & (near[rows, kinds // 5] | near[rows, 5 + kinds % 5]) | free[:, None]) \
+            & present[:, :, None, None]
+        mine, plain, found = self._completes(empty, motif, colour, is_open, mine_worth, open_worth)
         value = np.concatenate([mine[rows, kinds[:, :HAND + MARKET]], plain[rows, kinds[:, HAND + MARKET:]]], axis=1)
         value = np.where(fits, BASE + (1 - BASE) / self.top * value.reshape(fits.shape), 0.0)
         out[..., MINE_CH:MINE_CH + HAND + MARKET] = np.moveaxis(value[:, :HAND + MARKET], 1, -1)
         out[..., THEIRS_CH] = value[:, HAND + MARKET:].max(axis=1)
-        threat, prepare = self._follow_ups(empty, stone, motif, colour, kinds, present, fits, mine_worth, open_worth,
-                                           plain, found)
+        threat, prepare = self._follow_ups(empty, near, free, kinds, present, fits, mine_worth, open_worth, plain, found)
         out[..., THREAT_CH:THREAT_CH + HAND] = np.moveaxis(threat, 1, -1)
         out[..., PREPARE_CH:PREPARE_CH + HAND] = np.moveaxis(prepare, 1, -1)
 
@@ -250,35 +252,20 @@ class PlaneMaker:
         out[..., TO_ACT_CH:] = constants[:, None, None, :]
         return out
 
-    # ----- where a tile may go, and what it would complete ---------------------------------------
-    @staticmethod
-    def _fits(empty, stone, motif, colour, rows, kinds) -> np.ndarray:
-        """Per observation and each of its tile types ``kinds`` (``(N, K)``), the empty cells
-        where a tile of that type may be placed (``(N, K, B, B)``): next to an open tile of its
-        motif or its colour, or anywhere next to stones only."""
-        is_open = motif.any(axis=3)
-        layers = np.concatenate([np.moveaxis(motif, 3, 1), np.moveaxis(colour, 3, 1),
-                                 is_open[:, None], (is_open | stone)[:, None]], axis=1)
-        near = _neighbours(layers)
-        free = empty & near[:, 11] & ~near[:, 10]
-        matched = near[rows, kinds // 5] | near[rows, 5 + kinds % 5]
-        return empty[:, None] & matched | free[:, None]
-
-    def _completes(self, empty, motif, colour, mine_worth, open_worth):
+    # ----- what a tile would complete ------------------------------------------------------------
+    def _completes(self, empty, motif, colour, is_open, mine_worth, open_worth):
         """Per tile type and empty cell (``(N, 25, B*B)``), the most a placement completes,
         priced by ``mine_worth`` and by ``open_worth`` (per observation and pattern); and the
         instances found, for ``_follow_ups``."""
         n_obs, n = empty.shape[0], self.size * self.size
-        is_open = motif.any(axis=3)
-        m_index, c_index = np.argmax(motif, axis=3), np.argmax(colour, axis=3)
-        codes = np.where(is_open, (1 << m_index) | (32 << c_index) | (1024 << (5 * m_index + c_index)), 0)
+        codes = np.where(is_open, _tile_codes(np.argmax(motif, axis=3), np.argmax(colour, axis=3)), 0)
         obs, shape, ar, ac, gap = self.shapes.short_instances(is_open, empty)
         types = (self.shapes.completing_types(obs, shape, ar, ac, codes) if len(obs)
                  else np.zeros((0, len(self.shapes.criteria)), np.int64))  # (P, 15)
         mine, plain = _best_per_cell(n_obs, n, obs, gap[:, 0], types, (mine_worth, open_worth))
         return mine, plain, (is_open, codes, obs, shape, ar, ac, gap[:, 0], types)
 
-    def _follow_ups(self, empty, stone, motif, colour, kinds, present, fits, mine_worth, open_worth, plain, found):
+    def _follow_ups(self, empty, near, free, kinds, present, fits, mine_worth, open_worth, plain, found):
         """Per my hand slot ``s`` and cell ``x`` where its tile fits (``(N, 5, B, B)`` each):
         with that tile laid at ``x`` (and left open), the most the opponent could complete at
         once with a tile of their hand anywhere (plain points), and the most I could with a
@@ -291,7 +278,6 @@ class PlaneMaker:
         is_open, codes, obs1, shape1, ar1, ac1, cell1, types1 = found
         n_obs, size, reach = empty.shape[0], self.size, self.shapes.reach
         n = size * size
-        rows = np.arange(n_obs)[:, None]
         my_kinds, opp_kinds = kinds[:, :HAND], kinds[:, HAND + MARKET:]
         my_present, opp_present = present[:, :HAND], present[:, HAND + MARKET:]
         # the tile types each side could use, per slot I place: the opponent's hand; my other slots
@@ -301,13 +287,9 @@ class PlaneMaker:
         sides = ((np.repeat(opp_bits[:, None], HAND, axis=1), open_worth), (others, mine_worth))
 
         # the types that may go in each cell now, and next to a tile of type t laid beside it
-        layers = np.concatenate([np.moveaxis(motif, 3, 1), np.moveaxis(colour, 3, 1),
-                                 is_open[:, None], (is_open | stone)[:, None]], axis=1)
-        near = _neighbours(layers)
         matched = np.zeros((n_obs, size, size), np.int64)
         for i in range(5):
             matched |= np.where(near[:, i], _BY_MOTIF[1 << i], 0) | np.where(near[:, 5 + i], _BY_COLOUR[1 << i], 0)
-        free = empty & near[:, 11] & ~near[:, 10]
         fits_now = np.where(empty, matched | np.where(free, _FULL_TYPES, 0), 0).reshape(n_obs, n)
         # beside the new tile a cell is no longer among stones only, and takes its matches too
         fits_beside = np.where(empty[:, None], matched[:, None] | _MATCHES[my_kinds][:, :, None, None], 0)
@@ -318,16 +300,16 @@ class PlaneMaker:
         out = np.zeros((2, n_obs, HAND, n), np.float32)
         for side, (bits, _) in enumerate(sides):
             # one short elsewhere: the best per cell y, then over the cells within reach of x
-            far = _best_of(bits[:, :, None] & fits_now[:, None], flat[side]).reshape(n_obs, HAND, size, size)
-            beside = _best_of(bits[:, :, None] & fits_beside, flat[side]).reshape(n_obs, HAND, size, size)
-            padded = np.pad(far, ((0, 0), (0, 0), (reach, reach), (reach, reach)))
-            best = np.zeros_like(far)
+            # (the four cells beside x with the fits its tile changes)
+            far, beside = (np.pad(_best_of(bits[:, :, None] & usable, flat[side]).reshape(n_obs, HAND, size, size),
+                                  ((0, 0), (0, 0), (reach, reach), (reach, reach)))
+                           for usable in (fits_now[:, None], fits_beside))
+            best = np.zeros((n_obs, HAND, size, size), np.float32)
             for dr in range(-reach, reach + 1):
                 for dc in range(-reach, reach + 1):
-                    if abs(dr) + abs(dc) > 1:
+                    if dr or dc:  # y = x + (dr, dc)
+                        padded = beside if abs(dr) + abs(dc) == 1 else far
                         best = np.maximum(best, padded[:, :, reach + dr:reach + dr + size, reach + dc:reach + dc + size])
-            for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-                best = np.maximum(best, _shifted(beside, dr, dc))
             out[side] = best.reshape(n_obs, HAND, n)
 
         def scatter(o, x, y, slot_values_fn):
@@ -357,8 +339,7 @@ class PlaneMaker:
         # two short, x one gap and y the other: judged with my slot's tile at x
         obs2, shape2, ar2, ac2, gaps = self.shapes.short_instances(is_open, empty, missing=2)
         if len(obs2):
-            extra = np.where(my_present[obs2], (1 << my_kinds[obs2] // 5) | (32 << my_kinds[obs2] % 5)
-                             | (1024 << my_kinds[obs2]), 0)  # (P2, 5) codes
+            extra = np.where(my_present[obs2], _tile_codes(my_kinds[obs2] // 5, my_kinds[obs2] % 5), 0)  # (P2, 5)
             many = len(obs2)  # every instance once per slot, judged in one call
             judged = self.shapes.completing_types(np.tile(obs2, HAND), np.tile(shape2, HAND), np.tile(ar2, HAND),
                                                   np.tile(ac2, HAND), codes, extra.T.ravel())
@@ -427,13 +408,20 @@ def _priced(judged: np.ndarray, bits: np.ndarray, worth: np.ndarray) -> np.ndarr
     return np.where(judged & bits[:, :, None] != 0, worth[:, None, :], 0).max(axis=2)
 
 
-def _shifted(planes: np.ndarray, dr: int, dc: int) -> np.ndarray:
-    """``out[..., r, c] = planes[..., r + dr, c + dc]`` (0 off the table)."""
-    out = np.zeros_like(planes)
-    size = planes.shape[-1]
-    rows, cols = slice(max(0, -dr), size - max(0, dr)), slice(max(0, -dc), size - max(0, dc))
-    out[..., rows, cols] = planes[..., max(0, dr):size + min(0, dr), max(0, dc):size + min(0, dc)]
-    return out
+def _tile_codes(motif: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """A tile's code for ``completing_types``: its motif bit, its colour bit << 5, its type bit
+    << 10."""
+    return (1 << motif) | (32 << colour) | (1024 << (5 * motif + colour))
+
+
+def _neighbourhood(empty, stone, motif, colour, is_open) -> tuple[np.ndarray, np.ndarray]:
+    """``near`` (``(N, 12, B, B)``): the cells next to an open tile of each motif (0–4) and each
+    colour (5–9), to any open tile (10), to any tile (11); and ``free``: the empty cells whose
+    occupied neighbours are all stones, which take any tile."""
+    layers = np.concatenate([np.moveaxis(motif, 3, 1), np.moveaxis(colour, 3, 1),
+                             is_open[:, None], (is_open | stone)[:, None]], axis=1)
+    near = _neighbours(layers)
+    return near, empty & near[:, 11] & ~near[:, 10]
 
 
 def _neighbours(layers: np.ndarray) -> np.ndarray:
