@@ -89,9 +89,10 @@ class HeuristicUzorBot(SeatBot):
                 best_k, best_v = k, v
         return best_v, best_k
 
-    def price(self, game: UzorGame, action: int, now: float, baseline, close: bool = True) -> float | None:
-        """A placement's price: ``now`` (what it closes) plus what it prepares for my next turn,
-        less what it leaves the opponent. Where it completes a pattern the best one is closed
+    def price(self, game: UzorGame, action: int, now: float | None, baseline, close: bool = True) -> float | None:
+        """A placement's price: ``now`` (what it closes; None: the worth of its best close) plus
+        what it prepares for my next turn, less what it leaves the opponent (``baseline``: the
+        opponent's ``threats`` before it). Where it completes a pattern the best one is closed
         first; with ``close=False`` such a placement is not priced (None)."""
         geo, me, opp = game.geo, self.me, 1 - self.me
         sim = game.clone()
@@ -104,9 +105,10 @@ class HeuristicUzorBot(SeatBot):
             v, k = self._close_value(sim)
             changed |= sum(1 << x for x in sim.fork[k])
             sim.apply(geo.close0 + k)
+            now = v if now is None else now
         prepare = self.best_close(sim, sim.hands[me], me, self.near[cell])
         threat = self.opponent_threat(sim, baseline, changed, opp)
-        return now + self.PREPARE * prepare - self.THREAT * threat
+        return (now or 0.0) + self.PREPARE * prepare - self.THREAT * threat
 
     def place(self, game: UzorGame, legal: list[int]) -> int:
         geo = game.geo

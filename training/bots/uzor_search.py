@@ -114,23 +114,10 @@ def root_preferred_actions(state: UzorGame) -> list[int]:
     bot = _pricer(state)
     bot.me = me = state.to_move
     opp = 1 - me
-    geo = state.geo
     baseline = bot.threats(state, state.hands[opp], opp)
     priced = []
     for action in state.legal_actions():
-        # as HeuristicUzorBot.place prices the placements it examines
-        cell = action % geo.cells
-        sim = state.clone()
-        sim.apply(action)
-        changed = 1 << cell
-        now = 0.0
-        if sim.phase == FORK:
-            now, k = bot._close_value(sim)
-            changed |= sum(1 << x for x in sim.fork[k])
-            sim.apply(geo.close0 + k)
-        prepare = bot.best_close(sim, sim.hands[me], me, bot.near[cell])
-        threat = bot.opponent_threat(sim, baseline, changed, opp)
-        price = now + bot.PREPARE * prepare - bot.THREAT * threat
+        price = bot.price(state, action, None, baseline)  # as the heuristic prices a placement
         priced.append((-price, (action * 2654435761) % 4294967296, action))
     priced.sort()
     return [action for _, _, action in priced[:ROOT_CANDIDATES]]
