@@ -323,6 +323,8 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
                     bar.set_postfix(policy=f"{losses['loss/policy']:.3f}")
                 bar.update(1)
         tuning_seconds = time.perf_counter() - started
+        from training.checkpoint import code_version
+
         agent_meta = {
             **{k: v for k, v in meta.items() if k not in ("format", "format_version", "architecture")},
             "algo": f"{meta.get('algo', 'alphazero')} + "
@@ -333,6 +335,7 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
             "endgame_positions": positions, "critical_positions": int(len(critical_rows)),
             "wall_seconds": round(float(meta.get("wall_seconds", 0.0)) + tuning_seconds, 1),
             "command": f"{meta.get('command', '')} && {command}", "created": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "code_version": code_version(),  # this job's code, not the start's
         }
         agent_path = save_network(run_dir / "agent.zip", net.architecture, learner.weights(), net.index, agent_meta)
         # 4. evaluation: both networks on the same deals

@@ -16,6 +16,7 @@ from envs.fill.positions import position
 from envs.fill.rules import FILL, FILL2, FillGame
 from training import load_agent
 from training.bots.fill import solved_scores
+from training.checkpoint import code_version
 from training.endgame_tuning import best_moves, main, play_positions
 from training.evaluate import play_game
 from tests.fill.test_search import ONLY_C5_WINS, brute_force_winning_fills, random_positions
@@ -162,6 +163,7 @@ def test_a_tiny_run_writes_an_agent_that_plays_full_games(tmp_path):
         assert sorted(returns) == [-1, 1]
     meta = json.loads(zipfile.ZipFile(result["agent"]).read("meta.json"))
     assert meta["tuned_from"] == SHIPPED and "training.endgame_tuning" in meta["command"]
+    assert meta["code_version"] == code_version()  # the tuning's code, not the start's
     assert meta["critical_positions"] == report["critical_positions"]
 
 
