@@ -32,7 +32,9 @@ teacher where the student goes. This job:
    teacher sees nothing hidden and any game can use this mode;
 3. **learning** — ``--steps`` minibatches, a share ``--critical-share`` of each drawn from the
    critical (or teacher-labelled) positions, each batch mapped by one of the game's symmetries
-   (as in ``training.alphazero``);
+   (as in ``training.alphazero``); with ``--earlier-positions`` the positions of earlier rounds
+   (saved with ``--keep-positions``) join this round's, as DAgger proper trains on every round's
+   data rather than the last round's alone;
 4. **evaluation** — the tuned and the starting network, policy alone, against ``random`` and
    ``heuristic`` on the same deals, ``--eval-games`` each, printed and in ``evaluation.json``.
 
@@ -41,7 +43,9 @@ targets; only games whose solver answers where nothing is hidden can use the sol
 (Fill's answers only without traps, gems and tokens). Outputs go to
 ``runs/<game>__endgame__<seed>__<time>/`` (``<game>__dagger__…`` with a teacher):
 ``config.json``, ``agent.zip`` (an agent file like ``training.alphazero``'s: ``load_agent``
-plays it, ``mcts:N:net=`` searches with it), ``evaluation.json`` and TensorBoard logs.
+plays it, ``mcts:N:net=`` searches with it), ``evaluation.json``, TensorBoard logs and, with
+``--keep-positions``, ``positions.npz`` (the round's labelled positions; plain arrays and a JSON
+record of the game, options and teacher, so loading it unpickles nothing).
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ import random
 import shlex
 import sys
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,6 +104,12 @@ class EndgameConfig:
     leans on these heads). Off, the policy alone is tuned and the heads follow the shared tower"""
     margin_weight: float = 0.5
     """weight of the score-margin target in the loss, as in training.alphazero"""
+    keep_positions: bool = False
+    """write this round's labelled positions to positions.npz in the run folder, for a later
+    round's --earlier-positions"""
+    earlier_positions: tuple = ()
+    """positions.npz files of earlier rounds (same game, options, teacher and --value-targets),
+    learned from together with this round's positions"""
     eval_games: int = 400
     """games per opponent when the tuned and the starting network are evaluated (0: none)"""
     workers: int = 2
@@ -249,6 +260,50 @@ def teacher_policy(teacher, observation) -> np.ndarray:
     return policy
 
 
+# ----- rounds' positions -------------------------------------------------------------------------
+
+POSITION_KEYS = ("vectors", "masks", "policies", "values", "margins", "critical")
+
+
+def save_positions(path: Path, data: dict, record: dict) -> None:
+    """The round's positions and, as a JSON string, what they were labelled for (``record``)."""
+    np.savez_compressed(path, record=np.asarray(json.dumps(record)), **{key: data[key] for key in POSITION_KEYS})
+
+
+def read_earlier_positions(paths: tuple, record: dict, vector_size: int, actions: int) -> list[dict]:
+    """The arrays of each ``--earlier-positions`` file, checked against this round: the same
+    game, options, teacher and value targets, observations and masks of this game's sizes."""
+    rounds = []
+    for path in paths:
+        where = f"--earlier-positions {path!r}"
+        try:
+            with np.load(path, allow_pickle=False) as stored:
+                arrays = {key: stored[key] for key in stored.files}
+        except (OSError, EOFError, ValueError, zipfile.BadZipFile) as error:
+            raise ValueError(f"{where}: cannot be read as a positions file ({error})") from None
+        missing = [key for key in ("record",) + POSITION_KEYS if key not in arrays]
+        if missing:
+            raise ValueError(f"{where}: not a positions file of training.endgame_tuning (no {', '.join(missing)})")
+        try:
+            earlier = json.loads(str(arrays.pop("record")))
+        except json.JSONDecodeError:
+            raise ValueError(f"{where}: its record is not JSON") from None
+        for key in ("game", "options", "teacher", "value_targets"):
+            mine = json.loads(json.dumps(record[key]))  # as JSON keeps it (tuples as lists)
+            if not isinstance(earlier, dict) or earlier.get(key) != mine:
+                theirs = earlier.get(key) if isinstance(earlier, dict) else None
+                raise ValueError(f"{where} was labelled with {key} {theirs!r}, this round with {mine!r}")
+        rows = len(arrays["vectors"])
+        shapes = {"vectors": (rows, vector_size), "masks": (rows, actions), "policies": (rows, actions)}
+        for key, shape in shapes.items():
+            if arrays[key].shape != shape:
+                raise ValueError(f"{where}: its {key} have shape {arrays[key].shape}, this game's are {shape}")
+        if any(len(arrays[key]) != rows for key in POSITION_KEYS):
+            raise ValueError(f"{where}: its arrays hold different numbers of positions")
+        rounds.append({key: arrays[key] for key in POSITION_KEYS})
+    return rounds
+
+
 # ----- the job -----------------------------------------------------------------------------------
 
 
@@ -271,6 +326,10 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
             load_agent(spec, game, seed=0, **options)
         except (ValueError, OSError) as error:
             raise ValueError(f"{flag} {spec!r}: {error}") from None
+    labelled_for = {"game": game, "options": options, "teacher": config.teacher,
+                    "value_targets": config.value_targets}
+    earlier = read_earlier_positions(config.earlier_positions, labelled_for, observer.size,
+                                     description.num_actions(options))
     stamp = time.strftime("%Y%m%d-%H%M%S")
     kind = "dagger" if config.teacher else "endgame"
     run_dir = Path(config.out_dir) / f"{description.short_name}__{kind}__{config.seed}__{stamp}"
@@ -295,10 +354,17 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
         with tqdm(total=len(games), desc="games", unit="game") as bar:
             parts = workers.map(play_positions, tasks, bar)
         data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
-        critical_rows = np.flatnonzero(data["critical"])
         positions = len(data["vectors"])
-        print(f"  {positions} positions, {len(critical_rows)} {'labelled' if config.teacher else 'critical'}, "
+        round_critical = int(data["critical"].sum())
+        print(f"  {positions} positions, {round_critical} {'labelled' if config.teacher else 'critical'}, "
               f"in {time.perf_counter() - started:.0f} s", flush=True)
+        if config.keep_positions:
+            save_positions(run_dir / "positions.npz", data, {**labelled_for, "agent": config.agent, "seed": config.seed})
+        if earlier:  # every round's positions, this one's first
+            data = {key: np.concatenate([data[key]] + [arrays[key] for arrays in earlier]) for key in POSITION_KEYS}
+            print(f"  with {len(data['vectors']) - positions} positions of {len(earlier)} earlier round(s)", flush=True)
+        critical_rows = np.flatnonzero(data["critical"])
+        learned = len(data["vectors"])
         if not len(critical_rows):
             raise RuntimeError("no position was labelled: the agent had no decision with a choice in these games"
                                if config.teacher else
@@ -307,13 +373,13 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
         learner = Learner(config, net.architecture, observer)
         learner.load_folded(net.weights)
         rng = np.random.default_rng(config.seed)
-        learner.calibrate(observer.planes(data["vectors"][rng.integers(0, positions, min(positions, 4096))]))
+        learner.calibrate(observer.planes(data["vectors"][rng.integers(0, learned, min(learned, 4096))]))
         take_critical = int(round(config.batch_size * config.critical_share))
         keys = ("vectors", "masks", "policies", "values", "margins")
         with tqdm(total=config.steps, desc="learning", unit="step") as bar:
             for step in range(config.steps):
                 rows = np.concatenate([critical_rows[rng.integers(0, len(critical_rows), take_critical)],
-                                       rng.integers(0, positions, config.batch_size - take_critical)])
+                                       rng.integers(0, learned, config.batch_size - take_critical)])
                 batch = {key: data[key][rows] for key in keys}
                 batch["value_weights"] = np.full(len(rows), 1.0 if config.value_targets else 0.0, np.float32)
                 losses = learner.step(batch, rng, float(meta["margin_scale"]))
@@ -332,7 +398,8 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
                        + (", value and margin heads on the games' outcomes)" if config.value_targets else ")")
                        if config.teacher else "endgame tuning (exact solver targets)"),
             "tuned_from": config.agent, "positions": int(meta.get("positions", 0)) + positions,
-            "endgame_positions": positions, "critical_positions": int(len(critical_rows)),
+            "endgame_positions": positions, "critical_positions": round_critical,
+            "earlier_positions": learned - positions,
             "wall_seconds": round(float(meta.get("wall_seconds", 0.0)) + tuning_seconds, 1),
             "command": f"{meta.get('command', '')} && {command}", "created": time.strftime("%Y-%m-%d %H:%M:%S"),
             "code_version": code_version(),  # this job's code, not the start's
@@ -342,7 +409,8 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
         # (final_evaluation is where load_agent("trained") reads an agent's score)
         report: dict[str, Any] = {"game": game, "options": options, "command": agent_meta["command"],
                                   "config": dataclasses.asdict(config), "positions": positions,
-                                  "critical_positions": int(len(critical_rows)),
+                                  "critical_positions": round_critical,
+                                  "earlier_positions": learned - positions,
                                   "tuning_seconds": round(tuning_seconds, 1),
                                   "final_evaluation": {}, "start_evaluation": {}}
         for label, path in (("tuned", str(agent_path)), ("start", config.agent)):

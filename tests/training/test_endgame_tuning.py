@@ -167,6 +167,45 @@ def test_a_tiny_run_writes_an_agent_that_plays_full_games(tmp_path):
     assert meta["critical_positions"] == report["critical_positions"]
 
 
+def test_earlier_rounds_positions_join_this_rounds(tmp_path):
+    """DAgger aggregation: --keep-positions saves the round's labelled positions, a later round's
+    --earlier-positions learns from them with its own (the same seed and games without them give
+    other weights), and a file labelled for another teacher is refused before anything starts."""
+    first_dir, second_dir, alone_dir = (tmp_path / name for name in ("first", "second", "alone"))
+    common = ["--agent", SHIPPED, "--teacher", "random", "--games", "2", "--steps", "2", "--eval-games", "0",
+              "--workers", "1", "--critical-share", "0"]
+    first = main(common + ["--keep-positions", "--out-dir", str(first_dir), "--seed", "1"])
+    saved = Path(first["dir"]) / "positions.npz"
+    with np.load(saved, allow_pickle=False) as stored:
+        assert len(stored["vectors"]) == len(stored["policies"]) == first["positions"] > 5
+        assert json.loads(str(stored["record"]))["teacher"] == "random"
+        rows = stored["vectors"][:3].copy()
+    second = main(common + ["--earlier-positions", str(saved), "--out-dir", str(second_dir), "--seed", "2"])
+    alone = main(common + ["--out-dir", str(alone_dir), "--seed", "2"])
+    assert second["earlier_positions"] == first["positions"] and alone["earlier_positions"] == 0
+    assert second["positions"] == alone["positions"]  # the same games this round
+    meta = json.loads(zipfile.ZipFile(second["agent"]).read("meta.json"))
+    assert meta["earlier_positions"] == first["positions"] and meta["endgame_positions"] == second["positions"]
+    weights = [zipfile.ZipFile(run["agent"]) for run in (second, alone)]
+    names = [name for name in weights[0].namelist() if name != "meta.json"]
+    assert any(weights[0].read(name) != weights[1].read(name) for name in names)
+    assert rows.dtype == np.float16  # kept as the learner holds them
+    refused = tmp_path / "refused"
+    with pytest.raises(ValueError, match="--earlier-positions .* was labelled with teacher 'random', "
+                                         "this round with 'heuristic'"):
+        main(["--agent", SHIPPED, "--teacher", "heuristic", "--earlier-positions", str(saved),
+              "--out-dir", str(refused)])
+    with pytest.raises(ValueError, match="--earlier-positions .* not a positions file"):
+        not_positions = tmp_path / "other.npz"
+        np.savez(not_positions, vectors=np.zeros(3))
+        main(["--agent", SHIPPED, "--teacher", "random", "--earlier-positions", str(not_positions),
+              "--out-dir", str(refused)])
+    with pytest.raises(ValueError, match="--earlier-positions .* cannot be read"):
+        main(["--agent", SHIPPED, "--teacher", "random", "--earlier-positions", str(tmp_path / "missing.npz"),
+              "--out-dir", str(refused)])
+    assert not refused.exists()  # nothing was started
+
+
 @pytest.mark.parametrize("flags, message", [
     (["--agent", "checkpoints/linecatch/linecatch__alphazero__1.zip"], "no exact solver"),
     ([], "--agent is required"),

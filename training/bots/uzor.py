@@ -20,8 +20,8 @@ from training.bots.uzor_search import ROOT_CANDIDATES, evaluate_state, preferred
 from training.bots.uzor_simple import CloserBot, GreedyBot
 
 __all__ = [
-    "KIT", "ROOT_CANDIDATES", "CloserBot", "GreedyBot", "HeuristicUzorBot", "best_completion", "completing_placements",
-    "evaluate_state", "preferred_actions", "root_preferred_actions", "ThoroughUzorBot",
+    "KIT", "ROOT_CANDIDATES", "CloserBot", "GreedyBot", "HeuristicUzorBot", "ThoroughUzorBot", "best_completion",
+    "completing_placements", "evaluate_state", "preferred_actions", "root_preferred_actions",
 ]
 
 KIT = BotKit(
