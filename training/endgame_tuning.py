@@ -69,6 +69,7 @@ from envs.core.game import ranked_returns
 from training.flags import parse_flags
 
 SELF = "self"  # the opponent that is the agent itself
+POSITION_KEYS = ("vectors", "masks", "policies", "values", "margins", "critical")  # a recorded position's arrays
 
 
 @dataclass
@@ -173,7 +174,7 @@ def play_positions(task: dict) -> dict:
     solved = envs.describe(game).bot_kit().search.solved
     net, meta = load_network(task["agent"])
     scale = float(meta["margin_scale"])
-    rows: dict[str, list] = {"vectors": [], "masks": [], "policies": [], "values": [], "margins": [], "critical": []}
+    rows: dict[str, list] = {key: [] for key in POSITION_KEYS}
     for seed, opponent_spec in task["games"]:
         rng = random.Random(seed)
         env = envs.load(game).raw_env(**options)
@@ -262,9 +263,6 @@ def teacher_policy(teacher, observation) -> np.ndarray:
 
 # ----- rounds' positions -------------------------------------------------------------------------
 
-POSITION_KEYS = ("vectors", "masks", "policies", "values", "margins", "critical")
-
-
 def save_positions(path: Path, data: dict, record: dict) -> None:
     """The round's positions and, as a JSON string, what they were labelled for (``record``)."""
     np.savez_compressed(path, record=np.asarray(json.dumps(record)), **{key: data[key] for key in POSITION_KEYS})
@@ -287,12 +285,13 @@ def read_earlier_positions(paths: tuple, record: dict, vector_size: int, actions
         try:
             earlier = json.loads(str(arrays.pop("record")))
         except json.JSONDecodeError:
-            raise ValueError(f"{where}: its record is not JSON") from None
+            earlier = None
+        if not isinstance(earlier, dict):
+            raise ValueError(f"{where}: its record is not a JSON object")
         for key in ("game", "options", "teacher", "value_targets"):
             mine = json.loads(json.dumps(record[key]))  # as JSON keeps it (tuples as lists)
-            if not isinstance(earlier, dict) or earlier.get(key) != mine:
-                theirs = earlier.get(key) if isinstance(earlier, dict) else None
-                raise ValueError(f"{where} was labelled with {key} {theirs!r}, this round with {mine!r}")
+            if earlier.get(key) != mine:
+                raise ValueError(f"{where} was labelled with {key} {earlier.get(key)!r}, this round with {mine!r}")
         rows = len(arrays["vectors"])
         shapes = {"vectors": (rows, vector_size), "masks": (rows, actions), "policies": (rows, actions)}
         for key, shape in shapes.items():
@@ -375,12 +374,11 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
         rng = np.random.default_rng(config.seed)
         learner.calibrate(observer.planes(data["vectors"][rng.integers(0, learned, min(learned, 4096))]))
         take_critical = int(round(config.batch_size * config.critical_share))
-        keys = ("vectors", "masks", "policies", "values", "margins")
         with tqdm(total=config.steps, desc="learning", unit="step") as bar:
             for step in range(config.steps):
                 rows = np.concatenate([critical_rows[rng.integers(0, len(critical_rows), take_critical)],
                                        rng.integers(0, learned, config.batch_size - take_critical)])
-                batch = {key: data[key][rows] for key in keys}
+                batch = {key: data[key][rows] for key in POSITION_KEYS if key != "critical"}
                 batch["value_weights"] = np.full(len(rows), 1.0 if config.value_targets else 0.0, np.float32)
                 losses = learner.step(batch, rng, float(meta["margin_scale"]))
                 if step % 100 == 0:
