@@ -132,7 +132,8 @@ class AlphaZeroConfig:
     eval_every: int = 5
     """evaluate every this many iterations (and after the last)"""
     eval_games: int = 40
-    """games per opponent in the scheduled evaluations"""
+    """games per opponent in the scheduled evaluations (0: none; the scheduled networks are still
+    kept in snapshots/, and no best.zip is chosen)"""
     final_eval_games: int = 400
     """games per opponent in the final evaluation"""
     eval_opponents: tuple = ("random", "heuristic")
@@ -852,7 +853,7 @@ class Run:
         # every evaluated network is kept (small files): learning curves can be measured later
         path = str(self.save_agent(f"snapshots/iteration_{self.iteration:04d}.zip"))
         results = {}
-        for opponent in config.eval_opponents:
+        for opponent in config.eval_opponents if games else ():  # no games is no score, not 0%
             results[opponent] = evaluate_agent(self.workers, self.game, self.options, path, opponent, games,
                                                seed=900_000 + 1000 * self.iteration)
         if config.eval_mcts_games or final:
@@ -970,7 +971,9 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             run.warm_start(progress)
             run.wall_seconds = wall_before + (time.perf_counter() - session_started)
             results = run.evaluate(config.eval_games)
-            print("  after the warm start: " + "; ".join(f"vs {o} {r['score']:.1%}" for o, r in results.items()), flush=True)
+            if results:
+                print("  after the warm start: " + "; ".join(f"vs {o} {r['score']:.1%}" for o, r in results.items()),
+                      flush=True)
             for opponent, result in results.items():
                 writer.add_scalar(f"eval/{opponent}", result["score"], 0)
             run.history.append({"iteration": 0, "games": 0, "positions": 0, "wall_seconds": round(run.wall_seconds, 1),
@@ -1022,16 +1025,18 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
                         writer.add_scalar(f"self_play/score_vs/{name}", score, run.iteration)
                 elif key != "iteration":
                     writer.add_scalar(key if "/" in key else f"self_play/{key}", value, run.iteration)
-            if run.iteration % config.eval_every == 0 or run.iteration == config.iterations:
-                results = run.evaluate(config.eval_games)
+            scheduled = run.iteration % config.eval_every == 0 or run.iteration == config.iterations
+            results = run.evaluate(config.eval_games) if scheduled else {}
+            if results:
                 for opponent, result in results.items():
                     writer.add_scalar(f"eval/{opponent}", result["score"], run.iteration)
                     writer.add_scalar(f"eval_by_positions/{opponent}", result["score"], run.positions)
                 print("  evaluation: " + "; ".join(f"vs {o} {r['score']:.1%} ({r['interval95'][0]:.0%}–{r['interval95'][1]:.0%})"
                                                    for o, r in results.items()), flush=True)
                 line["evaluation"] = results
-                score = results.get("heuristic", next(iter(results.values())))["score"]
-                if score >= run.best_score:
+                policy_results = [results[o] for o in ("heuristic", *config.eval_opponents) if o in results]
+                score = policy_results[0]["score"] if policy_results else -1.0  # best.zip: the policy's score
+                if policy_results and score >= run.best_score:
                     run.best_score = score
                     run.save_agent("best.zip", {"selected_by": f"score {score:.3f} against "
                                                 f"{'heuristic' if 'heuristic' in results else next(iter(results))}"})

@@ -238,6 +238,22 @@ def test_a_tiny_run_writes_an_agent_that_plays_full_games_and_resumes(game, tmp_
                                        "--final-eval-games 0")  # every sitting recorded
 
 
+def test_no_evaluation_games_records_no_score(tmp_path):
+    """--eval-games 0 skips the scheduled evaluations: no score of 0% over no games in the history,
+    no best.zip chosen by one; the run still writes latest.zip and its scheduled snapshots."""
+    argv = ["--game", "linecatch", "--options", json.dumps(SMALL["linecatch_v0"]), "--iterations", "2",
+            "--games-per-iteration", "2", "--simulations", "4", "--concurrent-games", "2", "--workers", "1",
+            "--filters", "8", "--blocks", "1", "--steps-per-iteration", "2", "--batch-size", "16",
+            "--eval-every", "1", "--eval-games", "0", "--final-eval-games", "0", "--out-dir", str(tmp_path)]
+    summary = main(argv)
+    run_dir = Path(summary["run"])
+    assert [line["iteration"] for line in summary["history"]] == [1, 2]
+    assert not any("evaluation" in line for line in summary["history"])
+    assert not (run_dir / "best.zip").exists() and (run_dir / "latest.zip").exists()
+    # the scheduled networks are still kept, for learning curves measured later
+    assert sorted(f.name for f in (run_dir / "snapshots").glob("*.zip")) == ["iteration_0001.zip", "iteration_0002.zip"]
+
+
 def test_the_final_evaluation_scores_the_better_of_best_and_last(tmp_path, monkeypatch):
     import training.alphazero as alphazero
 
