@@ -866,6 +866,11 @@ class Run:
                                                                   opponent, count, seed=950_000 + self.iteration)
         return results
 
+    @property
+    def deciding_opponent(self) -> str:
+        """The opponent whose score against the policy picks ``best.zip`` and the final agent."""
+        return "heuristic" if "heuristic" in self.config.eval_opponents else self.config.eval_opponents[0]
+
     def choose_final(self, games: int) -> tuple[str, dict[str, Any]]:
         """The agent the final evaluation scores: ``best.zip`` (best scheduled evaluation) or
         the last network, whichever wins more of ``games`` fresh games against the deciding
@@ -881,7 +886,7 @@ class Run:
         best_iteration = read_network_file(best)[0]["iteration"]
         if best_iteration == self.iteration:
             return str(best), {}
-        opponent = "heuristic" if "heuristic" in self.config.eval_opponents else self.config.eval_opponents[0]
+        opponent = self.deciding_opponent
         candidates = {"best.zip": (best, best_iteration), "latest.zip": (latest, self.iteration)}
         scores = {name: evaluate_agent(self.workers, self.game, self.options, str(path), opponent, games,
                                        seed=4_000_000) for name, (path, _) in candidates.items()}
@@ -1034,12 +1039,10 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
                 print("  evaluation: " + "; ".join(f"vs {o} {r['score']:.1%} ({r['interval95'][0]:.0%}–{r['interval95'][1]:.0%})"
                                                    for o, r in results.items()), flush=True)
                 line["evaluation"] = results
-                policy_results = [results[o] for o in ("heuristic", *config.eval_opponents) if o in results]
-                score = policy_results[0]["score"] if policy_results else -1.0  # best.zip: the policy's score
-                if policy_results and score >= run.best_score:
-                    run.best_score = score
-                    run.save_agent("best.zip", {"selected_by": f"score {score:.3f} against "
-                                                f"{'heuristic' if 'heuristic' in results else next(iter(results))}"})
+                decider = run.deciding_opponent  # absent with --eval-games 0: no best.zip
+                if decider in results and results[decider]["score"] >= run.best_score:
+                    run.best_score = results[decider]["score"]
+                    run.save_agent("best.zip", {"selected_by": f"score {run.best_score:.3f} against {decider}"})
             run.history.append(line)
             run.save_state()
             run.save_agent("latest.zip")
