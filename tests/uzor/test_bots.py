@@ -123,3 +123,40 @@ def test_thorough_takes_the_best_priced_placement_where_the_heuristic_prices_onl
         env.step(players[agent].act(obs))
     assert checked >= 10
     assert stock_missed >= 1  # the positions do separate the two bots
+
+
+def test_thorough_probabilities_are_uniform_over_its_best_priced_moves_and_cover_its_draws():
+    # heuristic games on 11×11: at every decision with a choice, thorough's action_probabilities
+    # are uniform over a set of legal moves, its act draws only from that set, and at placements
+    # the set is exactly the placements of the best price (recomputed here from the price formula)
+    env = uzor_v0.env(board_size=11)
+    env.reset(seed=5)
+    players = {name: HeuristicUzorBot(game="uzor", seed=i, board_size=11) for i, name in enumerate(env.possible_agents)}
+    placements, several, phases = 0, 0, set()
+    for step, agent in enumerate(env.agent_iter()):
+        obs, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+        if len(legal) > 1 and step % 2 == 0:
+            judge = ThoroughUzorBot(game="uzor", seed=step, board_size=11)
+            probabilities = judge.action_probabilities(obs)
+            support = [int(a) for a in np.flatnonzero(probabilities)]
+            assert set(support) <= set(legal)
+            assert np.isclose(probabilities.sum(), 1.0)
+            assert np.allclose(probabilities[support], 1.0 / len(support))
+            for seed in range(3):
+                assert ThoroughUzorBot(game="uzor", seed=seed, board_size=11).act(obs) in support
+            seen = judge.position(obs)
+            phases.add(seen.phase)
+            if seen.phase == PLACE:
+                baseline = judge.threats(seen, seen.hands[1 - judge.me], 1 - judge.me)
+                prices = {a: judge.price(seen, a, judge.closes_now(seen, a), baseline) for a in legal}
+                best = max(prices.values())
+                assert support == sorted(a for a in legal if prices[a] >= best - 1e-6)
+                placements += 1
+                several += len(support) > 1
+        env.step(players[agent].act(obs))
+    assert placements >= 10 and {PLACE, TAKE} <= phases
+    assert several >= 1  # ties at the top do occur, which is what the distribution is for

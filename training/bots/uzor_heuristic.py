@@ -7,6 +7,8 @@ placements the same way."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from envs.uzor.common import DEAD_TAKE, DISCARD, FORK, PLACE, TAKE
 from envs.uzor.rules import UzorGame, bits_of
 from training.agents import legal_from_mask
@@ -110,23 +112,24 @@ class HeuristicUzorBot(SeatBot):
         threat = self.opponent_threat(sim, baseline, changed, opp)
         return (now or 0.0) + self.PREPARE * prepare - self.THREAT * threat
 
+    def closes_now(self, game: UzorGame, action: int) -> float:
+        """What placement ``action`` closes at once: the worth of its best completed pattern."""
+        slot, cell = divmod(action, game.geo.cells)
+        done = game.completions(cell, game.hands[self.me][slot])
+        return max((self.value(k, game, self.me) for k in done), default=0.0)
+
     def place(self, game: UzorGame, legal: list[int]) -> int:
-        geo = game.geo
-        me, opp = self.me, 1 - self.me
-        hand = game.hands[me]
+        opp = 1 - self.me
         baseline = self.threats(game, game.hands[opp], opp)
         quick = []
         for a in legal:
-            s, cell = divmod(a, geo.cells)
-            done = game.completions(cell, hand[s])
-            now = max((self.value(k, game, me) for k in done), default=0.0)
-            quick.append((now + self.rng.random() * 1e-3, a, done))
+            quick.append((self.closes_now(game, a) + self.rng.random() * 1e-3, a))
         quick.sort(reverse=True)
-        scored = [(self.price(game, a, now, baseline), a) for now, a, done in quick[: self.TOP]]
+        scored = [(self.price(game, a, now, baseline), a) for now, a in quick[: self.TOP]]
         # placements with nothing to close: judged by preparation and threat only, sampled
         rest = quick[self.TOP:]
         if rest:
-            for now, a, done in self.rng.sample(rest, min(len(rest), self.TOP)):
+            for now, a in self.rng.sample(rest, min(len(rest), self.TOP)):
                 value = self.price(game, a, now, baseline, close=False)
                 if value is not None:
                     scored.append((value, a))
@@ -163,30 +166,37 @@ class HeuristicUzorBot(SeatBot):
             options.append((-self.THREAT * threat, geo.cont))
         return max(options)[1]
 
-    def take(self, game: UzorGame, legal: list[int]) -> int:
-        geo = game.geo
+    def take_scores(self, game: UzorGame, legal: list[int]) -> list[float]:
+        """Each market tile's worth: what it lets me close (fully if the repeated turn follows),
+        what it would let the opponent close, and a little for how many cells accept it."""
         me, opp = self.me, 1 - self.me
         again = game.phase == TAKE and game.continued and not game.repeated
-        scored = []
+        weight = 1.0 if again else self.PREPARE
+        scores = []
         for a in legal:
-            t = game.market[a - geo.take0]
-            hand = game.hands[me] + [t]
-            mine = self.best_close(game, hand, me)
+            t = game.market[a - game.geo.take0]
+            mine = self.best_close(game, game.hands[me] + [t], me)
             theirs = self.best_close(game, [t], opp)
             fits = bin(game.acceptance()[t]).count("1")
-            weight = 1.0 if again else self.PREPARE
-            scored.append((weight * mine + self.DENY * theirs + 0.01 * fits + self.rng.random() * 1e-4, a))
-        return max(scored)[1]
+            scores.append(weight * mine + self.DENY * theirs + 0.01 * fits)
+        return scores
+
+    def take(self, game: UzorGame, legal: list[int]) -> int:
+        scores = self.take_scores(game, legal)
+        return max((v + self.rng.random() * 1e-4, a) for v, a in zip(scores, legal))[1]
+
+    def discard_scores(self, game: UzorGame, legal: list[int]) -> list[int]:
+        """How many tiles in my hand (itself included) share each tile's colour or shape."""
+        hand = game.hands[self.me]
+        scores = []
+        for a in legal:
+            t = hand[a - game.geo.discard0]
+            scores.append(sum(1 for x in hand if x // 5 == t // 5 or x % 5 == t % 5))
+        return scores
 
     def discard(self, game: UzorGame, legal: list[int]) -> int:
-        geo = game.geo
-        hand = game.hands[self.me]
-        scored = []
-        for a in legal:
-            t = hand[a - geo.discard0]
-            useful = sum(1 for x in hand if x // 5 == t // 5 or x % 5 == t % 5)
-            scored.append((useful + self.rng.random() * 1e-3, a))
-        return min(scored)[1]
+        scores = self.discard_scores(game, legal)
+        return min((v + self.rng.random() * 1e-3, a) for v, a in zip(scores, legal))[1]
 
 
 class ThoroughUzorBot(HeuristicUzorBot):
@@ -196,3 +206,32 @@ class ThoroughUzorBot(HeuristicUzorBot):
 
     name = "thorough"
     TOP = 1_000_000  # more than any table has placements
+    TIE = 1e-6  # prices this close are the same price (sums of the same weights in another order)
+
+    def action_probabilities(self, observation) -> np.ndarray:
+        """The distribution ``act`` draws from: uniform over the moves it prices best, 0
+        elsewhere. Its ties are many (at most placements nothing closes, prepares or threatens,
+        so dozens share the top price of 0) and ``act`` breaks them at random; a student
+        imitating single draws would chase that noise, one taught this distribution does not."""
+        mask = np.asarray(observation["action_mask"])
+        probabilities = np.zeros(len(mask), np.float64)
+        legal = legal_from_mask(observation)
+        game = self.position(observation)
+        if len(legal) == 1 or game.phase not in (PLACE, FORK, TAKE, DEAD_TAKE, DISCARD):
+            probabilities[legal[0] if len(legal) == 1 else self.act(observation)] = 1.0
+            return probabilities
+        if game.phase == PLACE:
+            opp = 1 - self.me
+            baseline = self.threats(game, game.hands[opp], opp)
+            scores = [self.price(game, a, self.closes_now(game, a), baseline) for a in legal]
+        elif game.phase in (TAKE, DEAD_TAKE):
+            scores = self.take_scores(game, legal)
+        elif game.phase == DISCARD:
+            scores = [-v for v in self.discard_scores(game, legal)]
+        else:  # FORK: its choice is not drawn
+            probabilities[self.fork(game, legal)] = 1.0
+            return probabilities
+        best = max(scores)
+        chosen = [a for v, a in zip(scores, legal) if v >= best - self.TIE]
+        probabilities[chosen] = 1.0 / len(chosen)
+        return probabilities
