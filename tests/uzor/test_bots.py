@@ -89,20 +89,26 @@ def test_heuristic_beats_random_in_a_short_match():
     assert wins >= 3
 
 
-def test_thorough_takes_the_best_priced_placement_where_the_heuristic_prices_only_some():
-    # heuristic games on 11×11; at placements, every legal placement is priced by the heuristic's
-    # own formula, and thorough must take one of the best, the stock heuristic only now and then
+def heuristic_game_decisions(seed: int):
+    """A heuristic-against-heuristic game on 11×11: yields (step, observation, legal moves, game)
+    at each decision, then plays the heuristic's move."""
     env = uzor_v0.env(board_size=11)
-    env.reset(seed=3)
+    env.reset(seed=seed)
     players = {name: HeuristicUzorBot(game="uzor", seed=i, board_size=11) for i, name in enumerate(env.possible_agents)}
-    checked, stock_missed = 0, 0
     for step, agent in enumerate(env.agent_iter()):
         obs, reward, terminated, truncated, info = env.last()
         if terminated or truncated:
             env.step(None)
             continue
-        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
-        game = env.unwrapped.game
+        yield step, obs, [int(a) for a in np.flatnonzero(obs["action_mask"])], env.unwrapped.game
+        env.step(players[agent].act(obs))
+
+
+def test_thorough_takes_the_best_priced_placement_where_the_heuristic_prices_only_some():
+    # heuristic games on 11×11; at placements, every legal placement is priced by the heuristic's
+    # own formula, and thorough must take one of the best, the stock heuristic only now and then
+    checked, stock_missed = 0, 0
+    for step, obs, legal, game in heuristic_game_decisions(seed=3):
         if step % 3 == 0 and game.phase == PLACE and len(legal) > 24:
             judge = ThoroughUzorBot(game="uzor", seed=0, board_size=11)
             seen = judge.position(obs)
@@ -120,7 +126,6 @@ def test_thorough_takes_the_best_priced_placement_where_the_heuristic_prices_onl
             assert prices[thorough] >= best - 2e-3, (step, prices[thorough], best)  # 1e-3: the tie-break noise
             stock_missed += prices[stock] < best - 2e-3
             checked += 1
-        env.step(players[agent].act(obs))
     assert checked >= 10
     assert stock_missed >= 1  # the positions do separate the two bots
 
@@ -129,16 +134,8 @@ def test_thorough_probabilities_are_uniform_over_its_best_priced_moves_and_cover
     # heuristic games on 11×11: at every decision with a choice, thorough's action_probabilities
     # are uniform over a set of legal moves, its act draws only from that set, and at placements
     # the set is exactly the placements of the best price (recomputed here from the price formula)
-    env = uzor_v0.env(board_size=11)
-    env.reset(seed=5)
-    players = {name: HeuristicUzorBot(game="uzor", seed=i, board_size=11) for i, name in enumerate(env.possible_agents)}
     placements, several, phases = 0, 0, set()
-    for step, agent in enumerate(env.agent_iter()):
-        obs, reward, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+    for step, obs, legal, game in heuristic_game_decisions(seed=5):
         if len(legal) > 1 and step % 2 == 0:
             judge = ThoroughUzorBot(game="uzor", seed=step, board_size=11)
             probabilities = judge.action_probabilities(obs)
@@ -157,6 +154,5 @@ def test_thorough_probabilities_are_uniform_over_its_best_priced_moves_and_cover
                 assert support == sorted(a for a in legal if prices[a] >= best - 1e-6)
                 placements += 1
                 several += len(support) > 1
-        env.step(players[agent].act(obs))
     assert placements >= 10 and {PLACE, TAKE} <= phases
     assert several >= 1  # ties at the top do occur, which is what the distribution is for
