@@ -104,6 +104,12 @@ def heuristic_game_decisions(seed: int):
         env.step(players[agent].act(obs))
 
 
+def placement_prices(judge: ThoroughUzorBot, seen, legal: list[int]) -> dict[int, float]:
+    """Every legal placement priced by the heuristic's own formula, from ``judge``'s seat."""
+    baseline = judge.threats(seen, seen.hands[1 - judge.me], 1 - judge.me)
+    return {a: judge.price(seen, a, judge.closes_now(seen, a), baseline) for a in legal}
+
+
 def test_thorough_takes_the_best_priced_placement_where_the_heuristic_prices_only_some():
     # heuristic games on 11×11; at placements, every legal placement is priced by the heuristic's
     # own formula, and thorough must take one of the best, the stock heuristic only now and then
@@ -111,15 +117,7 @@ def test_thorough_takes_the_best_priced_placement_where_the_heuristic_prices_onl
     for step, obs, legal, game in heuristic_game_decisions(seed=3):
         if step % 3 == 0 and game.phase == PLACE and len(legal) > 24:
             judge = ThoroughUzorBot(game="uzor", seed=0, board_size=11)
-            seen = judge.position(obs)
-            baseline = judge.threats(seen, seen.hands[1 - judge.me], 1 - judge.me)
-
-            def price(action):
-                slot, cell = divmod(action, seen.geo.cells)
-                now = max((judge.value(k, seen, judge.me) for k in seen.completions(cell, seen.hands[judge.me][slot])), default=0.0)
-                return judge.price(seen, action, now, baseline)
-
-            prices = {a: price(a) for a in legal}
+            prices = placement_prices(judge, judge.position(obs), legal)
             best = max(prices.values())
             thorough = ThoroughUzorBot(game="uzor", seed=step, board_size=11).act(obs)
             stock = HeuristicUzorBot(game="uzor", seed=step, board_size=11).act(obs)
@@ -148,8 +146,7 @@ def test_thorough_probabilities_are_uniform_over_its_best_priced_moves_and_cover
             seen = judge.position(obs)
             phases.add(seen.phase)
             if seen.phase == PLACE:
-                baseline = judge.threats(seen, seen.hands[1 - judge.me], 1 - judge.me)
-                prices = {a: judge.price(seen, a, judge.closes_now(seen, a), baseline) for a in legal}
+                prices = placement_prices(judge, seen, legal)
                 best = max(prices.values())
                 assert support == sorted(a for a in legal if prices[a] >= best - 1e-6)
                 placements += 1
