@@ -45,7 +45,7 @@ targets; only games whose solver answers where nothing is hidden can use the sol
 ``config.json``, ``agent.zip`` (an agent file like ``training.alphazero``'s: ``load_agent``
 plays it, ``mcts:N:net=`` searches with it), ``evaluation.json``, TensorBoard logs and, with
 ``--keep-positions``, ``positions.npz`` (the round's labelled positions; plain arrays and a JSON
-record of the game, options and teacher, so loading it unpickles nothing).
+record of the game, options, teacher and kind of labels, so loading it unpickles nothing).
 """
 
 from __future__ import annotations
@@ -261,6 +261,16 @@ def teacher_policy(teacher, observation) -> np.ndarray:
     return policy
 
 
+def label_kind(teacher) -> str:
+    """What a round's policy targets are: the exact solver's (no teacher), the teacher's move
+    distribution (``teacher_policy`` with ``action_probabilities``), or its played move alone.
+    Recorded with kept positions: a bot that gains ``action_probabilities`` keeps its name, and
+    its old one-move labels must not be mixed with its new distributions."""
+    if teacher is None:
+        return "solver"
+    return "distribution" if hasattr(teacher, "action_probabilities") else "move"
+
+
 # ----- rounds' positions -------------------------------------------------------------------------
 
 def save_positions(path: Path, data: dict, record: dict) -> None:
@@ -270,7 +280,8 @@ def save_positions(path: Path, data: dict, record: dict) -> None:
 
 def read_earlier_positions(paths: tuple, record: dict, vector_size: int, actions: int) -> list[dict]:
     """The arrays of each ``--earlier-positions`` file, checked against this round: the same
-    game, options, teacher and value targets, observations and masks of this game's sizes."""
+    game, options, teacher, value targets and kind of labels, observations and masks of this
+    game's sizes."""
     rounds = []
     for path in paths:
         where = f"--earlier-positions {path!r}"
@@ -288,7 +299,10 @@ def read_earlier_positions(paths: tuple, record: dict, vector_size: int, actions
             earlier = None
         if not isinstance(earlier, dict):
             raise ValueError(f"{where}: its record is not a JSON object")
-        for key in ("game", "options", "teacher", "value_targets"):
+        if "labels" not in earlier:
+            raise ValueError(f"{where}: its record does not say what its labels are (a file from before the kind "
+                             "was recorded: its teacher may have labelled single moves), so it cannot be mixed")
+        for key in ("game", "options", "teacher", "value_targets", "labels"):
             mine = json.loads(json.dumps(record[key]))  # as JSON keeps it (tuples as lists)
             if earlier.get(key) != mine:
                 raise ValueError(f"{where} was labelled with {key} {earlier.get(key)!r}, this round with {mine!r}")
@@ -320,13 +334,14 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
     description = envs.describe(game)
     observer = description.observer(description.resolve_options(options))
     bots = [("--opponents", spec) for spec in config.opponents if spec != SELF]
+    loaded = {}
     for flag, spec in bots + ([("--teacher", config.teacher)] if config.teacher else []):
         try:  # a bad spec is refused before anything starts
-            load_agent(spec, game, seed=0, **options)
+            loaded[flag] = load_agent(spec, game, seed=0, **options)
         except (ValueError, OSError) as error:
             raise ValueError(f"{flag} {spec!r}: {error}") from None
     labelled_for = {"game": game, "options": options, "teacher": config.teacher,
-                    "value_targets": config.value_targets}
+                    "value_targets": config.value_targets, "labels": label_kind(loaded.get("--teacher"))}
     earlier = read_earlier_positions(config.earlier_positions, labelled_for, observer.size,
                                      description.num_actions(options))
     stamp = time.strftime("%Y%m%d-%H%M%S")

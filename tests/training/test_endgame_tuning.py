@@ -178,8 +178,10 @@ def test_earlier_rounds_positions_join_this_rounds(tmp_path):
     saved = Path(first["dir"]) / "positions.npz"
     with np.load(saved, allow_pickle=False) as stored:
         assert len(stored["vectors"]) == len(stored["policies"]) == first["positions"] > 5
-        assert json.loads(str(stored["record"]))["teacher"] == "random"
+        record = json.loads(str(stored["record"]))
+        assert record["teacher"] == "random" and record["labels"] == "distribution"  # random's probabilities
         assert stored["vectors"].dtype == np.float16  # kept as the learner holds them
+        arrays = {key: stored[key] for key in stored.files if key != "record"}
     second = main(common + ["--earlier-positions", str(saved), "--out-dir", str(second_dir), "--seed", "2"])
     alone = main(common + ["--out-dir", str(alone_dir), "--seed", "2"])
     assert second["earlier_positions"] == first["positions"] and alone["earlier_positions"] == 0
@@ -194,6 +196,16 @@ def test_earlier_rounds_positions_join_this_rounds(tmp_path):
                                          "this round with 'heuristic'"):
         main(["--agent", SHIPPED, "--teacher", "heuristic", "--earlier-positions", str(saved),
               "--out-dir", str(refused)])
+    # the same teacher's name with labels of another kind (a bot that had no probabilities when
+    # the file was written labelled single moves), or a record that does not say: refused
+    for name, changed in (("moves.npz", dict(record, labels="move")), ("unsaid.npz", {k: v for k, v in record.items()
+                                                                                       if k != "labels"})):
+        np.savez(tmp_path / name, record=np.asarray(json.dumps(changed)), **arrays)
+    with pytest.raises(ValueError, match="--earlier-positions .* was labelled with labels 'move', "
+                                         "this round with 'distribution'"):
+        main(common + ["--earlier-positions", str(tmp_path / "moves.npz"), "--out-dir", str(refused)])
+    with pytest.raises(ValueError, match="--earlier-positions .* does not say what its labels are"):
+        main(common + ["--earlier-positions", str(tmp_path / "unsaid.npz"), "--out-dir", str(refused)])
     with pytest.raises(ValueError, match="--earlier-positions .* not a positions file"):
         not_positions = tmp_path / "other.npz"
         np.savez(not_positions, vectors=np.zeros(3))
