@@ -137,6 +137,11 @@ class HeuristicUzorBot(SeatBot):
         return self.rng.choice([a for v, a in scored if v >= best - 1e-9])
 
     def fork(self, game: UzorGame, legal: list[int]) -> int:
+        return max(self.fork_options(game))[1]
+
+    def fork_options(self, game: UzorGame) -> list[tuple[float, int]]:
+        """(worth, action) of every choice at the fork: each completed pattern closed now, less
+        what the opponent could then close; CONTINUE for a bigger close in the repeated turn."""
         geo = game.geo
         me, opp = self.me, 1 - self.me
         baseline = self.threats(game, game.hands[opp], opp)
@@ -164,7 +169,7 @@ class HeuristicUzorBot(SeatBot):
             threat = max((v for v, _, _ in baseline), default=0.0)
             threat = max(threat, self.best_close(game, game.hands[opp], opp))
             options.append((-self.THREAT * threat, geo.cont))
-        return max(options)[1]
+        return options
 
     def take_scores(self, game: UzorGame, legal: list[int]) -> list[float]:
         """Each market tile's worth: what it lets me close (fully if the repeated turn follows),
@@ -208,18 +213,15 @@ class ThoroughUzorBot(HeuristicUzorBot):
     TOP = 1_000_000  # more than any table has placements
     TIE = 1e-6  # prices this close are the same price (sums of the same weights in another order)
 
-    def action_probabilities(self, observation) -> np.ndarray:
-        """The distribution ``act`` draws from: uniform over the moves it prices best, 0
-        elsewhere. Its ties are many (at most placements nothing closes, prepares or threatens,
-        so dozens share the top price of 0) and ``act`` breaks them at random; a student
-        imitating single draws would chase that noise, one taught this distribution does not."""
-        mask = np.asarray(observation["action_mask"])
-        probabilities = np.zeros(len(mask), np.float64)
+    def move_scores(self, observation) -> tuple[int, list[int], list[float]] | None:
+        """The phase, the legal moves and its worth of each (higher is better), as it weighs them
+        to choose: placements by ``price``, market tiles by ``take_scores``, discards by
+        ``discard_scores`` (negated), the fork's choices by ``fork_options``; None where there is
+        one legal move or nothing to weigh (PASS)."""
         legal = legal_from_mask(observation)
         game = self.position(observation)
         if len(legal) == 1 or game.phase not in (PLACE, FORK, TAKE, DEAD_TAKE, DISCARD):
-            probabilities[legal[0] if len(legal) == 1 else self.act(observation)] = 1.0
-            return probabilities
+            return None
         if game.phase == PLACE:
             opp = 1 - self.me
             baseline = self.threats(game, game.hands[opp], opp)
@@ -228,8 +230,26 @@ class ThoroughUzorBot(HeuristicUzorBot):
             scores = self.take_scores(game, legal)
         elif game.phase == DISCARD:
             scores = [-v for v in self.discard_scores(game, legal)]
-        else:  # FORK: its choice is not drawn
-            probabilities[self.fork(game, legal)] = 1.0
+        else:
+            worth = {action: value for value, action in self.fork_options(game)}
+            scores = [worth[a] for a in legal]
+        return game.phase, legal, scores
+
+    def action_probabilities(self, observation) -> np.ndarray:
+        """The distribution ``act`` draws from: uniform over the moves it prices best, 0
+        elsewhere. Its ties are many (at most placements nothing closes, prepares or threatens,
+        so dozens share the top price of 0) and ``act`` breaks them at random; a student
+        imitating single draws would chase that noise, one taught this distribution does not."""
+        mask = np.asarray(observation["action_mask"])
+        probabilities = np.zeros(len(mask), np.float64)
+        weighed = self.move_scores(observation)
+        if weighed is None:
+            legal = legal_from_mask(observation)
+            probabilities[legal[0] if len(legal) == 1 else self.act(observation)] = 1.0
+            return probabilities
+        phase, legal, scores = weighed
+        if phase == FORK:  # its choice is not drawn: the fork's argmax, ties to the higher action
+            probabilities[self.fork(self.position(observation), legal)] = 1.0
             return probabilities
         best = max(scores)
         chosen = [a for v, a in zip(scores, legal) if v >= best - self.TIE]
