@@ -165,6 +165,39 @@ def test_guided_search_is_legal_in_every_game(game, leaves):
     assert searched > 0
 
 
+@pytest.mark.parametrize("game", PLANE_GAMES)
+def test_with_the_hooks_whole_weight_the_value_heads_have_no_say(game):
+    """``hook=1`` (Uzor's recorded setting): leaves are scored by the game's evaluation after the
+    play-out, so two networks that differ only in their value and margin heads search alike
+    (same policy, same move); with ``hook=0`` the heads score the leaves and the searches part."""
+    options = SMALL[game]
+    net = random_net(game, options, seed=6)
+    other_heads = dict(net.weights)
+    rng = np.random.default_rng(9)
+    for name, value in net.weights.items():
+        if name.startswith(("value.", "margin.")):
+            other_heads[name] = (rng.standard_normal(value.shape) * 0.6).astype(np.float32)
+    twin = PolicyValueNet(net.architecture, other_heads, net.index)
+    parted = {}
+    for hook in (1.0, 0.0):
+        search = GuidedSearch(game, options, simulations=12, hook_weight=hook, playout=1, value_mix=0.5)
+        env = description_env(game, options, seed=5)
+        play = random.Random(5)
+        parted[hook] = 0
+        for _ in range(8):
+            if env.game.is_terminal():
+                break
+            observation = env.observe(env.possible_agents[env.game.current_player()])
+            results = [run_batched([search.run(observation, random.Random(3))],
+                                   NetworkEvaluator(n, search.observer, search.seats, 0.5))[0] for n in (net, twin)]
+            same = results[0].action == results[1].action and np.array_equal(results[0].policy, results[1].policy)
+            if hook == 1.0:
+                assert same
+            parted[hook] += not same
+            env.step(play.choice(env.game.legal_actions()))
+    assert parted[1.0] == 0 and parted[0.0] > 0
+
+
 def three_squares_left(seed: int):
     """A Linecatch 3×3 env after random moves (seeded) up to three white squares left."""
     env = description_env("linecatch_v0", {"rows": 3, "cols": 3}, seed=seed)
