@@ -67,17 +67,24 @@ def agreement(game: str, agent_spec: str, teacher_spec: str, games: int, seed: i
             for kind, (n, same, same_kind, nll, counted) in sorted(table.items())}
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", required=True)
+def parse_sample(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """The flags of a measurement over sample games (this script's and ``uzor_regret.py``'s):
+    ``--agent``, ``--games``, ``--seed``, ``--options``, besides the parser's own."""
     parser.add_argument("--agent", required=True, help="the agent (a load_agent spec or agent file)")
-    parser.add_argument("--teacher", default="heuristic", help="the bot whose moves are compared (load_agent spec)")
     parser.add_argument("--games", type=int, default=12)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--options", type=json.loads, default={}, help="env options as JSON")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error(f"--games must be a positive integer, not {args.games}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", required=True)
+    parser.add_argument("--teacher", default="heuristic", help="the bot whose moves are compared (load_agent spec)")
+    args = parse_sample(parser, argv)
     result = agreement(args.game, args.agent, args.teacher, args.games, args.seed, args.options)
     print(f"{args.agent} against {args.teacher}, {args.game}, {args.games} games: its decisions, by the teacher's move")
     print("| teacher's move | decisions | same move | same kind | NLL of the teacher's move |")

@@ -17,12 +17,13 @@ still departs from it, in the teacher's own units.
 from __future__ import annotations
 
 import argparse
-import json
 
 import envs
 from envs.uzor.common import DEAD_TAKE, DISCARD, FORK, PLACE, TAKE
 from training import load_agent
 from training.bots.uzor_heuristic import ThoroughUzorBot
+
+from agreement import parse_sample  # scripts/agreement.py, beside this file
 
 KINDS = {PLACE: "place", TAKE: "take", DEAD_TAKE: "take", DISCARD: "discard", FORK: "fork"}
 
@@ -68,14 +69,8 @@ def regret(agent_spec: str, games: int, seed: int = 0, opponent: str = "heuristi
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--agent", required=True, help="the agent (a load_agent spec or agent file)")
     parser.add_argument("--opponent", default="heuristic", help="whom it plays (load_agent spec)")
-    parser.add_argument("--games", type=int, default=12)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--options", type=json.loads, default={}, help="env options as JSON")
-    args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error(f"--games must be a positive integer, not {args.games}")
+    args = parse_sample(parser, argv)
     result = regret(args.agent, args.games, args.seed, args.opponent, args.options)
     print(f"{args.agent} against {args.opponent}, {args.games} games: its decisions, priced by thorough")
     print("| move | decisions | in the best-priced set | …where the best price > 0 | regret a decision | regret a game |")

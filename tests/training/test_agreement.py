@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 import math
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.scripts import import_script
 
 ROOT = Path(__file__).resolve().parents[2]
 FILL = str(ROOT / "checkpoints" / "fill" / "fill__alphazero__3.zip")
@@ -15,9 +15,7 @@ FILL = str(ROOT / "checkpoints" / "fill" / "fill__alphazero__3.zip")
 
 @pytest.fixture
 def script(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    sys.modules.pop("agreement", None)
-    return importlib.import_module("agreement")
+    return import_script(monkeypatch, "agreement")
 
 
 def test_kinds_come_from_the_notation(script):

@@ -74,13 +74,10 @@ def test_the_convolution_equals_the_benchmarks_sliding_window_reference(monkeypa
     """scripts/benchmark.py --network times the network against the textbook im2col: both must
     compute the same convolution (odd sizes, several channels, a batch) for the ratio to mean
     anything."""
-    import importlib
-    from pathlib import Path
-
+    from tests.scripts import import_script
     from training.network import conv3x3, conv_matrix
 
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "scripts"))
-    reference = importlib.import_module("benchmark").sliding_window_conv3x3
+    reference = import_script(monkeypatch, "benchmark").sliding_window_conv3x3
     rng = np.random.default_rng(0)
     for n, h, w, c, out in [(1, 5, 7, 3, 4), (3, 9, 9, 16, 8), (2, 1, 4, 2, 5)]:
         x = rng.standard_normal((n, h, w, c)).astype(np.float32)

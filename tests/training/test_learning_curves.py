@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.scripts import import_script
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = ROOT / "checkpoints" / "linecatch" / "linecatch__alphazero__1.zip"
 
 
 def load_script(monkeypatch):
-    # imported by name from scripts/ on sys.path, so that pool workers started by "spawn" or
-    # "forkserver" (other tests may set either) can import it too
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    sys.modules.pop("learning_curves", None)
-    return importlib.import_module("learning_curves")
+    return import_script(monkeypatch, "learning_curves")
 
 
 @pytest.fixture

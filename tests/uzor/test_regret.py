@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scripts import import_script
+
 SMALL = {"board_size": 9}
 
 
 @pytest.fixture
 def script(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    sys.modules.pop("uzor_regret", None)
-    return importlib.import_module("uzor_regret")
+    return import_script(monkeypatch, "uzor_regret")
 
 
 def test_thorough_has_no_regret_and_random_has_some(script):
