@@ -334,14 +334,15 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
     description = envs.describe(game)
     observer = description.observer(description.resolve_options(options))
     bots = [("--opponents", spec) for spec in config.opponents if spec != SELF]
-    loaded = {}
+    teacher = None
     for flag, spec in bots + ([("--teacher", config.teacher)] if config.teacher else []):
         try:  # a bad spec is refused before anything starts
-            loaded[flag] = load_agent(spec, game, seed=0, **options)
+            agent = load_agent(spec, game, seed=0, **options)
         except (ValueError, OSError) as error:
             raise ValueError(f"{flag} {spec!r}: {error}") from None
+        teacher = agent if flag == "--teacher" else teacher
     labelled_for = {"game": game, "options": options, "teacher": config.teacher,
-                    "value_targets": config.value_targets, "labels": label_kind(loaded.get("--teacher"))}
+                    "value_targets": config.value_targets, "labels": label_kind(teacher)}
     earlier = read_earlier_positions(config.earlier_positions, labelled_for, observer.size,
                                      description.num_actions(options))
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -248,8 +248,8 @@ class ThoroughUzorBot(HeuristicUzorBot):
             probabilities[legal[0] if len(legal) == 1 else self.act(observation)] = 1.0
             return probabilities
         phase, legal, scores = weighed
-        if phase == FORK:  # its choice is not drawn: the fork's argmax, ties to the higher action
-            probabilities[self.fork(self.position(observation), legal)] = 1.0
+        if phase == FORK:  # its choice is not drawn: ``fork``'s argmax, ties to the higher action
+            probabilities[max(zip(scores, legal))[1]] = 1.0
             return probabilities
         best = max(scores)
         chosen = [a for v, a in zip(scores, legal) if v >= best - self.TIE]
