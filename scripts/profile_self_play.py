@@ -5,16 +5,22 @@
 
 One worker (one core) plays ``--self-play-games`` games at once with a network of the given
 size (random weights: the cost does not depend on what the network knows), exactly as
-``training.alphazero``'s workers do, under ``cProfile``. Each function's own time is charged to
+``training.alphazero``'s workers do. A first, unprofiled run gives the positions per second and,
+from the evaluator's own clocks, the shares of
+
+* **planes** — building the network's input from the observations (the observer's ``planes``
+  and everything it calls: Uzor's follow-up channels price each placement),
+* **network forward** — the torch forward pass and reading its heads.
+
+A second run under ``cProfile``, with the profiler switched off inside the evaluator, splits the
+rest of the time by each function's own time into
 
 * **engine and sampling** — the game's rules, observer and sampler (``envs/``),
-* **network** — planes and the torch forward pass (``torch``, the observer's ``planes`` and the
-  evaluator),
 * **tree** — the search itself (``training/az_search.py``: selection, backing up, the driver),
 * **numpy** — numpy's own functions (mostly the tree's arithmetic over each node's actions),
-* **other** — the rest (built-ins called from anywhere).
+* **other** — the rest (built-ins called from anywhere, the worker's bookkeeping).
 
-Positions per second are measured in a second, unprofiled run. Report figures, not tests.
+Report figures, not tests.
 """
 
 from __future__ import annotations
@@ -24,7 +30,6 @@ import cProfile
 import dataclasses
 import pstats
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -48,9 +53,6 @@ def task_for(game: str, options: dict, simulations: int, games: int, filters: in
 
 
 def bucket(filename: str, function: str) -> str:
-    if ("torch" in filename or "torch" in function or function == "planes" or filename.endswith("alphazero.py")
-            or filename.endswith("network.py")):
-        return "network"
     if "/envs/" in filename or "random.py" in filename:
         return "engine and sampling"
     if filename.endswith("az_search.py"):
@@ -60,24 +62,46 @@ def bucket(filename: str, function: str) -> str:
     return "other"
 
 
+COLUMNS = ("engine and sampling", "planes", "network forward", "tree", "numpy (tree arithmetic)", "other")
+
+
 def profile(game: str, options: dict, args) -> dict:
-    from training.alphazero import play_games
+    from training import alphazero
 
     task = task_for(game, options, args.simulations, args.self_play_games, args.filters, args.blocks)
-    started = time.perf_counter()
-    out = play_games(task)
-    seconds = time.perf_counter() - started
+    out = alphazero.play_games(task)
+    seconds = out["seconds"]
     positions = sum(len(r.vectors) for r in out["records"])
+    shares = {"planes": out["planes_seconds"] / seconds,
+              "network forward": (out["network_seconds"] - out["planes_seconds"]) / seconds}
+    rest = max(0.0, 1.0 - shares["planes"] - shares["network forward"])
+
+    # The evaluator is timed above; profiling it again would only inflate it, so the profiler
+    # is off inside it and the profiled own times split what the evaluator does not take.
     profiler = cProfile.Profile()
-    profiler.runcall(play_games, task)
-    stats = pstats.Stats(profiler)
-    shares: dict[str, float] = {}
-    for (filename, _, function), (_, _, own, _, _) in stats.stats.items():
-        shares[bucket(filename, function)] = shares.get(bucket(filename, function), 0.0) + own
-    total = sum(shares.values())
+    evaluate = alphazero.TorchEvaluator.evaluate
+
+    def unprofiled(self, *a, **k):
+        profiler.disable()
+        try:
+            return evaluate(self, *a, **k)
+        finally:
+            profiler.enable()
+
+    alphazero.TorchEvaluator.evaluate = unprofiled
+    try:
+        profiler.runcall(alphazero.play_games, task)
+    finally:
+        alphazero.TorchEvaluator.evaluate = evaluate
+    own: dict[str, float] = {}
+    for (filename, _, function), (_, _, own_time, _, _) in pstats.Stats(profiler).stats.items():
+        if function == "unprofiled":
+            continue
+        own[bucket(filename, function)] = own.get(bucket(filename, function), 0.0) + own_time
+    total = sum(own.values()) or 1.0
+    shares.update({k: rest * v / total for k, v in own.items()})
     return {"game": game, "positions_per_second": positions / seconds, "positions": positions,
-            "moves_per_game": sum(r.moves for r in out["records"]) / len(out["records"]),
-            "shares": {k: v / total for k, v in sorted(shares.items(), key=lambda kv: -kv[1])}}
+            "moves_per_game": sum(r.moves for r in out["records"]) / len(out["records"]), "shares": shares}
 
 
 def main() -> None:
@@ -91,14 +115,13 @@ def main() -> None:
     names = envs.GAMES if not args.games else [envs.canonical_name(g) for g in args.games]
     print(f"one worker, {args.self_play_games} games at once, {args.simulations} simulations, network "
           f"{args.filters}×{args.blocks}\n")
-    print("| game | moves/game | positions/s (one core) | engine and sampling | network | tree | numpy (tree arithmetic) | other |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| game | moves/game | positions/s (one core) | " + " | ".join(COLUMNS) + " |")
+    print("|---|---:|---:|" + "---:|" * len(COLUMNS))
     for name in names:
         result = profile(name, {}, args)
         s = result["shares"]
         print(f"| {name} | {result['moves_per_game']:.0f} | {result['positions_per_second']:.1f} | "
-              + " | ".join(f"{s.get(k, 0.0):.0%}" for k in ("engine and sampling", "network", "tree",
-                                                             "numpy (tree arithmetic)", "other")) + " |", flush=True)
+              + " | ".join(f"{s.get(k, 0.0):.0%}" for k in COLUMNS) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -361,7 +361,8 @@ class TorchEvaluator:
         self.model.eval()
         self.index = torch.as_tensor(np.asarray(index, np.int64))
         self.observer, self.seats, self.value_mix = observer, seats, value_mix
-        self.seconds = 0.0
+        self.seconds = 0.0  # planes and forward pass together
+        self.planes_seconds = 0.0  # building the planes alone (Uzor's follow-up channels cost as much as the net)
         self.positions = 0
         self.calls = 0
 
@@ -370,6 +371,7 @@ class TorchEvaluator:
 
         started = time.perf_counter()
         planes = self.torch.from_numpy(np.ascontiguousarray(self.observer.planes(vectors), np.float32))
+        self.planes_seconds += time.perf_counter() - started
         with self.torch.inference_mode():
             head, values, margins = self.model(planes)
             logits = head[:, self.index].numpy()
@@ -409,6 +411,7 @@ def play_games(task: dict) -> dict:
             if s in opponents and len(record.values):
                 opponent_scores.append((against[s], (float(record.values[0, 0]) + 1.0) / 2.0))
     return {"records": records, "seconds": time.perf_counter() - started, "network_seconds": evaluator.seconds,
+            "planes_seconds": evaluator.planes_seconds,
             "evaluations": evaluator.positions, "calls": evaluator.calls, "opponent_scores": opponent_scores}
 
 
@@ -1005,6 +1008,7 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             run.self_play_seconds += play_seconds
             worker_seconds = sum(p["seconds"] for p in parts)
             network_share = sum(p["network_seconds"] for p in parts) / max(worker_seconds, 1e-9)
+            planes_share = sum(p["planes_seconds"] for p in parts) / max(worker_seconds, 1e-9)
             moves = sum(r.moves for p in parts for r in p["records"])
             against: dict[str, list[float]] = {}
             for name, score in (x for p in parts for x in p.get("opponent_scores", ())):
@@ -1016,11 +1020,13 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             run.wall_seconds = wall_before + (time.perf_counter() - session_started)
             line = {"iteration": run.iteration, "games": run.games_played, "positions": run.positions,
                     "wall_seconds": round(run.wall_seconds, 1), "self_play_positions_per_second": positions / max(play_seconds, 1e-9),
-                    "network_share_of_self_play": network_share, "moves_per_game": moves / max(1, games), **losses}
+                    "network_share_of_self_play": network_share,
+                    "planes_share_of_self_play": planes_share, "moves_per_game": moves / max(1, games), **losses}
             if against:
                 line["self_play_score_vs_opponent"] = {name: sum(v) / len(v) for name, v in against.items()}
             print(f"iteration {run.iteration}: {games} games ({moves / max(1, games):.0f} moves), {positions} positions "
-                  f"in {play_seconds:.0f} s ({line['self_play_positions_per_second']:.1f}/s, network {network_share:.0%}); "
+                  f"in {play_seconds:.0f} s ({line['self_play_positions_per_second']:.1f}/s, network {network_share:.0%} "
+                  f"incl. planes {planes_share:.0%}); "
                   + " ".join(f"{k.split('/')[1]} {v:.3f}" for k, v in losses.items())
                   + "".join(f"; {sum(v) / len(v):.0%} in {len(v)} games against {name}" for name, v in against.items()),
                   flush=True)
