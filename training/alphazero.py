@@ -362,7 +362,7 @@ class TorchEvaluator:
         self.index = torch.as_tensor(np.asarray(index, np.int64))
         self.observer, self.seats, self.value_mix = observer, seats, value_mix
         self.seconds = 0.0  # planes and forward pass together
-        self.planes_seconds = 0.0  # building the planes alone (Uzor's follow-up channels cost as much as the net)
+        self.planes_seconds = 0.0  # building the planes alone (Uzor's follow-up channels cost more than the net)
         self.positions = 0
         self.calls = 0
 
@@ -1007,8 +1007,8 @@ def train(config: AlphaZeroConfig, command: str) -> dict[str, Any]:
             run.positions += positions
             run.self_play_seconds += play_seconds
             worker_seconds = sum(p["seconds"] for p in parts)
-            network_share = sum(p["network_seconds"] for p in parts) / max(worker_seconds, 1e-9)
-            planes_share = sum(p["planes_seconds"] for p in parts) / max(worker_seconds, 1e-9)
+            network_share, planes_share = (sum(p[key] for p in parts) / max(worker_seconds, 1e-9)
+                                           for key in ("network_seconds", "planes_seconds"))
             moves = sum(r.moves for p in parts for r in p["records"])
             against: dict[str, list[float]] = {}
             for name, score in (x for p in parts for x in p.get("opponent_scores", ())):

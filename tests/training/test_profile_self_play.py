@@ -36,7 +36,7 @@ def test_the_shares_split_the_whole_time_and_the_evaluator_is_restored(script):
 def test_a_worker_times_its_planes_inside_its_network_calls(script):
     from training import alphazero
 
-    args_task = script.task_for("fill_v0", {}, simulations=4, games=2, filters=8, blocks=1)
-    out = alphazero.play_games(args_task)
+    task = script.task_for("fill_v0", {}, simulations=4, games=2, filters=8, blocks=1)
+    out = alphazero.play_games(task)
     assert 0.0 < out["planes_seconds"] < out["network_seconds"] < out["seconds"]
     assert out["calls"] > 0 and out["evaluations"] >= out["calls"]
