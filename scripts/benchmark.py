@@ -13,7 +13,7 @@ For each game and each option set its description lists in ``benchmark_options``
 * clone: microseconds per ``game.clone()`` of a mid-game state.
 
 ``--search`` times MCTS, sampling and clone on each game's ladder settings; ``--network`` times
-each game's shipped network (``training.network``) on a batch of 1 and of 16 of its planes, with
+each game's shipped network (``training.agents.network``) on a batch of 1 and of 16 of its planes, with
 the reference convolution (a reshaped sliding-window view, the textbook im2col) in the same run,
 and the observer's planes for the same batch from the flat vectors (what a network agent adds
 to each call).
@@ -116,7 +116,7 @@ def search_speed(name: str, positions: int = 5, simulations: int = 200, seed: in
     """MCTS on the game's first ladder's options and settings (its bot kit's ``ladders``):
     simulations per second over a few mid-game positions, and µs per sampled state and per
     clone there."""
-    from training.mcts import MCTSAgent, parse_mcts_spec
+    from training.search.mcts import MCTSAgent, parse_mcts_spec
 
     description = envs.describe(name)
     spec = description.bot_kit().ladders[0]
@@ -165,8 +165,8 @@ def network_milliseconds(name: str, seconds: float) -> list[tuple[str, int, floa
     for the game's shipped network at its default options, on real planes from random play."""
     from unittest import mock
 
-    from training import network
-    from training.network_agent import shipped_agent
+    from training.agents import network
+    from training.agents.network_agent import shipped_agent
 
     net, _ = network.load_network(shipped_agent(name, {}, networks_only=True))
     env = envs.load(name).raw_env()

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from training.evaluate import wilson_interval  # noqa: E402
+from training.evaluation.tournament import wilson_interval  # noqa: E402
 
 
 def snapshot_facts(path: Path) -> dict:
@@ -46,7 +46,7 @@ def per_opponent(parser, flag: str, values: list[int], opponents: list[str]) -> 
 
 def play(job: tuple) -> tuple[int, float]:
     from training import load_agent
-    from training.evaluate import play_game
+    from training.evaluation.tournament import play_game
     import envs
 
     index, path, opponent, game, options, seed = job

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job: set up (scripts/setup.sh), then run it (see training/main.py).
+# The main job: set up (scripts/setup.sh), then run it (see training/jobs/main.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

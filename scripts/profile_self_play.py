@@ -16,7 +16,7 @@ A second run under ``cProfile``, with the profiler switched off inside the evalu
 rest of the time by each function's own time into
 
 * **engine and sampling** — the game's rules, observer and sampler (``envs/``),
-* **tree** — the search itself (``training/az_search.py``: selection, backing up, the driver),
+* **tree** — the search itself (``training/search/guided.py``: selection, backing up, the driver),
 * **numpy** — numpy's own functions (mostly the tree's arithmetic over each node's actions),
 * **other** — the rest (built-ins called from anywhere, the worker's bookkeeping).
 
@@ -38,8 +38,8 @@ import envs  # noqa: E402
 
 
 def task_for(game: str, options: dict, simulations: int, games: int, filters: int, blocks: int) -> dict:
-    from training.alphazero import torch_network
-    from training.network import Architecture
+    from training.jobs.alphazero import torch_network
+    from training.agents.network import Architecture
 
     description = envs.describe(game)
     observer = description.make_observer(options)
@@ -66,7 +66,7 @@ COLUMNS = ("engine and sampling", "planes", "network forward", "tree", "numpy (t
 
 
 def profile(game: str, options: dict, args) -> dict:
-    from training import alphazero
+    from training.jobs import alphazero
 
     task = task_for(game, options, args.simulations, args.self_play_games, args.filters, args.blocks)
     out = alphazero.play_games(task)

@@ -1,4 +1,15 @@
-"""Bots, trained agents and the jobs that make and compare them.
+"""Bots, trained agents and the jobs that make and compare them, by concern:
+
+* ``training.agents`` — the agent interface, ``load_agent``, agent files, ONNX;
+* ``training.search`` — MCTS and the network-guided search;
+* ``training.bots`` — each game's bots, search hooks and ladders;
+* ``training.evaluation`` — tournaments, Elo, the ladder;
+* ``training.serving`` — the bot protocol, its transports, terminal play;
+* ``training.jobs`` — the training jobs;
+* ``training.common`` — flags, worker processes, progress.
+
+The modules left at this level are the commands users type (``python -m training.train`` …),
+each a few lines that call the job's ``main``.
 
 ``load_agent(spec, game, seed=None, **options)`` returns an agent (``act(observation) -> int``):
 
@@ -6,16 +17,16 @@
 * ``"heuristic"``, ``"solver"``, … — the rule-based bots of the game's bot kit
   (``training.bots.<game>``, ``KIT``);
 * ``"mcts:N"`` (``"mcts:N:c=X"``) — Monte Carlo tree search with N simulations per move over
-  states sampled from the observation (see ``training.mcts``);
+  states sampled from the observation (see ``training.search.mcts``);
 * ``"trained"`` — the agent shipped for these options (``checkpoints/<game>/``: a network or a
   MaskablePPO checkpoint, the best recorded score against the heuristic), playing its policy
   alone; ``"mcts:N:net=trained"`` or ``"mcts:N:net=PATH"`` — search guided by a network
-  (``training.az_search``);
-* an agent file path: a network from ``training.alphazero`` (``training.network_agent``) or a
-  MaskablePPO checkpoint (``checkpoints/loom/loom__maskppo__0.zip``, ``training.checkpoint``),
+  (``training.search.guided``);
+* an agent file path: a network from ``training.alphazero`` (``training.agents.network_agent``) or a
+  MaskablePPO checkpoint (``checkpoints/loom/loom__maskppo__0.zip``, ``training.agents.checkpoint``),
   checked against the game and options.
 * an exported ``.onnx`` path: the same policy run by onnxruntime alone, no torch (see
-  ``training.onnx_agent`` and docs/onnx.md).
+  ``training.agents.onnx_agent`` and docs/onnx.md).
 
 ``game`` is an env name (``"loom_v0"``, or just ``"loom"``); ``options`` are the env options the
 agent will play under (board size, bounty, …) where the bot needs them.
@@ -23,59 +34,7 @@ agent will play under (board size, bounty, …) where the bot needs them.
 
 from __future__ import annotations
 
-from typing import Any
-
-from training.agents import Agent, RandomAgent
-
-
-def game_name(game: str) -> str:
-    """The env name of a game (``"loom"`` → ``"loom_v0"``); a ValueError lists the games."""
-    import envs
-
-    return envs.canonical_name(game)
-
-
-def bot_table(game: str) -> dict[str, Any]:
-    """Every named bot of a game: ``{"random": RandomAgent, "heuristic": ..., ...}``."""
-    import envs
-
-    return envs.describe(game).bot_kit().named_bots()
-
-
-def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) -> Agent:
-    name = game_name(game)
-    table = bot_table(name)
-    if spec in table:
-        return table[spec](game=name, seed=seed, **options)
-    if spec == "trained":
-        from training.network_agent import shipped_agent
-
-        return load_agent(str(shipped_agent(name, options)), name, seed=seed, **options)
-    if str(spec).split(":")[0] == "mcts":
-        from training.mcts import MCTSAgent, parse_mcts_spec
-
-        settings = parse_mcts_spec(spec)
-        if "network_path" in settings:
-            from training.az_search import GuidedMCTSAgent
-
-            return GuidedMCTSAgent(name, seed=seed, **settings, **options)
-        return MCTSAgent(name, seed=seed, **settings, **options)
-    if str(spec).endswith(".onnx"):
-        from training.onnx_agent import load_onnx_agent
-
-        return load_onnx_agent(spec, name, seed=seed, **options)
-    if str(spec).endswith(".zip") or "/" in str(spec) or "\\" in str(spec):
-        from training.network_agent import is_network_file, load_network_agent
-
-        if is_network_file(spec):
-            return load_network_agent(spec, name, seed=seed, **options)
-        from training.checkpoint import load_checkpoint_agent
-
-        return load_checkpoint_agent(spec, name, seed=seed, **options)
-    raise ValueError(
-        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, trained, mcts:N, mcts:N:net=trained, "
-        "or an agent file (.zip or .onnx)"
-    )
-
+from training.agents.base import Agent, RandomAgent
+from training.agents.load import bot_table, game_name, load_agent
 
 __all__ = ["Agent", "RandomAgent", "bot_table", "game_name", "load_agent"]

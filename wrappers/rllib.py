@@ -21,7 +21,7 @@ sees ``(observation − shift) / scale``. The suite's observations mix 0/1 board
 small fractions (Linecatch's "points this square catches now" is 0.25 at most on 5×5, a
 tenth of a board bit's spread), and PPO learned the small features far slower than the
 board; :func:`observation_statistics` measures the shift and scale once from random play,
-and ``training.rllib_policy.fold_normalization`` folds them into the first layer of the
+and ``training.jobs.rllib_policy.fold_normalization`` folds them into the first layer of the
 converted checkpoint, so the suite's agents still read raw observations.
 
 ``score_shaping`` (env_config, default 0) is ``SelfPlayEnv``'s shaping for every seat: each

@@ -2,7 +2,7 @@
 
 The other seats are played by opponents drawn from a pool at every reset: named bots
 (``"random"``, ``"heuristic"``), checkpoint paths, frozen snapshots of the learner (policy
-payloads, see ``training.checkpoint.PolicyAgent.policy_payload``) or agent objects. The
+payloads, see ``training.agents.checkpoint.PolicyAgent.policy_payload``) or agent objects. The
 learner's seat is drawn at random each episode (or fixed with ``learner_seat``). Opponents act
 until the learner is to move, so multi-step turns (the same agent acting again) and 3–4 player
 games need nothing special. The learner receives its own terminal reward whoever made the last
@@ -43,7 +43,7 @@ ILLEGAL_ACTIONS = ("raise", "lose")
 def make_opponent(spec: Any, game: str, options: dict[str, Any], seed: int):
     """An agent from a pool entry (name, checkpoint path, policy payload or agent object)."""
     from training import load_agent
-    from training.checkpoint import PolicyAgent
+    from training.agents.checkpoint import PolicyAgent
 
     if isinstance(spec, str):
         return load_agent(spec, game, seed=seed, **options)

@@ -29,7 +29,7 @@ WORDS = re.compile(
 
 ALLOWED: list[tuple[str, str, str]] = [
     # (file glob, a regex the hit's whole source line must match, why it is no pointer outside the project)
-    ("training/onnx*.py", r"(?i)session", "onnxruntime's session object, the library's own term"),
+    ("training/agents/onnx*.py", r"(?i)session", "onnxruntime's session object, the library's own term"),
     ("**/*.py", r"onnx\.helper|numpy_helper|helper\.make_|from onnx import .*helper", "the onnx library's module onnx.helper"),
     ("docs/onnx.md", r"(?i)onnx\.helper|session", "onnx's module onnx.helper and onnxruntime's InferenceSession"),
     ("tests/training/test_onnx.py", r"session", "onnxruntime's session object"),
@@ -42,10 +42,10 @@ ALLOWED: list[tuple[str, str, str]] = [
     ("tests/docs/test_standalone.py", r".", "this test names the words it searches for"),
     ("tests/*/test_render.py", r'for word in|"shared/" not in', "a game's test that its own texts hold none of these words"),
     ("docs/protocol.md", r"\bsession\b", "the bot server's game session: the protocol's own term for what new_game starts"),
-    ("training/bot_server.py", r"(?i)session|# -+ helpers -+", "the bot server's game session (the protocol's term); a banner"),
-    ("training/play.py", r"session", "a terminal game session"),
-    ("training/alphazero.py", r"session|the game and the seeds", "one sitting of a resumable run; random seeds"),
-    ("training/train_rllib.py", r"owns the session", "Ray's session (ray.init), the library's term"),
+    ("training/serving/bot_server.py", r"(?i)session|# -+ helpers -+", "the bot server's game session (the protocol's term); a banner"),
+    ("training/serving/terminal.py", r"session", "a terminal game session"),
+    ("training/jobs/alphazero.py", r"session|the game and the seeds", "one sitting of a resumable run; random seeds"),
+    ("training/jobs/rllib.py", r"owns the session", "Ray's session (ray.init), the library's term"),
     ("docs/linecatch.md", r"the sampling helpers'", "the sampling module's functions"),
     ("envs/fill/*.py", r"with the seeds that allows", "Fill's seed: the first cell filled, a rule of the game"),
     ("tests/fill/test_bots.py", r"the seeds' trajectories", "random seeds"),

@@ -17,9 +17,9 @@ from envs.fill.positions import position
 from envs.fill.rules import FILL, FILL2, SEED, TRAP_PHASE, FillGame, bits
 from envs.fill.board import Board
 from envs.fill.solver import FillSolver
-from training.az_search import GuidedSearch, run_batched
+from training.search.guided import GuidedSearch, run_batched
 from training.bots.fill import evaluate_state, preferred_actions, solved_scores
-from training.mcts import MCTSAgent
+from training.search.mcts import MCTSAgent
 from tests.fill.helpers import settle
 from tests.training.evaluators import Uninformed
 

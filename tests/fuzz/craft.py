@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from training.checkpoint import FORMAT, FORMAT_VERSION, env_spaces, portable_options
+from training.agents.checkpoint import FORMAT, FORMAT_VERSION, env_spaces, portable_options
 
 GAME = "linecatch_v0"
 OPTIONS = {"rows": 3, "cols": 3}

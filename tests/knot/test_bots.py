@@ -7,7 +7,7 @@ import numpy as np
 from envs.knot.observer import KnotObserver
 from training import load_agent
 from training.bots.knot import HeuristicKnotBot
-from training.evaluate import play_match
+from training.evaluation.tournament import play_match
 from tests.knot.helpers import position
 
 
@@ -95,7 +95,7 @@ def test_heuristic_beats_random():
 def test_heuristic_plays_itself_to_the_end_with_legal_moves():
     options = {"players": 3}
     bots = [load_agent("heuristic", "knot_v0", seed=i, **options) for i in range(3)]
-    from training.evaluate import play_game
+    from training.evaluation.tournament import play_game
 
     returns, scores = play_game("knot_v0", bots, 5, options)
     assert sorted(returns) in ([-1, -1, 1], [-1, 0, 0], [0, 0, 0])

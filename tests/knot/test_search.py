@@ -1,5 +1,5 @@
 """Knot's hooks for search (``training.bots.knot``): ``preferred_actions`` and
-``evaluate_state`` on engine states, as ``training.mcts`` calls them.
+``evaluate_state`` on engine states, as ``training.search.mcts`` calls them.
 
 The preferred moves are the heuristic bot's own pricing (one implementation, which the bot runs
 on the public board of its observation and search on engine states): checked move by move

@@ -11,7 +11,7 @@ from envs import linecatch_v0
 from envs.linecatch.rules import LinecatchGame
 from envs.linecatch.solver import LinecatchSolver
 from training import load_agent
-from training.evaluate import play_game
+from training.evaluation.tournament import play_game
 
 
 def brute_force(game: LinecatchGame) -> int:
@@ -129,7 +129,7 @@ def test_heuristic_beats_random_clearly():
 
 
 def test_solver_point_loss_is_zero_for_the_solver_and_positive_for_random():
-    from training.evaluate import solver_point_loss
+    from training.evaluation.tournament import solver_point_loss
 
     perfect = solver_point_loss("solver", "linecatch", 6, 0, {"rows": 3, "cols": 3})
     careless = solver_point_loss("random", "linecatch", 6, 0, {"rows": 3, "cols": 3})

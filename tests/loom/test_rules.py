@@ -11,7 +11,7 @@ from envs import loom_v0
 from envs.core import OptionError
 from envs.loom.rules import CELLS, LoomGame, allowed_cells, cloth_score, line_score
 from training import load_agent
-from training.evaluate import play_game
+from training.evaluation.tournament import play_game
 from tests.loom.util import throw_dice
 
 FLAT = [(1, 2)] * 16

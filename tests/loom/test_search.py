@@ -19,7 +19,7 @@ from envs.loom.observer import LoomObserver
 from envs.loom.rules import CELLS, LINE_CODES, ROUNDS, SIDE, LoomGame, line_dyes, line_score
 from training.bots.loom import (evaluate_state, expected_points, line_values, line_weave_values,
                                 preferred_actions, root_preferred_actions)
-from training.mcts import MCTSAgent
+from training.search.mcts import MCTSAgent
 from tests.loom.util import random_play, throw_dice
 from tests.training.evaluators import Uninformed
 
@@ -170,7 +170,7 @@ def test_the_guided_search_mixes_the_fitted_line_values_into_its_leaves():
     simulation per weave (each a leaf where the rival weaves the leftover), the search takes the
     weave after which ``evaluate_state`` is best for the drafter; with w = 0 every weave looks
     alike and it does not."""
-    from training.az_search import GuidedSearch, run_batched
+    from training.search.guided import GuidedSearch, run_batched
 
     observer = LoomObserver(LoomGame.resolve_options({}))
     mixed = GuidedSearch("loom", {}, simulations=1, gumbel_scale=0.0, hook_weight=0.25)

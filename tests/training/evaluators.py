@@ -1,4 +1,4 @@
-"""Stand-in networks for the guided search's tests (``training.az_search.Evaluator``)."""
+"""Stand-in networks for the guided search's tests (``training.search.guided.Evaluator``)."""
 
 from __future__ import annotations
 

@@ -15,14 +15,14 @@ import pytest
 import envs
 from envs.core.observer import Symmetry
 from training import load_agent
-from training.alphazero import AlphaZeroConfig, Learner, Run, main, torch_network
-from training.az_search import (
+from training.jobs.alphazero import AlphaZeroConfig, Learner, Run, main, torch_network
+from training.search.guided import (
     GuidedSearch, NetworkEvaluator, considered_visits, run_batched, to_absolute, to_relative,
 )
-from training.evaluate import play_game
-from training.checkpoint import CheckpointError
+from training.evaluation.tournament import play_game
+from training.agents.checkpoint import CheckpointError
 from tests.training.hidden_states import positions_with_two_hidden_worlds
-from training.network import Architecture, PolicyValueNet, load_network, read_network_file, save_network
+from training.agents.network import Architecture, PolicyValueNet, load_network, read_network_file, save_network
 
 
 def has_planes(game: str) -> bool:
@@ -75,7 +75,7 @@ def test_the_convolution_equals_the_benchmarks_sliding_window_reference(monkeypa
     compute the same convolution (odd sizes, several channels, a batch) for the ratio to mean
     anything."""
     from tests.scripts import import_script
-    from training.network import conv3x3, conv_matrix
+    from training.agents.network import conv3x3, conv_matrix
 
     reference = import_script(monkeypatch, "benchmark").sliding_window_conv3x3
     rng = np.random.default_rng(0)
@@ -285,7 +285,7 @@ def test_no_evaluation_games_records_no_score(tmp_path):
 
 
 def test_the_final_evaluation_scores_the_better_of_best_and_last(tmp_path, monkeypatch):
-    import training.alphazero as alphazero
+    import training.jobs.alphazero as alphazero
 
     argv = ["--game", "linecatch", "--options", json.dumps(SMALL["linecatch_v0"]), "--iterations", "1",
             "--games-per-iteration", "2", "--simulations", "4", "--concurrent-games", "2", "--workers", "1",
@@ -375,7 +375,7 @@ def test_trained_is_the_shipped_agent_with_the_best_recorded_score_for_those_opt
     (the trainer's evaluation pooled with the file's independent checks), ties by name."""
     import shutil
 
-    from training import network_agent
+    from training.agents import network_agent
 
     folder = tmp_path / "linecatch"
     folder.mkdir()
@@ -420,7 +420,7 @@ def test_net_trained_is_the_network_whose_guided_search_records_the_best_score(m
     policy's score."""
     import shutil
 
-    from training import network_agent
+    from training.agents import network_agent
 
     folder = tmp_path / "linecatch"
     folder.mkdir()
@@ -502,7 +502,7 @@ def test_a_leaf_play_out_reaches_the_end_and_leaves_the_leaf_unchanged():
 
 
 def test_search_settings_recorded_in_an_agent_file_are_its_defaults(tmp_path):
-    from training import network_agent
+    from training.agents import network_agent
 
     source = network_agent.CHECKPOINTS / "linecatch" / "linecatch__alphazero__1.zip"
 
@@ -534,7 +534,7 @@ def test_symmetry_helpers_map_policies_consistently():
 
 
 def test_a_network_exports_to_onnx_and_plays_the_same_moves_without_torch(tmp_path):
-    from training.export_onnx import export_onnx
+    from training.agents.export_onnx import export_onnx
 
     game, options = "linecatch_v0", {"rows": 3, "cols": 4}
     net = random_net(game, options, seed=5, filters=8, blocks=2)
@@ -631,7 +631,7 @@ def test_a_fixed_opponent_takes_one_seat_and_only_the_searched_seats_are_recorde
     """--opponent heuristic random --opponent-share: the opponents, in turn, play their seat
     (seed % players) in that share of the games, unrecorded; the searched seat's results
     against each are returned and logged."""
-    from training.alphazero import play_games
+    from training.jobs.alphazero import play_games
 
     game, options = "linecatch_v0", {"rows": 3, "cols": 4}  # 12 squares: 12 moves, a catch moves again
     net = random_net(game, options)
@@ -681,7 +681,7 @@ def test_the_replay_buffer_keeps_which_outcomes_are_targets_through_a_save():
     """A policy-only record (a game against a fixed opponent, --no-opponent-outcomes) keeps its
     zero value weight in the ring, in the saved state and after loading it; a state saved before
     the weights existed loads with every outcome a target."""
-    from training.alphazero import GameRecord, ReplayBuffer
+    from training.jobs.alphazero import GameRecord, ReplayBuffer
 
     def record(n, target):
         return GameRecord(np.zeros((n, 3), np.float16), np.ones((n, 2), bool), np.full((n, 2), 0.5, np.float16),

@@ -1,4 +1,4 @@
-"""Endgame tuning (training/endgame_tuning.py): the solver's labels agree with a brute force
+"""Endgame tuning (training/jobs/tuning.py): the solver's labels agree with a brute force
 through the engine, the targets are what the docstring says (the solver's, or a teacher's at the
 agent's own decisions), a tiny run writes an agent that plays, and bad settings are refused by
 name."""
@@ -16,9 +16,9 @@ from envs.fill.positions import position
 from envs.fill.rules import FILL, FILL2, FillGame
 from training import load_agent
 from training.bots.fill import solved_scores
-from training.checkpoint import code_version
-from training.endgame_tuning import best_moves, main, play_positions
-from training.evaluate import play_game
+from training.agents.checkpoint import code_version
+from training.jobs.tuning import best_moves, main, play_positions
+from training.evaluation.tournament import play_game
 from tests.fill.test_search import ONLY_C5_WINS, brute_force_winning_fills, random_positions
 
 SHIPPED = "checkpoints/fill/fill__alphazero__3.zip"
@@ -59,7 +59,7 @@ def test_positions_carry_the_networks_own_targets_except_where_solved():
     """Critical positions put all their policy weight on the best moves (at least half of it
     spread evenly); the others keep the network's own policy; solved positions get the solved
     outcome as their value, for the player to move first."""
-    from training.network import load_network
+    from training.agents.network import load_network
     import envs
 
     task = {"game": "fill_v0", "options": {}, "agent": SHIPPED, "explore": 0.3,

@@ -13,9 +13,9 @@ import envs
 from envs.linecatch.rules import LinecatchGame
 from tests.training.hidden_states import positions_with_two_hidden_worlds
 from training import load_agent
-from training.evaluate import play_match
-from training.ladder import LadderSpec, deal_interval, markdown, run_ladder
-from training.mcts import MCTSAgent, parse_mcts_spec
+from training.evaluation.tournament import play_match
+from training.evaluation.ladder import LadderSpec, deal_interval, markdown, run_ladder
+from training.search.mcts import MCTSAgent, parse_mcts_spec
 
 SMALL = {
     "linecatch_v0": {"rows": 4, "cols": 4},

@@ -15,15 +15,15 @@ import pytest
 
 import envs
 from training import load_agent
-from training.checkpoint import CheckpointError, PolicyAgent, env_spaces, portable_options, read_checkpoint, save_checkpoint
-from training.onnx_agent import (
+from training.agents.checkpoint import CheckpointError, PolicyAgent, env_spaces, portable_options, read_checkpoint, save_checkpoint
+from training.agents.onnx_agent import (
     ACTION_MASK, MASKED_LOGIT, MASKED_LOGITS, OBSERVATION, PROBABILITIES, OnnxAgent, load_onnx_agent,
 )
 
 onnx = pytest.importorskip("onnx", reason="the onnx extra is not installed (pip install -e .[onnx])")
 pytest.importorskip("onnxruntime", reason="the onnx extra is not installed (pip install -e .[onnx])")
 
-from training.export_onnx import build_model, export_onnx, main as export_main  # noqa: E402
+from training.agents.export_onnx import build_model, export_onnx, main as export_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 # Every game with default options, plus Knot for three players (a different relative-seat layout).
@@ -60,7 +60,7 @@ def fresh_policy(game: str, options: dict, seed: int):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.train import TrainConfig, make_env_fn, policy_kwargs
+    from training.jobs.ppo import TrainConfig, make_env_fn, policy_kwargs
 
     config = TrainConfig(game=game, options=options, seed=seed, n_envs=1, opponents=["random"], n_steps=64, batch_size=64)
     vec_env = DummyVecEnv([make_env_fn(config, 0, list(config.opponents))])
@@ -96,7 +96,7 @@ def exported(tmp_path_factory):
     """Per case: the torch model, its suite checkpoint and the ONNX export of that checkpoint."""
     import torch
 
-    from training.train import actor_layers
+    from training.jobs.ppo import actor_layers
 
     torch.set_num_threads(1)
     folder = tmp_path_factory.mktemp("onnx")
@@ -165,7 +165,7 @@ def test_action_probabilities_and_seeded_sampling(exported):
 def test_relu_policies_export_and_unknown_activations_are_refused(tmp_path):
     """The graph follows the checkpoint's activation (the export's own check compares it with
     the numpy agent in onnxruntime and raises on a mismatch)."""
-    from training.export_onnx import verify
+    from training.agents.export_onnx import verify
 
     rng = np.random.default_rng(0)
     layers = [(rng.normal(size=(64, 128)).astype(np.float32), rng.normal(size=64).astype(np.float32)),
@@ -182,20 +182,20 @@ def test_relu_policies_export_and_unknown_activations_are_refused(tmp_path):
 def shipped_checkpoints() -> list[Path]:
     """The shipped MaskablePPO checkpoints (the networks of training.alphazero have their own
     export test: tests/training/test_alphazero.py)."""
-    from training.network_agent import is_network_file
+    from training.agents.network_agent import is_network_file
 
     return sorted(p for p in (ROOT / "checkpoints").glob("*/*.zip") if not is_network_file(p))
 
 
 def shipped_networks() -> list[Path]:
-    from training.network_agent import is_network_file
+    from training.agents.network_agent import is_network_file
 
     return sorted(p for p in (ROOT / "checkpoints").glob("*/*.zip") if is_network_file(p))
 
 
 @pytest.mark.parametrize("checkpoint", shipped_networks(), ids=lambda p: p.name)
 def test_every_shipped_network_exports_and_plays_like_its_numpy_agent(checkpoint, tmp_path, capsys):
-    from training.network import load_network
+    from training.agents.network import load_network
 
     out = export_main([str(checkpoint), "-o", str(tmp_path / "agent.onnx")])
     assert "wrote" in capsys.readouterr().out

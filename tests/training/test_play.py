@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import envs
-from training.play import PROMPT, group_moves
+from training.serving.terminal import PROMPT, group_moves
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 60

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from training.processes import THREAD_VARIABLES, single_thread_pool
+from training.common.processes import THREAD_VARIABLES, single_thread_pool
 
 
 def _blas_threads(_: int) -> tuple[dict, int]:

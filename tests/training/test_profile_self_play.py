@@ -16,7 +16,7 @@ def script(monkeypatch):
 
 
 def test_the_shares_split_the_whole_time_and_the_evaluator_is_restored(script):
-    from training import alphazero
+    from training.jobs import alphazero
 
     evaluate = alphazero.TorchEvaluator.evaluate
     args = argparse.Namespace(simulations=4, self_play_games=2, filters=8, blocks=1)
@@ -34,7 +34,7 @@ def test_the_shares_split_the_whole_time_and_the_evaluator_is_restored(script):
 
 
 def test_a_worker_times_its_planes_inside_its_network_calls(script):
-    from training import alphazero
+    from training.jobs import alphazero
 
     task = script.task_for("fill_v0", {}, simulations=4, games=2, filters=8, blocks=1)
     out = alphazero.play_games(task)

@@ -18,8 +18,8 @@ pytest.importorskip("torch", reason="RLlib's PPO here runs on torch (the 'train'
 
 import envs  # noqa: E402
 from training import load_agent  # noqa: E402
-from training.checkpoint import PolicyAgent, read_checkpoint  # noqa: E402
-from training.train_rllib import (  # noqa: E402
+from training.agents.checkpoint import PolicyAgent, read_checkpoint  # noqa: E402
+from training.jobs.rllib import (  # noqa: E402
     RLlibTrainConfig,
     SeatMapping,
     actor_layers,
@@ -350,7 +350,7 @@ def test_tiny_run_writes_a_checkpoint_that_load_agent_plays(local_ray, tmp_path,
     agent = load_agent(str(checkpoint), game, seed=0, **options)
     play_full_games(agent, game, options, games=5)
 
-    from training.evaluate import main as evaluate_main
+    from training.evaluation.tournament import main as evaluate_main
 
     results = evaluate_main(["--game", game, "--options", json.dumps(options), "--agents", str(checkpoint), "random", "--games", "6"])
     assert results[0].games == 6

@@ -124,7 +124,7 @@ def test_seat_bots_lets_a_program_play_one_seat():
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_every_named_bot_plays_legal_moves_to_the_end(game):
     from training import bot_table
-    from training.evaluate import play_game
+    from training.evaluation.tournament import play_game
 
     module = envs.load(game)
     options = {"rows": 4, "cols": 4} if game == "linecatch_v0" else {}
@@ -175,7 +175,7 @@ def test_reset_with_the_same_seed_replays_the_same_episode_on_one_env(opponents)
 
 
 def test_reset_with_the_same_seed_reseeds_a_sampling_policy_opponent():
-    from training.checkpoint import read_checkpoint
+    from training.agents.checkpoint import read_checkpoint
 
     meta, layers = read_checkpoint("checkpoints/loom/loom__maskppo__0.zip")
     env = SelfPlayEnv("loom", {}, [{"layers": layers, "activation": meta["activation"], "sample": True}], learner_seat=1)

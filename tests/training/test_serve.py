@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import envs
-from training.serve import REQUESTS
+from training.serving.stdio import REQUESTS
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER_TIMEOUT_S = 60
@@ -204,7 +204,7 @@ def test_probabilities_of_a_trained_agent_are_the_softmax_of_its_masked_logits(s
 def test_an_exported_onnx_agent_plays_a_full_game_through_the_protocol(tmp_path):
     pytest.importorskip("onnx")
     pytest.importorskip("onnxruntime")
-    from training.export_onnx import export_onnx
+    from training.agents.export_onnx import export_onnx
 
     export_onnx(ROOT / "checkpoints/knot/knot__maskppo__0.zip", tmp_path / "knot.onnx")
     server = ServerProcess("--agents-dir", str(tmp_path))  # agent files: relative paths under it
@@ -537,7 +537,7 @@ def test_a_damaged_checkpoint_through_the_server_is_bad_agent_within_512_mb(tmp_
         json.dumps({"id": i, "type": "new_game", "game": "linecatch", "options": craft.OPTIONS, "agent": path.name}).encode() + b"\n"
         for i, path in enumerate(made)
     ) + b'{"id": "last", "type": "hello"}\n'
-    code = "import sys; sys.argv = ['serve', '--agents-dir', sys.argv[1]]; from training.serve import main; main()"
+    code = "import sys; sys.argv = ['serve', '--agents-dir', sys.argv[1]]; from training.serving.stdio import main; main()"
     done = run_bounded(code, str(tmp_path), input=lines)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     answers = [strict_json(line) for line in done.stdout.splitlines()]

@@ -12,9 +12,9 @@ import pytest
 
 import envs
 from training import bot_table, load_agent
-from training.checkpoint import CheckpointError, read_checkpoint
-from training.evaluate import play_game
-from training.train import TrainConfig, train
+from training.agents.checkpoint import CheckpointError, read_checkpoint
+from training.evaluation.tournament import play_game
+from training.jobs.ppo import TrainConfig, train
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"linecatch_v0": {"rows": 4, "cols": 4}}
@@ -119,7 +119,7 @@ def test_shipped_checkpoint_loads_and_plays_complete_games(path):
 
 
 def test_main_job_smoke_run_trains_and_prints_the_table(tmp_path, capsys):
-    from training.main import main
+    from training.jobs.main import main
 
     flags = [
         "--total-timesteps", "256", "--warm-start-games", "20", "--warm-start-epochs", "1",
@@ -143,7 +143,7 @@ def test_main_job_smoke_run_trains_and_prints_the_table(tmp_path, capsys):
     assert f"chart: {run / 'round_robin.png'}" in out
     meta, _ = read_checkpoint(next(run.glob("*.zip")))
     evaluation = json.loads((run / "evaluation.json").read_text())
-    from training.main import DEFAULT_RUN
+    from training.jobs.main import DEFAULT_RUN
 
     expected = "python -m training.train " + shlex.join(DEFAULT_RUN + flags)
     assert meta["command"] == evaluation["command"] == expected
@@ -151,7 +151,7 @@ def test_main_job_smoke_run_trains_and_prints_the_table(tmp_path, capsys):
 
 def test_the_command_recorded_reproduces_the_flags(tmp_path):
     """``training.train.main(argv)`` records exactly the flags it was given."""
-    from training.train import main
+    from training.jobs.ppo import main
 
     flags = ["--game", "linecatch", "--options", '{"rows": 3, "cols": 3}', "--total-timesteps", "64",
              "--n-envs", "1", "--n-steps", "64", "--batch-size", "32", "--n-epochs", "1", "--net-arch", "16",
@@ -172,7 +172,7 @@ def test_learn_takes_whole_rollouts_and_says_so(tmp_path, capsys):
 
 
 def test_main_job_tournament_covers_every_game(capsys):
-    from training.main import main
+    from training.jobs.main import main
 
     main(["--tournament", "--games", "2"])
     out = capsys.readouterr().out
@@ -181,7 +181,7 @@ def test_main_job_tournament_covers_every_game(capsys):
 
 
 def test_evaluation_reports_each_game_as_it_comes_back(capsys):
-    from training.evaluate import main as evaluate_main, round_robin
+    from training.evaluation.tournament import main as evaluate_main, round_robin
 
     for workers in (None, 2):
         seen = []
@@ -197,7 +197,7 @@ def test_evaluation_reports_each_game_as_it_comes_back(capsys):
 
 
 def test_tournament_table_is_the_same_for_any_number_of_workers(capsys, tmp_path):
-    from training.evaluate import main as evaluate_main
+    from training.evaluation.tournament import main as evaluate_main
 
     argv = ["--game", "loom", "--agents", "heuristic", "random", "mcts:8", "--games", "6", "--seed", "3"]
     serial = evaluate_main(argv + ["--workers", "1", "--json", str(tmp_path / "table.json")])

@@ -16,7 +16,7 @@ from envs.uzor.common import DEAL, GOAL, REFILL
 from envs.uzor.rules import FORK, PLACE, TAKE, UzorGame
 from tests.uzor.util import act, cell, place, position, resolve, tile, tiles
 from training.bots import uzor as bots
-from training.mcts import MCTSAgent
+from training.search.mcts import MCTSAgent
 
 FLAT_MAP = [dict(p, points=4) for p in STANDARD_MAP]  # a user Map: the scan tests every cell
 

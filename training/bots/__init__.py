@@ -33,7 +33,7 @@ class SearchHooks:
       end (default: the relative score margins);
     * ``solved(state)`` — the final scores of perfect play from this state when the game can
       tell them exactly and cheaply (a solved endgame), else ``None``; the network-guided
-      search (:mod:`training.az_search`) scores such a leaf by them instead of the network
+      search (:mod:`training.search.guided`) scores such a leaf by them instead of the network
       (``None``: no state is solved).
 
     Chance needs no hook: engines reach chance nodes, and the search keeps one subtree per
@@ -74,7 +74,7 @@ class BotKit:
 
     def named_bots(self) -> dict[str, type]:
         """Every named bot: ``{"random": ..., "heuristic": ..., "solver": ..., ...}``."""
-        from training.agents import RandomAgent
+        from training.agents.base import RandomAgent
 
         table: dict[str, type] = {"random": RandomAgent, "heuristic": self.heuristic}
         if self.solver is not None:

@@ -21,7 +21,7 @@ board with the engine's own :class:`envs.fill.board.Board` and solves endgames w
   and a Trap token at once (an extra trap never expires).
 
 The search hooks at the end (``preferred_actions``, ``evaluate_state``, read by
-``training.mcts``) bring the same ideas to engine states: the exact endgame search once at most
+``training.search.mcts``) bring the same ideas to engine states: the exact endgame search once at most
 ``SEARCH_SOLVE_ROOM`` cells are left, one seed per symmetry class, traps near the legal cells.
 With them MCTS(100) beats this heuristic (about 70% on default options); the reason for the
 threshold and the measurements are in the comments there.
@@ -40,7 +40,7 @@ from envs.fill.rules import (
     bits, geometry,
 )
 from envs.fill.solver import FillSolver
-from training.agents import legal_from_mask
+from training.agents.base import legal_from_mask
 from training.bots import BotKit, LadderSpec, SearchHooks
 
 SOLVE_OPEN = 16  # exact search when at most this many empty, non-poisoned cells remain
@@ -206,7 +206,7 @@ class FillHeuristicBot:
         return best
 
 
-# ----- search hooks (training.mcts) ----------------------------------------------------------------
+# ----- search hooks (training.search.mcts) ----------------------------------------------------------------
 # They read engine states, which MCTS only ever builds by sampling from one seat's observation.
 
 # Exact fill-only search once at most this many cells are empty and unpoisoned. Measured on the

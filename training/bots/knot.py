@@ -32,7 +32,7 @@ from envs.core.game import relative_margins
 from envs.knot.geometry import FIT, OTHER_PORT, TURN_FOR_PORT
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import BONUS, DRAW, KnotGame
-from training.agents import legal_from_mask
+from training.agents.base import legal_from_mask
 from training.bots import BotKit, LadderSpec, SearchHooks
 
 PREFERRED_MARGIN = 3.0  # placements priced within this of the best are all "preferred"

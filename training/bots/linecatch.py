@@ -9,7 +9,7 @@ from envs.core.sampling import read_observation
 from envs.linecatch.observer import LinecatchObserver
 from envs.linecatch.rules import LinecatchGame, geometry
 from envs.linecatch.solver import LinecatchSolver
-from training.agents import legal_from_mask
+from training.agents.base import legal_from_mask
 from training.bots import BotKit, LadderSpec, SearchHooks
 
 
@@ -81,7 +81,7 @@ class SolverLinecatchBot(_LinecatchBot):
 def preferred_actions(state: LinecatchGame) -> list[int]:
     """The heuristic's rule on an engine state, cheap enough for search: the squares that catch
     a line one square short; else those that leave no line one short; else every square.
-    MCTS plays out among them and tries them first (``training.mcts``)."""
+    MCTS plays out among them and tries them first (``training.search.mcts``)."""
     remaining, cell_lines = state.remaining, state.geo.cell_lines
     legal = [cell for cell, b in enumerate(state.black) if not b]
     catching = [c for c in legal if any(remaining[line] == 1 for line in cell_lines[c])]

@@ -16,7 +16,7 @@ from typing import Any
 from envs.loom.cloth import CELLS, DYES, EMPTY, LINE_WEIGHTS, allowed_cells, cloth_gain, touches
 from envs.loom.observer import LoomObserver
 from envs.loom.rules import ROUNDS, LoomGame
-from training.agents import legal_from_mask
+from training.agents.base import legal_from_mask
 from training.bots import BotKit, LadderSpec, SearchHooks
 from training.bots.loom_values import (  # noqa: F401  (re-exported for the fit script and tests)
     LINE_VALUES_PATH, LineValues, line_signature, line_values, weave_deltas,
@@ -83,7 +83,7 @@ def weave_values(state: LoomGame) -> tuple[list[int], list[int]]:
     return legal, [gain(mine, a % CELLS, throw[a // CELLS]) - rival_best[a // CELLS] for a in legal]
 
 
-# ----- search hooks (training.mcts) ------------------------------------------------------------
+# ----- search hooks (training.search.mcts) ------------------------------------------------------------
 # The search prices weaves and cut-off play-outs with the fitted line values
 # (training/bots/loom_values.py).
 

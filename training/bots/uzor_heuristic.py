@@ -11,7 +11,7 @@ import numpy as np
 
 from envs.uzor.common import DEAD_TAKE, DISCARD, FORK, PLACE, TAKE
 from envs.uzor.rules import UzorGame, bits_of
-from training.agents import legal_from_mask
+from training.agents.base import legal_from_mask
 from training.bots.uzor_simple import SeatBot
 
 

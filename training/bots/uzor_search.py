@@ -1,4 +1,4 @@
-"""Uzor's search hooks (``training.mcts``): the moves a play-out prefers, the root's candidates,
+"""Uzor's search hooks (``training.search.mcts``): the moves a play-out prefers, the root's candidates,
 and the value of a play-out cut off before the end.
 
 They run on full engine states a search samples from its seat's observation (never on

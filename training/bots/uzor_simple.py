@@ -19,7 +19,7 @@ from typing import Any
 from envs.uzor.common import FORK, PLACE
 from envs.uzor.rules import UzorGame, geometry
 from envs.uzor.sampling import read_position
-from training.agents import legal_from_mask
+from training.agents.base import legal_from_mask
 
 
 def pattern_reach(patterns) -> int:

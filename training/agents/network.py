@@ -14,7 +14,7 @@ A small residual convolutional tower over a game's planes (``Observer.planes``),
 Search scores a position with ``(1 − value_mix) · value + value_mix · margin`` (both recorded
 in the file's metadata: :func:`search_values`).
 
-Training (``training/alphazero.py``) uses a torch copy of this network with batch
+Training (``training/jobs/alphazero.py``) uses a torch copy of this network with batch
 normalisation; the saved file holds the weights with the normalisation folded into the
 convolutions, as plain float32 arrays, so playing needs numpy only — no torch, no unpickling.
 
@@ -40,7 +40,7 @@ VALUE_HIDDEN = 64
 
 
 def _checkpoint_error() -> type:
-    from training.checkpoint import CheckpointError
+    from training.agents.checkpoint import CheckpointError
 
     return CheckpointError
 
@@ -248,7 +248,7 @@ def _small_int(value: Any, low: int, high: int) -> bool:
 
 def network_array_specs(meta: dict[str, Any], shown: str) -> dict:
     """What the arrays of a network file must be, from its metadata (checked first)."""
-    from training.checkpoint import MAX_PARAMETERS, ArraySpec
+    from training.agents.checkpoint import MAX_PARAMETERS, ArraySpec
 
     if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
         raise NetworkFileError(f"agent file {shown} is not a {FORMAT} file of version {FORMAT_VERSION}")
@@ -267,8 +267,8 @@ def network_array_specs(meta: dict[str, Any], shown: str) -> dict:
 
 def read_network_file(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The metadata and arrays of an agent file, through the suite's checked archive reader
-    (:func:`training.checkpoint.read_agent_archive`: every size is checked before it is read)."""
-    from training.checkpoint import read_agent_archive
+    (:func:`training.agents.checkpoint.read_agent_archive`: every size is checked before it is read)."""
+    from training.agents.checkpoint import read_agent_archive
 
     return read_agent_archive(path, "meta.json", "weights.npz", network_array_specs, what="agent file")
 

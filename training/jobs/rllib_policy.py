@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from training.train_rllib import RLlibTrainConfig
+    from training.jobs.rllib import RLlibTrainConfig
 
 
 def learner_ids(config: RLlibTrainConfig, players: int) -> list[str]:

@@ -29,7 +29,7 @@ import numpy as np
 
 import envs
 from envs.core.game import CHANCE, TERMINAL, draw_outcome, relative_margins
-from training.agents import legal_from_mask
+from training.agents.base import legal_from_mask
 
 DEFAULT_SIMULATIONS = 200
 DEFAULT_EXPLORATION = 0.5  # on returns in [-1, 1]
@@ -261,7 +261,7 @@ def parse_mcts_spec(spec: str) -> dict[str, Any]:
     ``net=trained``) and optionally ``m=K`` (root actions considered), ``hook=W`` (the
     game's evaluation's weight in leaf values), ``mix=W`` (the margin head's weight in values)
     and ``cscale=X`` (how far searched values overrule the prior), each by default the agent
-    file's → keyword arguments of the network-guided :class:`training.az_search.GuidedMCTSAgent`
+    file's → keyword arguments of the network-guided :class:`training.search.guided.GuidedMCTSAgent`
     (``network_path``, ``simulations``, ``considered``, ``hook_weight``, ``value_mix``, ``c_scale``)."""
     name, *parts = spec.split(":")
     if name != "mcts":

@@ -1,7 +1,7 @@
 """Network-guided search from one seat's observation: Gumbel root selection with sequential
 halving, a prior-guided choice below the root, the network's value at the leaves.
 
-What it keeps from the suite's search (:mod:`training.mcts`): every simulation starts from a
+What it keeps from the suite's search (:mod:`training.search.mcts`): every simulation starts from a
 full state drawn by the game's sampler from the seat's own observation (opponents' hidden
 items drawn anew; a seat never sees more than its observation), chance nodes are drawn by
 their probabilities with one subtree per outcome, and 2–4 players work because every node
@@ -32,7 +32,7 @@ import numpy as np
 import envs
 from envs.core.game import CHANCE, TERMINAL, draw_outcome, margins, ranked_returns
 from envs.core.observer import as_vector
-from training.agents import legal_from_mask
+from training.agents.base import legal_from_mask
 
 C_VISIT = 50.0  # σ(q) = (C_VISIT + max visits) · C_SCALE · q, the paper's constants
 C_SCALE = 0.1
@@ -55,7 +55,7 @@ class Evaluator(Protocol):
 
 
 class NetworkEvaluator:
-    """A :class:`training.network.PolicyValueNet` over a game's planes (the observer builds
+    """A :class:`training.agents.network.PolicyValueNet` over a game's planes (the observer builds
     them from the flat vectors); the network's values are relative to the observing seat and
     are turned to absolute seats here. ``value_mix`` blends in the margin head."""
 
@@ -349,7 +349,7 @@ class GuidedMCTSAgent:
                  considered: int = MAX_CONSIDERED, hook_weight: float | None = None,
                  value_mix: float | None = None, c_scale: float | None = None, playout: int | None = None,
                  **options: Any):
-        from training.network_agent import load_network_for
+        from training.agents.network_agent import load_network_for
 
         self.net, self.meta = load_network_for(network_path, game, options)
         # Settings the spec leaves out come from the agent file: its training job's, or the
@@ -367,7 +367,7 @@ class GuidedMCTSAgent:
         self.rng = random.Random(seed)
 
     def _search(self, observation) -> SearchResult:
-        from training.network_agent import check_observation
+        from training.agents.network_agent import check_observation
 
         check_observation(observation, self.search.observer, self.meta)
         return run_batched([self.search.run(observation, self.rng)], self.evaluator)[0]

@@ -1,4 +1,4 @@
-"""Policy-value networks (``training.network``) as ONNX: the exporter and the checked loader.
+"""Policy-value networks (``training.agents.network``) as ONNX: the exporter and the checked loader.
 
 ``python -m training.export_onnx <network>.zip`` writes the graph (this module's
 :func:`build_network_model`, built from the numpy weights with ``onnx.helper``, no torch);
@@ -16,7 +16,7 @@ from the observing seat's side, in [−1, 1]).
 Before onnxruntime sees a file, it is checked node by node against exactly what the exporter
 writes for the architecture its metadata declares (operators, inputs, outputs, attributes,
 float32 initializers held in the file with the shapes the architecture needs, one int64
-index), as ``training.onnx_agent`` does for MaskablePPO policies.
+index), as ``training.agents.onnx_agent`` does for MaskablePPO policies.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from training.checkpoint import CheckpointError
-from training.network import FORMAT, Architecture, PolicyValueNet, architecture_from_meta
-from training.network_agent import observation_planes
-from training.onnx_agent import (
+from training.agents.checkpoint import CheckpointError
+from training.agents.network import FORMAT, Architecture, PolicyValueNet, architecture_from_meta
+from training.agents.network_agent import observation_planes
+from training.agents.onnx_agent import (
     ACTION_MASK, GRAPH_FIELDS, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, NODE_FIELDS, OPSET, PROBABILITIES, TENSOR_FIELDS,
     _Fault, _ints, _message, _one, _text, read_model_header,
 )

@@ -1,12 +1,12 @@
 """Agents that play from a policy-value network file: the policy alone, and ``"trained"``.
 
-``load_agent(<file>.zip, game)`` on a network file (``training.network``) returns a
+``load_agent(<file>.zip, game)`` on a network file (``training.agents.network``) returns a
 :class:`NetworkAgent`: the masked argmax of the network's policy, no search. It reads the
 env's default flat observation (building the planes itself) or the planes of an env made with
 ``observation_format="planes"``. ``load_agent("trained", game, **options)`` returns the agent
 shipped in ``checkpoints/<game>/`` for exactly those options (a network or a policy checkpoint:
 the best recorded score against the heuristic), and says what is shipped when none is. ``"mcts:N:net=PATH"`` / ``"mcts:N:net=trained"`` search with the network
-(:class:`training.az_search.GuidedMCTSAgent`).
+(:class:`training.search.guided.GuidedMCTSAgent`).
 
 Any of them handed an observation that does not fit (another board size) raises a ValueError
 naming the options the network was trained for.
@@ -26,11 +26,11 @@ import numpy as np
 
 import envs
 from envs.core.game import json_ready
-from training.network import FORMAT, NetworkFileError, PolicyValueNet, load_network
+from training.agents.network import FORMAT, NetworkFileError, PolicyValueNet, load_network
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHECKPOINTS = ROOT / "checkpoints"
-# search settings an agent file may record for mcts:N:net= (training.az_search.GuidedMCTSAgent)
+# search settings an agent file may record for mcts:N:net= (training.search.guided.GuidedMCTSAgent)
 SEARCH_SETTINGS = {"value_mix", "hook_value_weight", "c_scale", "playout"}
 
 
@@ -38,7 +38,7 @@ def is_network_file(path: str | Path) -> bool:
     """True for an agent file whose meta.json declares the network format. It reads the meta
     member only, through the checked reader (zip directory, sizes, JSON depth), so a damaged
     or hostile file answers False here and is refused by the loader with its reason."""
-    from training.checkpoint import _Fault, open_zip, read_json_member
+    from training.agents.checkpoint import _Fault, open_zip, read_json_member
 
     try:
         with open(path, "rb") as source:
@@ -233,7 +233,7 @@ def recorded_search_score(path: Path) -> float:
 def shipped_agents(game: str, networks_only: bool = False) -> list[tuple[Path, dict[str, Any]]]:
     """The agent files shipped for a game (``checkpoints/<game>/*.zip``: networks and policy
     checkpoints) and their recorded options, read through the checked reader."""
-    from training.checkpoint import _Fault, open_zip, read_json_member
+    from training.agents.checkpoint import _Fault, open_zip, read_json_member
 
     description = envs.describe(game)
     folder = CHECKPOINTS / description.short_name

@@ -7,7 +7,7 @@ A checkpoint is one zip file holding
 * ``policy.npz`` — the policy network's weights as plain numpy arrays (``allow_pickle=False``).
 
 Loading needs numpy only: no torch, no unpickling, so a front end can run a bot without the
-training stack, and a damaged or foreign file can only fail with a message (``training.archive``
+training stack, and a damaged or foreign file can only fail with a message (``training.agents.archive``
 reads the file, every size checked before it is read). The network is the actor of SB3's
 ``MlpPolicy`` (``MaskablePPO``): observation → hidden layers (tanh or relu) → logits; illegal
 actions are masked out and the best remaining logit is played.
@@ -26,7 +26,7 @@ import numpy as np
 import envs
 from envs.core.game import json_ready
 # Reading agent files safely; these names stay importable from here.
-from training.archive import (  # noqa: F401
+from training.agents.archive import (  # noqa: F401
     FLOAT_DTYPES, MAX_ARCHIVE_BYTES, MAX_JSON_DEPTH, MAX_LAYERS, MAX_META_BYTES, MAX_NPY_HEADER_BYTES, MAX_PARAMETERS,
     MAX_WIDTH, MAX_ZIP_DIRECTORY_BYTES, MAX_ZIP_ENTRIES, ZIP_METHODS, ArraySpec, CheckpointError, _Fault, _read_npy,
     _refuse_constant, check_zip_directory, json_depth_exceeds, member_info, open_zip, read_agent_archive,

@@ -2,7 +2,7 @@
 how an answer is written.
 
 A request is checked here for its shape only (JSON text, nesting, valid Unicode, a known
-``type`` with fields of the right kinds); ``training.bot_server`` answers it, and
+``type`` with fields of the right kinds); ``training.serving.bot_server`` answers it, and
 ``training.serve`` reads and writes the lines (docs/protocol.md).
 """
 

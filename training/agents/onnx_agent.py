@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from training.checkpoint import (
+from training.agents.checkpoint import (
     MAX_ARCHIVE_BYTES, MAX_JSON_DEPTH, MAX_LAYERS, MAX_PARAMETERS, MAX_WIDTH, CheckpointError, _refuse_constant,
     check_fits, check_policy_meta, json_depth_exceeds, observation_misfit,
 )
@@ -385,10 +385,10 @@ class OnnxAgent:
 
 def load_onnx_agent(path: str | Path, game: str, seed: int | None = None, sample: bool = False, **options: Any) -> OnnxAgent:
     """Load ``path`` as an agent for ``game`` under ``options`` (checked against its metadata).
-    An exported policy-value network (``training.onnx_network``) becomes its own agent."""
+    An exported policy-value network (``training.agents.onnx_network``) becomes its own agent."""
     path = Path(path)
     if path.is_file() and path.stat().st_size <= MAX_ARCHIVE_BYTES:
-        from training.onnx_network import is_network_onnx, load_onnx_network_agent
+        from training.agents.onnx_network import is_network_onnx, load_onnx_network_agent
 
         data = path.read_bytes()
         if is_network_onnx(data):

@@ -1,6 +1,6 @@
 """The bot server's answers: ``BotServer`` answers one parsed request line at a time, within its
 limits (simulations, time a move, agent files under one folder), for the game the last
-``new_game`` started. ``training.serve`` feeds it lines; ``training.protocol`` holds the
+``new_game`` started. ``training.serve`` feeds it lines; ``training.serving.protocol`` holds the
 request shapes and the answer encoding.
 """
 
@@ -25,20 +25,20 @@ import numpy as np
 import envs
 from envs.core.game import SnapshotError
 from training import bot_table, game_name, load_agent
-from training.archive import MAX_ARCHIVE_BYTES, check_zip_directory
-from training.archive import _Fault as ArchiveFault
-from training.checkpoint import portable_options
-from training.protocol import (
+from training.agents.archive import MAX_ARCHIVE_BYTES, check_zip_directory
+from training.agents.archive import _Fault as ArchiveFault
+from training.agents.checkpoint import portable_options
+from training.serving.protocol import (
     DEFAULT_MAX_LINE_BYTES, PROTOCOL, PROTOCOL_VERSION, REQUESTS, SURROGATE, RequestError, _finite_float, _is_int,
     _no_constant, _NumberOutOfRange, check_fields, cut, error_answer, json_type, request_problem, shown,
 )
 
 DEFAULT_MAX_SIMULATIONS = 10_000  # per move, for "mcts:N…" agents (--max-simulations)
 DEFAULT_MOVE_TIME_LIMIT_S = 30.0  # the agent's work on one move or one probabilities answer
-MCTS_DEFAULT_SIMULATIONS = 200  # what "mcts" alone asks for (training.mcts.DEFAULT_SIMULATIONS)
+MCTS_DEFAULT_SIMULATIONS = 200  # what "mcts" alone asks for (training.search.mcts.DEFAULT_SIMULATIONS)
 AGENT_FILE_SUFFIXES = (".zip", ".onnx")
 MAX_SEED = 2**63 - 1
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROBABILITY_TOLERANCE = 1e-6
 
 

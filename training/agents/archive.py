@@ -6,7 +6,7 @@ size) before zipfile parses it, each member's declared size, encryption and comp
 it is opened, each array's npy header (dtype, shape, byte count) before its data is read. Every
 fault becomes a CheckpointError naming it; the memory a load takes is bounded by the limits
 below (a few times MAX_PARAMETERS × 8 bytes at most). ``read_agent_archive`` is the reusable
-part: a format (``training.checkpoint``'s policy, a convolutional network) passes its own member
+part: a format (``training.agents.checkpoint``'s policy, a convolutional network) passes its own member
 names, metadata check and array specs.
 """
 
