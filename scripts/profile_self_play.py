@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import dataclasses
+import os
 import pstats
 import sys
 from pathlib import Path
@@ -55,7 +56,7 @@ def task_for(game: str, options: dict, simulations: int, games: int, filters: in
 def bucket(filename: str, function: str) -> str:
     if "/envs/" in filename or "random.py" in filename:
         return "engine and sampling"
-    if filename.endswith("az_search.py"):
+    if filename.endswith(os.path.join("search", "guided.py")):
         return "tree"
     if "numpy" in filename or "numpy" in function:
         return "numpy (tree arithmetic)"

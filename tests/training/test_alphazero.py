@@ -301,7 +301,9 @@ def test_the_final_evaluation_scores_the_better_of_best_and_last(tmp_path, monke
         played.append((Path(agent).name, opponent, games, seed))
         return {"score": scores[Path(agent).name], "games": games}
 
-    monkeypatch.setattr(alphazero, "evaluate_agent", fake_evaluation)
+    from training.jobs.alphazero import run as run_module
+
+    monkeypatch.setattr(run_module, "evaluate_agent", fake_evaluation)  # choose_final plays through it
     for scores, expected in (({"best.zip": 0.4, "latest.zip": 0.7}, "latest.zip"),
                              ({"best.zip": 0.6, "latest.zip": 0.5}, "best.zip"),
                              ({"best.zip": 0.5, "latest.zip": 0.5}, "best.zip")):

@@ -16,12 +16,14 @@ from typing import Any
 
 
 def field_docs(config_cls: type) -> dict[str, str]:
-    """The docstring under each field of a dataclass, read from its source."""
-    tree = ast.parse(inspect.getsource(config_cls))
-    docs, body = {}, tree.body[0].body
-    for node, after in zip(body, body[1:] + [None]):
-        if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
-            docs[node.target.id] = after.value.value
+    """The docstring under each field of a dataclass, read from its source (and from its base
+    classes' sources, a subclass's own docstring winning)."""
+    docs: dict[str, str] = {}
+    for cls in reversed([c for c in config_cls.__mro__ if dataclasses.is_dataclass(c)]):
+        body = ast.parse(inspect.getsource(cls)).body[0].body
+        for node, after in zip(body, body[1:] + [None]):
+            if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
+                docs[node.target.id] = after.value.value
     return docs
 
 

@@ -30,20 +30,17 @@ from training import bot_table, game_name
 from training.agents.checkpoint import PolicyAgent, code_version, env_spaces, portable_options, save_checkpoint
 from training.evaluation.tournament import evaluate_against
 from training.common.flags import parse_flags
+from training.jobs.config import JobConfig
 from training.common.progress import Progress
 from wrappers.self_play import SelfPlayEnv
 
 
 @dataclass
-class TrainConfig:
+class TrainConfig(JobConfig):
     game: str = "loom"
     """env name (``loom``, ``linecatch_v0``, …)"""
-    options: dict = field(default_factory=dict)
-    """env options as JSON (e.g. ``{"rows": 4, "cols": 4}``)"""
     total_timesteps: int = 100_000
     """learner steps to train for"""
-    seed: int = 0
-    """seeds the envs, the network initialisation and the evaluations"""
     n_envs: int = 2
     """parallel self-play envs (SubprocVecEnv when > 1: one per core)"""
     opponents: list = field(default_factory=lambda: ["random", "heuristic"])
@@ -89,8 +86,6 @@ class TrainConfig:
     the warm-started one before self-play), not necessarily the last one"""
     final_eval_games: int = 400
     """games against random and against heuristic at the end (seats alternated)"""
-    out_dir: str = "runs"
-    """where run folders go"""
     progress_bar: bool = True
     """show SB3's progress bar"""
 

@@ -40,6 +40,7 @@ from training import bot_table
 from training.agents.checkpoint import PolicyAgent, code_version, env_spaces, portable_options, save_checkpoint
 from training.evaluation.tournament import evaluate_against
 from training.common.flags import parse_flags
+from training.jobs.config import JobConfig
 # The policy's RLlib parts (actor_layers, episode_score, fold_normalization stay importable from here).
 from training.jobs.rllib_policy import (  # noqa: F401
     SeatMapping, actor_layers, episode_score, fold_normalization, learner_ids, learner_layers, make_callbacks, module_spec,
@@ -54,13 +55,7 @@ SHIP_EXCLUDES = [".venv/", ".git/", "runs/", "checkpoints/", "results/", "**/__p
 
 
 @dataclass
-class RLlibTrainConfig:
-    game: str = "linecatch"
-    """env name (``linecatch``, ``knot_v0``, …)"""
-    options: dict = field(default_factory=dict)
-    """env options as JSON (e.g. ``{"rows": 4, "cols": 4}``, ``{"players": 3}``)"""
-    seed: int = 0
-    """seeds Ray's env runners (envs, sampling), the network initialisation and the evaluations"""
+class RLlibTrainConfig(JobConfig):
     iterations: int = 20
     """training iterations (one batch of games + one PPO update each)"""
     timesteps: int = 0
@@ -129,8 +124,6 @@ class RLlibTrainConfig:
     """games against random and against heuristic at the end (seats alternated)"""
     torch_threads: int = 1
     """torch threads of the learner (this process); 1 leaves the other cores to the env runners"""
-    out_dir: str = "runs"
-    """where run folders go"""
     save_rllib_checkpoint: bool = True
     """also write RLlib's own checkpoint of the algorithm (to resume with RLlib)"""
 

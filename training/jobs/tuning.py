@@ -67,6 +67,7 @@ import envs
 from envs.core.game import margins as score_margins
 from envs.core.game import ranked_returns
 from training.common.flags import parse_flags
+from training.jobs.config import require_counts, require_optimiser, require_shares
 
 SELF = "self"  # the opponent that is the agent itself
 POSITION_KEYS = ("vectors", "masks", "policies", "values", "margins", "critical")  # a recorded position's arrays
@@ -124,17 +125,10 @@ class EndgameConfig:
 
 
 def check_config(config: EndgameConfig) -> None:
-    for name in ("games", "steps", "batch_size", "workers"):
-        value = getattr(config, name)
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be a positive integer, not {value!r}")
-    if not isinstance(config.eval_games, int) or config.eval_games < 0:
-        raise ValueError(f"--eval-games must be a whole number >= 0, not {config.eval_games!r}")
-    for name in ("explore", "critical_share"):
-        if not 0.0 <= getattr(config, name) <= 1.0:
-            raise ValueError(f"--{name.replace('_', '-')} must lie in [0, 1], not {getattr(config, name)!r}")
-    if not config.learning_rate > 0 or not config.weight_decay >= 0 or not config.margin_weight >= 0:
-        raise ValueError("--learning-rate must be > 0, --weight-decay and --margin-weight >= 0")
+    require_counts(config, ("games", "steps", "batch_size", "workers"))
+    require_counts(config, ("eval_games",), least=0)
+    require_shares(config, ("explore", "critical_share"))
+    require_optimiser(config)
     if not config.opponents:
         raise ValueError("--opponents needs at least one opponent (a load_agent spec or 'self')")
     if not config.agent:

@@ -1,0 +1,52 @@
+"""What every training job's config shares: the game, its options, the seed, where runs go; and
+the checks every job makes of its numbers, with messages that name the flag.
+
+A job declares ``@dataclass class MyConfig(JobConfig)`` and adds its own fields, each with a
+default and a docstring underneath (``training.common.flags`` turns them into ``--flags``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class JobConfig:
+    game: str = "linecatch"
+    """the game (an env name such as ``loom`` or ``knot_v0``)"""
+    options: dict = field(default_factory=dict)
+    """env options as JSON (default: the game's defaults; e.g. ``{"rows": 4, "cols": 4}``)"""
+    seed: int = 0
+    """seeds the games, the network's initial weights, the minibatch order and the evaluations"""
+    out_dir: str = "runs"
+    """where run folders go (``<out_dir>/<game>__<algorithm>__<seed>__<time>/``)"""
+
+
+def flag(name: str) -> str:
+    """The command-line flag of a config field: ``eval_games`` → ``--eval-games``."""
+    return "--" + name.replace("_", "-")
+
+
+def require_counts(config: Any, names: tuple[str, ...], least: int = 1) -> None:
+    """Each named field is an int of at least ``least`` (bools are not counts)."""
+    for name in names:
+        value = getattr(config, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            rule = "a positive integer" if least == 1 else f"a whole number >= {least}"
+            raise ValueError(f"{flag(name)} must be {rule}, not {value!r}")
+
+
+def require_shares(config: Any, names: tuple[str, ...]) -> None:
+    """Each named field is a number in [0, 1]."""
+    for name in names:
+        value = getattr(config, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            raise ValueError(f"{flag(name)} must lie in [0, 1], not {value!r}")
+
+
+def require_optimiser(config: Any) -> None:
+    """``learning_rate`` > 0, ``weight_decay`` and ``margin_weight`` >= 0 (the search-and-learn
+    learners' AdamW settings)."""
+    if not config.learning_rate > 0 or not config.weight_decay >= 0 or not config.margin_weight >= 0:
+        raise ValueError("--learning-rate must be > 0, --weight-decay and --margin-weight >= 0")
