@@ -348,10 +348,22 @@ def draw_chart(game: str, results: list[PairResult], path: str | Path) -> Path:
 
 
 def pair_summary(result: PairResult) -> dict:
-    """A pair's counts, score and 95% Wilson interval, as the trainers' evaluation JSON has them."""
+    """A pair's counts, score, 95% Wilson interval and mean points (the first agent's and its
+    opponent's per game, as the printed table's "mean points"), as the trainers' evaluation
+    JSON has them."""
     low, high = wilson_interval(result.score, result.games)
+    games = max(1, result.games)
     return {"agent": result.first, "opponent": result.second, "games": result.games, "wins": result.wins,
-            "draws": result.draws, "losses": result.losses, "score": result.score, "interval95": [low, high]}
+            "draws": result.draws, "losses": result.losses, "score": result.score, "interval95": [low, high],
+            "mean_points": sum(result.points_for) / games, "mean_opponent_points": sum(result.points_against) / games}
+
+
+def json_table(game: str, options: dict, command: str, results: list[PairResult]) -> dict:
+    """The ``--json`` file: what the printed table shows (every pair's counts, score, interval and
+    mean points; every agent's Elo, highest first), with the game, options and command."""
+    ratings = sorted(elo_ratings(results).items(), key=lambda kv: -kv[1]) if results else []
+    return {"game": game, "options": options, "command": command, "pairs": [pair_summary(r) for r in results],
+            "elo": {name: value for name, value in ratings}}
 
 
 def short(spec: str) -> str:
@@ -367,7 +379,8 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     parser.add_argument("--options", default="{}", help="env options as JSON")
     parser.add_argument("--markdown", help="also write the table to this file")
     parser.add_argument("--png", help="also draw the chart to this PNG file")
-    parser.add_argument("--json", help="also write every pair's counts, score and interval to this JSON file")
+    parser.add_argument("--json", help="also write the table to this JSON file: every pair's counts, score, interval "
+                                       "and mean points, every agent's Elo")
     parser.add_argument("--workers", type=int, default=1,
                         help="processes playing games at once; games are dealt in duplicate and seeded per deal, "
                              "so the table is the same for any number")
@@ -398,8 +411,7 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         command = "python -m training.evaluate " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-        Path(args.json).write_text(json.dumps({"game": game, "options": options, "command": command,
-                                               "pairs": [pair_summary(r) for r in results]}, indent=1) + "\n")
+        Path(args.json).write_text(json.dumps(json_table(game, options, command, results), indent=1) + "\n")
     if args.solver_loss:
         for spec in args.agents:
             if spec != "solver":

@@ -5,6 +5,9 @@ through the data feeding it and the texts it places, not its pixels."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from training.evaluate import PairResult, chart_data, elo_ratings, wilson_interval
@@ -55,3 +58,21 @@ def test_the_chart_places_those_numbers():
             assert e["elo"] < text.get_position()[0] < elo_axis.get_xlim()[1]
     finally:
         plt.close(figure)
+
+
+def test_the_json_has_what_the_table_prints(tmp_path, capsys):
+    from training.evaluate import main
+
+    path = tmp_path / "table.json"
+    played = main(["--game", "linecatch", "--agents", "heuristic", "random", "--games", "4", "--json", str(path)])
+    printed = capsys.readouterr().out
+    table = json.loads(path.read_text())
+    (pair,) = table["pairs"]
+    result = played[0]
+    assert pair["mean_points"] == sum(result.points_for) / 4
+    assert pair["mean_opponent_points"] == sum(result.points_against) / 4
+    assert f"| {pair['mean_points']:.1f} : {pair['mean_opponent_points']:.1f} |" in printed
+    assert list(table["elo"]) == sorted(elo_ratings(played), key=lambda name: -elo_ratings(played)[name])
+    for name, value in table["elo"].items():
+        assert value == pytest.approx(elo_ratings(played)[name])
+        assert re.search(rf"\| {re.escape(name)} \| {value:.0f} \|", printed)
