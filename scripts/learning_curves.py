@@ -109,7 +109,10 @@ def main(argv: list[str] | None = None) -> dict:
     return {"rows": rows}
 
 
-def draw(rows: list[dict], path: Path) -> None:
+def figure_of(rows: list[dict]):
+    """The learning curves as a matplotlib figure: score over wall-clock minutes (left) and over
+    positions (right), one line per run and opponent, the legend under both axes (outside them,
+    so it never covers a curve)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -133,10 +136,25 @@ def draw(rows: list[dict], path: Path) -> None:
         axis.axhline(0.5, color="grey", lw=0.8, ls=":")
         axis.set_ylim(0, 1)
         axis.grid(alpha=0.3)
-    axes[1].legend(loc="lower right", fontsize=8)
     game = rows[0]["game"] if rows else ""
     figure.suptitle(f"{game}: learning curves")
-    figure.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    columns = min(4, max(1, len(labels)))
+    legend_rows = -(-len(labels) // columns)
+    figure.set_size_inches(11, 4.2 + 0.25 * legend_rows)
+    # the legend below the axes, in a band of the figure kept free for it
+    band = (0.2 + 0.25 * legend_rows) / (4.2 + 0.25 * legend_rows)
+    if labels:
+        figure.legend(handles, labels, loc="lower center", ncol=columns, fontsize=8, frameon=False,
+                      bbox_to_anchor=(0.5, 0.0))
+    figure.tight_layout(rect=(0, band, 1, 1))
+    return figure
+
+
+def draw(rows: list[dict], path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    figure = figure_of(rows)
     figure.savefig(path, dpi=110)
     plt.close(figure)
 

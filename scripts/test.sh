@@ -2,9 +2,34 @@
 # The test command: set up (scripts/setup.sh), add the optional Ray RLlib, OpenSpiel and real RL
 # clients extras (their tests are skipped without them; scripts/main.sh needs none), then run the
 # whole test suite on up to four cores (pytest-xdist; each test file stays on one worker, so a
-# module's fixtures, such as its local Ray, start once).
+# module's fixtures, such as its local Ray, start once). It says what it does as it goes, and at
+# the end the ten slowest tests (pytest --durations=10), then whether it passed and how long the
+# whole and each step (setup, extras, tests) took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[rllib,openspiel,clients]"
-.venv/bin/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile "$@"
+started=$SECONDS
+timings=()
+
+step() {  # step NAME WORDS -- COMMAND...: say what runs, run it, remember how long it took
+    local name=$1 words=$2
+    shift 3
+    echo "== test.sh: $words"
+    local begun=$SECONDS status=0
+    "$@" || status=$?
+    timings+=("$name $((SECONDS - begun)) s")
+    return "$status"
+}
+
+finish() {  # the last line, whether the suite passed or not: the outcome and the times
+    local status=$? total=$((SECONDS - started)) outcome="passed" parts=""
+    [ "$status" -eq 0 ] || outcome="FAILED (exit status $status)"
+    for part in ${timings[@]+"${timings[@]}"}; do parts+="${parts:+, }$part"; done
+    printf '== test.sh: %s in %d min %02d s (%s)\n' "$outcome" $((total / 60)) $((total % 60)) "$parts"
+}
+trap finish EXIT
+
+step setup "setting up .venv (scripts/setup.sh)" -- bash scripts/setup.sh
+step extras "installing the optional extras (rllib, openspiel, clients)" -- \
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[rllib,openspiel,clients]"
+step tests "running the test suite (pytest on up to 4 cores; the ten slowest tests at the end)" -- \
+    .venv/bin/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile --durations=10 "$@"

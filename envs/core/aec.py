@@ -22,6 +22,7 @@ from envs.core.description import GameDescription
 from envs.core.game import (
     CHANCE, Game, IllegalActionError, OptionError, SnapshotError, action_index, draw_outcome, json_ready,
 )
+from envs.core.render import LastMove
 
 RENDER_MODES = ["human", "ansi", "rgb_array"]
 
@@ -119,6 +120,9 @@ class SuiteEnv(AECEnv):
         # Every action applied to the engine since reset, chance outcomes included: enough to
         # replay the game elsewhere (OpenSpiel). None after a restore (the past is not known).
         self.history: list[int] | None = None
+        # The last move the pictures mark (render modes only): the last one this env's viewer
+        # may see; None before the first move and after a restore.
+        self.last_move: LastMove | None = None
         self._scores_seen: list | None = None
         self._legal: frozenset[int] | None = None  # legal actions of the position now (cached)
         self.ended_by_illegal_action = False  # set by env()'s wrapper: the offender got −1
@@ -137,6 +141,7 @@ class SuiteEnv(AECEnv):
         self._chance_rng = random.Random(self._seed_rng.getrandbits(64))
         self.game = self.description.engine(self.options, self._chance_rng)
         self.history = []
+        self.last_move = None
         self._resolve_chance()
         self._begin_bookkeeping()
 
@@ -167,7 +172,10 @@ class SuiteEnv(AECEnv):
             self._was_dead_step(action)
             return
         game = self.game
+        before = game.clone() if self.render_mode is not None else None  # for the last move's mark
         game.apply(action)  # raises IllegalActionError (a ValueError) with the reason
+        if before is not None:
+            self._remember_move(before, action)
         if self.history is not None:
             self.history.append(action_index(action, self._num_actions))
         self._legal = None
@@ -186,6 +194,16 @@ class SuiteEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _remember_move(self, before: Game, action: Any) -> None:
+        """Keep the move just played for the pictures, unless its phase is secret
+        (``PlayRules.secret_phases``, Fill's trap) and the viewer is not its player: then the
+        viewer's last move stays the one before (not even that a secret move happened shows)."""
+        seat = before.current_player()
+        secret = self.description.play.secret_phases
+        if secret and seat not in self.viewer_seats and before.snapshot()["state"].get("phase") in secret:
+            return
+        self.last_move = LastMove(seat, action_index(action, self._num_actions), before)
 
     def _begin_bookkeeping(self) -> None:
         """(Re)build PettingZoo's dicts from the engine's state: after reset and restore."""
@@ -251,8 +269,8 @@ class SuiteEnv(AECEnv):
             raise RuntimeError("call reset() before render()")
         pictures = self.description.render
         if self.render_mode == "rgb_array":
-            return pictures.rgb(self.game, self.viewer_seats)
-        text = pictures.ansi(self.game, self.viewer_seats)
+            return pictures.rgb(self.game, self.viewer_seats, last=self.last_move)
+        text = pictures.ansi(self.game, self.viewer_seats, last=self.last_move)
         if self.render_mode == "human":
             print(text)
             return None
@@ -299,6 +317,7 @@ class SuiteEnv(AECEnv):
             )
         self.game = restored
         self.history = None
+        self.last_move = None
         self._resolve_chance()
         self._begin_bookkeeping()
 

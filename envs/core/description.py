@@ -74,13 +74,15 @@ def _from_module(cls: type, module: Any) -> Any:
 class Renderers:
     """Pictures of a state for a viewer.
 
-    Both take ``(game, seats)``: ``seats`` is the tuple of seats whose hidden items the picture
-    may show (``()`` for a spectator, ``(i,)`` for seat ``i``, every seat for ``viewer="all"``).
-    ``ansi`` returns text, ``rgb`` an ``(H, W, 3)`` uint8 array.
+    Both take ``(game, seats, last=None)``: ``seats`` is the tuple of seats whose hidden items
+    the picture may show (``()`` for a spectator, ``(i,)`` for seat ``i``, every seat for
+    ``viewer="all"``); ``last``, an :class:`envs.core.render.LastMove` or ``None``, the last
+    move to mark (the caller passes only a move the seats may see). ``ansi`` returns text,
+    ``rgb`` an ``(H, W, 3)`` uint8 array.
     """
 
-    ansi: Callable[[Any, tuple[int, ...]], str]
-    rgb: Callable[[Any, tuple[int, ...]], np.ndarray]
+    ansi: Callable[..., str]
+    rgb: Callable[..., np.ndarray]
 
     @classmethod
     def from_module(cls, module: Any) -> Renderers:

@@ -1,10 +1,11 @@
 """Fill pictures and text boards, with the hints: live cells as squares, poisoned cells as
 crosses, and a legend that says so.
 
-Both take ``(game, seats)``: the seats whose hidden items they may show (``()`` a spectator:
-no trap and no trap stock; ``(i,)`` seat ``i``'s own live trap, trap stock and phase; ``(0, 1)``
-both, for replays). Public facts (board, gems, tokens, the last sprung trap, clocks) are shown to
-everybody. The picture is the board with its coordinates (column letters, row numbers, as the
+Both take ``(game, seats, last=None)``: the seats whose hidden items they may show (``()`` a
+spectator: no trap and no trap stock; ``(i,)`` seat ``i``'s own live trap, trap stock and phase;
+``(0, 1)`` both, for replays), and the last move to mark (a magenta frame around its cell, ``( )``
+in the text board, and a ``last move:`` line; the env never passes a trap to the other seat).
+Public facts (board, gems, tokens, the last sprung trap, clocks) are shown to everybody. The picture is the board with its coordinates (column letters, row numbers, as the
 notation writes cells) and a panel beside it: whose turn, the seat key, tokens, clocks, the
 result at the end, and the legend.
 """
@@ -14,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.notation import column_name
-from envs.core.render import GRID, INK, PAPER, SEAT_COLOURS, canvas, font, to_array
+from envs.core.render import (
+    GRID, INK, PAPER, SEAT_COLOURS, LastMove, canvas, font, last_move_key, mark_last, to_array,
+)
 from envs.fill.rules import (
     CHOOSE, GEMS, KIND_TITLES, OVER, PHASE_NAMES, PLAYER_PHASES, ROCKS, SEED, STAY, FillGame,
 )
@@ -27,8 +30,32 @@ LIVE = (40, 150, 70)
 POISON = (200, 50, 50)
 BOARD_PX = 372  # the board's side in pixels, whatever its size
 PANEL_W = 330  # the panel beside the board
+LEFT, TOP = 40, 44  # the board's top-left corner in the picture
 LEGEND = [("filled", "#"), ("rock", "R"), ("live: legal now", "□"), ("poisoned: never legal", "×"),
           ("other empty cell", "·")]
+
+
+def last_cell(last: LastMove | None) -> int:
+    """The cell the last move seeded, trapped or filled (or tried to: a sprung trap cancels the
+    fill); -1 for none, a choice or a token."""
+    if last is None or last.before.phase >= ROCKS or last.action >= last.before.n:
+        return -1
+    return last.action
+
+
+def shown_move(game: FillGame, last: LastMove | None) -> LastMove | None:
+    """The last move to show: none when the game ended on time (the move that came too late
+    was not played)."""
+    return None if game.phase == OVER and game.end_reason == "time" else last
+
+
+def cell_box(game: FillGame, index: int) -> tuple[int, int, int, int]:
+    """The pixels of cell ``index`` in :func:`rgb`'s picture (x0, y0, x1, y1)."""
+    size = game.options["size"]
+    cell = BOARD_PX // size
+    r, c = divmod(index, size)
+    x0, y0 = LEFT + c * cell, TOP + r * cell
+    return x0, y0, x0 + cell, y0 + cell
 
 
 def _seats(seats) -> tuple[int, ...]:
@@ -93,7 +120,7 @@ def status_lines(game: FillGame, seats=()) -> list[str]:
     return lines
 
 
-def legend_line(game: FillGame, seats=()) -> str:
+def legend_line(game: FillGame, seats=(), last: LastMove | None = None) -> str:
     """The one-line key of the text board's symbols (those that can appear in it)."""
     seats = _seats(seats)
     parts = [f"{symbol} {words}" for words, symbol in LEGEND]
@@ -103,15 +130,19 @@ def legend_line(game: FillGame, seats=()) -> str:
         parts.append("[ ] your live trap")
     if game.last_sprung is not None:
         parts.append("< > last sprung trap")
+    if last_cell(last) >= 0:
+        parts.append("( ) the last move")
     return "legend: " + ", ".join(parts)
 
 
-def ansi(game: FillGame, seats=()) -> str:
-    """Text board (see :func:`legend_line`), then whose turn, tokens and the legend."""
+def ansi(game: FillGame, seats=(), last: LastMove | None = None) -> str:
+    """Text board (see :func:`legend_line`), then whose turn, tokens, the last move and the legend."""
+    last = shown_move(game, last)
     size = game.options["size"]
     seats = _seats(seats)
     traps = {game.live_trap[p] for p in seats if game.live_trap[p] >= 0}
     sprung = game.last_sprung[0] if game.last_sprung else -1
+    moved = last_cell(last)
     legal, poison = game.legal_mask(), game.poison
     out = ["    " + "".join(f" {column_name(c)} " for c in range(size))]
     for r in range(size):
@@ -136,11 +167,15 @@ def ansi(game: FillGame, seats=()) -> str:
                 row.append(f"[{mark}]")
             elif cell == sprung:
                 row.append(f"<{mark}>")
+            elif cell == moved:
+                row.append(f"({mark})")
             else:
                 row.append(f" {mark} ")
         out.append(f"{r + 1:>3} " + "".join(row))
     out.extend(status_lines(game, seats))
-    out.append(legend_line(game, seats))
+    if last is not None:
+        out.append(last.text())
+    out.append(legend_line(game, seats, last))
     return "\n".join(out)
 
 
@@ -188,15 +223,16 @@ def _wrap(draw, text: str, width: float, fnt) -> list[str]:
     return lines + [line]
 
 
-def rgb(game: FillGame, seats=()) -> np.ndarray:
+def rgb(game: FillGame, seats=(), last: LastMove | None = None) -> np.ndarray:
     """The board with its coordinates, and a panel: whose turn (the phase only to its own seat),
-    the seat key with tokens, traps (the viewer's) and clocks, the result at the end, and the
-    legend of the marks. One frame size per board size (frames make a video)."""
+    the seat key with tokens, traps (the viewer's) and clocks, the last move, the result at the
+    end, and the legend of the marks. One frame size per board size (frames make a video)."""
+    last = shown_move(game, last)
     seats = _seats(seats)
     size = game.options["size"]
     cell = BOARD_PX // size
     board = cell * size
-    left, top = 40, 44
+    left, top = LEFT, TOP
     panel_x = left + board + 28
     width = panel_x + PANEL_W
     height = top + board + 40
@@ -250,6 +286,10 @@ def rgb(game: FillGame, seats=()) -> np.ndarray:
             x0, y0 = left + c * cell, top + r * cell
             pad = cell * 0.1
             _trap(draw, (x0 + pad, y0 + pad, x0 + cell - pad, y0 + cell - pad), SEAT_COLOURS[p], max(3, cell // 12))
+    moved = last_cell(last)
+    if moved >= 0:  # the last move's cell, framed (outside a sprung trap's frame)
+        x0, y0, x1, y1 = cell_box(game, moved)
+        mark_last(draw, (x0 - 2, y0 - 2, x1 + 2, y1 + 2), width=4)
 
     # the panel: title, whose turn / the result, the seat key, the legend
     x, y = panel_x, 10
@@ -290,6 +330,9 @@ def rgb(game: FillGame, seats=()) -> np.ndarray:
         index, owner = game.last_sprung
         draw.text((x, y), f"last sprung trap: {game._name(index)} (player_{owner}'s)", fill=INK, font=small)
         y += 18
+    if last is not None:
+        last_move_key(draw, (x, y), last, small, size=14)
+        y += 20
     # the legend, each mark drawn as on the board
     rows = 4 + sum(bool(game.options[name]) for name in ("rocks", "gems", "traps", "traps"))
     y = max(y + 8, height - 8 - 22 * rows)

@@ -9,7 +9,8 @@ line, open ribbons are paler; open ends carry a white dot ringed in the owner's 
 crossings are short grey bars along the side. Column letters and row numbers stand clear of
 the bands (a ribbon turning back at the board's edge bulges past it), a key beside each seat's
 colour says its score and hand, whose turn it is, and at the end the final scores and the
-winner.
+winner. The last move (``last``) is named under the key, and a placement's square framed in
+magenta (``[ ]`` around its middle row in the text board).
 
 Hidden items: a picture shows the hands of the seats it is for (``seats``) and only their sizes
 for the others; a spectator (``()``) sees no hand. Taken-face-up strands are public.
@@ -20,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.notation import column_name
-from envs.core.render import GRID, INK, SEAT_COLOURS, canvas, font, to_array
+from envs.core.render import GRID, INK, SEAT_COLOURS, LastMove, canvas, font, last_move_key, mark_last, to_array
 from envs.knot.geometry import KINDS, SLOT_CORNERS, SLOT_PORTS
 from envs.core.game import CHANCE
 from envs.knot.rules import BONUS, DEAL, OVER, PLACE, KnotGame, place_limit
@@ -28,6 +29,13 @@ from envs.knot.rules import BONUS, DEAL, OVER, PLACE, KnotGame, place_limit
 KIND_LETTER = "CRHF"
 LEGEND = ("legend: corners . empty, 0-3 owner of an open ribbon, A-D of a closed one; sides # blocked, "
           "* open end; centre C/R/H/F or a count")
+
+
+def last_square(last: LastMove | None) -> int:
+    """The square the last move placed a strand on; -1 for none (no move, a draw, an end)."""
+    if last is None or last.before.current_player() == CHANCE or last.action >= 16 * last.before.n:
+        return -1
+    return last.action % last.before.n
 
 
 def result(game: KnotGame) -> str:
@@ -77,12 +85,12 @@ def _status_lines(game: KnotGame, seats: tuple[int, ...]) -> list[str]:
     return lines
 
 
-def ansi(game: KnotGame, seats: tuple[int, ...] = ()) -> str:
+def ansi(game: KnotGame, seats: tuple[int, ...] = (), last: LastMove | None = None) -> str:
     """Each square is 3×3 characters: corners show who fills them (digit = open ribbon's owner,
     letter A–D = closed ribbon's owner), sides show ``#`` for a blocked crossing and ``*`` for
     an open end, the centre the kind letter (C R H F) or the number of strands; then the
     legend, the seats (``>`` marks the player to act; hands only for ``seats``), the market and
-    whose turn it is (or the result)."""
+    whose turn it is (or the result), and the last move."""
     size = game.size
     n = game.n
     corner_char = [["."] * 4 for _ in range(n)]
@@ -98,6 +106,7 @@ def ansi(game: KnotGame, seats: tuple[int, ...] = ()) -> str:
         for e in game.ends[p]:
             end_sides[e >> 3].add((e & 7) // 2)
     lines = ["    " + "".join(f" {column_name(c):^3}" for c in range(size))]
+    placed = last_square(last)
     for r in range(size):
         rows = ["", "", ""]
         for c in range(size):
@@ -114,11 +123,17 @@ def ansi(game: KnotGame, seats: tuple[int, ...] = ()) -> str:
             rows[0] += " " + cc[3] + side(0, "-") + cc[0]
             rows[1] += " " + side(3, "|") + mid + side(1, "|")
             rows[2] += " " + cc[2] + side(2, "-") + cc[1]
+            if q == placed:  # brackets in the spaces either side of the square's middle row
+                rows[1] = rows[1][:-4] + "[" + rows[1][-3:] + "]"
+            elif q - 1 == placed and c > 0:
+                rows[1] = rows[1][:-4] + rows[1][-3:]  # the bracket took this square's space
         lines.append("    " + rows[0])
         lines.append(f"{r + 1:>3} " + rows[1])
         lines.append("    " + rows[2])
     lines.append(LEGEND)
     lines.extend(_status_lines(game, seats))
+    if last is not None:
+        lines.append(last.text() + ("  ([ ] on the board)" if placed >= 0 else ""))
     return "\n".join(lines)
 
 
@@ -177,7 +192,7 @@ def board_origin(cell: int = 64) -> tuple[int, int]:
     return MARGIN, MARGIN
 
 
-def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64) -> np.ndarray:
+def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64, last: LastMove | None = None) -> np.ndarray:
     """The board as a woven knot, its coordinates, a key (each seat's colour, points and hand;
     the player to act marked), the market and whose turn it is, or at the end the result."""
     size = game.size
@@ -187,6 +202,8 @@ def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64) -> np.ndarr
     market = " ".join(KINDS[k] if k >= 0 else "-" for k in game.market)
     tail = [f"market: {market}   pile: {game.pile_size()} strands", turn_line(game),
             "white dots: open ends; grey bars: blocked crossings; full colour with a light line: closed ribbons"]
+    if last is not None:
+        tail.append(last.text())  # drawn after its key's frame
     actor = game.current_player()
     if 0 <= actor < game.n_players:
         keys[actor] += "   <- to act"
@@ -220,6 +237,10 @@ def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64) -> np.ndarr
                 draw.line((px - dx, py - dy, px + dx, py + dy), fill=GRID, width=3)
             else:
                 draw.ellipse((px - 1.5, py - 1.5, px + 1.5, py + 1.5), fill=_pale(GRID, 0.3))
+    placed = last_square(last)
+    if placed >= 0:  # the last placement's square, framed under the ribbons
+        r, c = divmod(placed, size)
+        mark_last(draw, (ox + c * cell, oy + r * cell, ox + (c + 1) * cell, oy + (r + 1) * cell), width=3)
     band = max(6, cell // 6)
     strands = game.strands()
     paths = []
@@ -278,6 +299,8 @@ def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64) -> np.ndarr
             if len(leaders) == 1:
                 draw.rectangle((MARGIN - 4, y - 2, MARGIN + 18, y + 16), fill=SEAT_COLOURS[leaders[0]], outline=INK)
             draw.text((MARGIN + 24, y), line, fill=INK, font=small)
+        elif last is not None and i == 3:  # the last move: its frame, then its words
+            last_move_key(draw, (MARGIN - 1, y - 1), last, small, size=16)
         else:
             draw.text((MARGIN, y), line, fill=INK, font=small)
         y += KEY_LINE

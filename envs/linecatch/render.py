@@ -1,18 +1,23 @@
 """Linecatch pictures: the grid with its coordinates, black squares and the catch marks
 (orange ✕ for player_0, blue ■ for player_1), a key of the seats' colours and scores, whose
-turn it is, and at the end the final scores and the winner. Nothing is hidden in Linecatch,
-so every viewer sees the same picture."""
+turn it is, and at the end the final scores and the winner; under it a legend of the catch
+marks and the last move (a magenta frame around its square; ``[ ]`` in the text board).
+Nothing is hidden in Linecatch, so every viewer sees the same picture."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from envs.core.notation import column_name
-from envs.core.render import GRID, INK, PAPER, SEAT_COLOURS, canvas, font, to_array
+from envs.core.render import (
+    GRID, INK, PAPER, SEAT_COLOURS, LastMove, canvas, font, last_move_key, mark_last, to_array,
+)
 from envs.linecatch.rules import NO_MARK, LinecatchGame
 
 SYMBOL = {NO_MARK: "#", 0: "x", 1: "o"}
-LEGEND = ". white   # black   x caught last by player_0   o caught last by player_1"
+LEGEND = ". white   # black   x caught last by player_0   o caught last by player_1   [ ] the last move"
+MARKS_KEY = "on a black square: who last caught a line across it"
+LEGEND_LINE = 22  # pixels per line of the picture's legend
 BLACK_SQUARE = (40, 40, 45)
 MIN_WIDTH = 520  # pixels: readable beside the other games' pictures
 
@@ -29,18 +34,24 @@ def status(game: LinecatchGame) -> str:
     return f"game over: player_{winner} wins {max(p0, p1)} to {min(p0, p1)}"
 
 
-def ansi(game: LinecatchGame, seats: tuple[int, ...] = ()) -> str:
+def ansi(game: LinecatchGame, seats: tuple[int, ...] = (), last: LastMove | None = None) -> str:
+    """The grid (``[ ]`` around the last move's square), the scores and whose turn, the last
+    move, the legend."""
     geo = game.geo
     header = "    " + " ".join(column_name(c) for c in range(geo.cols))
     rows = [header]
     for r in range(geo.rows):
-        cells = []
+        line = [" "] * (2 * geo.cols + 1)  # a space before and after every square
         for c in range(geo.cols):
             cell = r * geo.cols + c
-            cells.append(SYMBOL[game.marks[cell]] if game.black[cell] else ".")
-        rows.append(f"{r + 1:>3} " + " ".join(cells))
+            line[2 * c + 1] = SYMBOL[game.marks[cell]] if game.black[cell] else "."
+            if last is not None and last.action == cell:
+                line[2 * c], line[2 * c + 2] = "[", "]"
+        rows.append(f"{r + 1:>3}" + "".join(line).rstrip())
     p0, p1 = game.points
     rows.append(f"player_0 (x) {p0}  player_1 (o) {p1}  {status(game)}" + ("  [pro: diagonals of 3+ count]" if geo.pro else ""))
+    if last is not None:
+        rows.append(last.text())
     rows.append(LEGEND)
     return "\n".join(rows)
 
@@ -59,12 +70,14 @@ def layout(geo) -> dict[str, int]:
     board_w, board_h = geo.cols * cell, geo.rows * cell
     width = max(MIN_WIDTH, board_w + 2 * margin)
     top = 100  # title, seat key and the column letters above the board
-    height = top + board_h + margin + 40
+    status_top = top + board_h + margin
+    legend_top = status_top + 40
+    height = legend_top + 2 * LEGEND_LINE + 6  # the catch marks' key, the last move
     return {"width": width, "height": height, "left": (width - board_w) // 2, "top": top, "cell": cell,
-            "status_top": height - 40}
+            "status_top": status_top, "legend_top": legend_top}
 
 
-def rgb(game: LinecatchGame, seats: tuple[int, ...] = ()) -> np.ndarray:
+def rgb(game: LinecatchGame, seats: tuple[int, ...] = (), last: LastMove | None = None) -> np.ndarray:
     geo = game.geo
     place = layout(geo)
     width, height, left, cell = place["width"], place["height"], place["left"], place["cell"]
@@ -117,6 +130,10 @@ def rgb(game: LinecatchGame, seats: tuple[int, ...] = ()) -> np.ndarray:
         y = y_board + r * cell + (cell - label_h) / 2
         draw.text((left - 8 - draw.textlength(name, font=label), y), name, fill=INK, font=label)
         draw.text((left + board_w + 8, y), name, fill=INK, font=label)
+    if last is not None:  # the last move's square, framed
+        r, c = divmod(last.action, geo.cols)
+        x0, y0 = left + c * cell, y_board + r * cell
+        mark_last(draw, (x0, y0, x0 + cell, y0 + cell), width=max(3, cell // 14))
 
     # Whose turn, or the final scores and the winner.
     line = status(game)
@@ -127,6 +144,21 @@ def rgb(game: LinecatchGame, seats: tuple[int, ...] = ()) -> np.ndarray:
         colour = SEAT_COLOURS[game.to_move]
     text_w = draw.textlength(line, font=big)
     draw.text(((width - text_w) / 2, place["status_top"] + 6), line, fill=colour, font=big)
+
+    # The legend: the catch marks as drawn on a black square, then the last move's frame.
+    x, y = 12, place["legend_top"]
+    for seat in (0, 1):
+        box = (x, y, x + 18, y + 18)
+        draw.rectangle(box, fill=BLACK_SQUARE, outline=GRID)
+        inner = (x + 4, y + 4, x + 14, y + 14)
+        if seat == 0:
+            _cross(draw, inner, SEAT_COLOURS[0], 3)
+        else:
+            draw.rectangle(inner, fill=SEAT_COLOURS[1])
+        draw.text((x + 23, y + 1), f"player_{seat}", fill=SEAT_COLOURS[seat], font=small)
+        x += 23 + draw.textlength(f"player_{seat}", font=small) + 10
+    draw.text((x, y + 1), MARKS_KEY, fill=INK, font=small)
+    last_move_key(draw, (12, y + LEGEND_LINE), last, small, size=18)
     return to_array(image)
 
 

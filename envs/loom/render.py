@@ -1,13 +1,16 @@
 """Loom pictures and text boards: both cloths with the notation's coordinates (columns a–d,
 rows 1–4), each framed in its seat's colour, the throw on the table, whose turn it is, and at
-the end the final scores and the winner. Loom hides nothing, so every viewer sees the same."""
+the end the final scores and the winner; the last move's cell framed in magenta (``[ ]`` in the
+text board). Loom hides nothing, so every viewer sees the same."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from envs.core.notation import column_name
-from envs.core.render import GRID, INK, PAPER, SEAT_COLOURS, canvas, font, to_array
+from envs.core.render import (
+    GRID, INK, PAPER, SEAT_COLOURS, LastMove, canvas, font, last_move_key, mark_last, to_array,
+)
 from envs.loom.rules import CELLS, ROUNDS, SIDE, LoomGame
 
 DYE_COLOURS = {
@@ -18,8 +21,25 @@ DYE_COLOURS = {
     5: (50, 90, 190),    # indigo
     6: (130, 60, 150),   # purple
 }
-LEGEND = ("digits 1-6 are dyes, . an empty cell; rows and columns score their distinct dyes "
+LEGEND = ("digits 1-6 are dyes, . an empty cell, [ ] the last move; rows and columns score their distinct dyes "
           "(+bounty for four different dyes in a full line); moves are dye@cell, e.g. 5@b3")
+MARGIN, LABEL, GAP = 20, 24, 56  # the picture's margin, room for the row numbers, gap between the cloths
+TITLE_H, HEADER_H, LETTERS_H = 34, 30, 22
+
+
+def last_cell(last: LastMove | None) -> tuple[int, int] | None:
+    """``(player, cell)`` the last move wove into, or ``None`` (no move, or a throw)."""
+    if last is None or last.before.is_chance_node():
+        return None
+    return last.seat, last.action % CELLS
+
+
+def cell_box(player: int, cell: int, cell_px: int = 64) -> tuple[int, int, int, int]:
+    """The pixels of ``cell`` of ``player``'s cloth in :func:`rgb`'s picture (x0, y0, x1, y1)."""
+    x_off = MARGIN + LABEL + player * (LABEL + SIDE * cell_px + GAP)
+    top = TITLE_H + HEADER_H + LETTERS_H
+    r, c = divmod(cell, SIDE)
+    return x_off + c * cell_px, top + r * cell_px, x_off + (c + 1) * cell_px, top + (r + 1) * cell_px
 
 
 def status(game: LoomGame) -> str:
@@ -44,7 +64,7 @@ def result(game: LoomGame) -> str:
     return f"final: player_0 {first}, player_1 {second}: player_{winner} wins"
 
 
-def ansi(game: LoomGame, seats: tuple[int, ...] = ()) -> str:
+def ansi(game: LoomGame, seats: tuple[int, ...] = (), last: LastMove | None = None) -> str:
     header = "    " + " ".join(column_name(c) for c in range(SIDE))
     actor = game.current_player()
     names = []
@@ -52,23 +72,31 @@ def ansi(game: LoomGame, seats: tuple[int, ...] = ()) -> str:
         mark = ">" if player == actor else " "
         names.append(f"{mark}player_{player}: {game.points[player]:<4}")
     lines = [f"{names[0]:<17}     {names[1]}", f"{header}      {header}"]
+    woven = last_cell(last)
     for r in range(SIDE):
         halves = []
-        for cloth in game.cloths:
-            halves.append(f"{r + 1:>3} " + " ".join(str(cloth[r * SIDE + c] or ".") for c in range(SIDE)))
-        lines.append(f"{halves[0]}      {halves[1]}")
+        for player, cloth in enumerate(game.cloths):
+            row = [" "] * (2 * SIDE + 1)  # a space before and after every cell
+            for c in range(SIDE):
+                row[2 * c + 1] = str(cloth[r * SIDE + c] or ".")
+                if woven == (player, r * SIDE + c):
+                    row[2 * c], row[2 * c + 2] = "[", "]"
+            halves.append(f"{r + 1:>3}" + "".join(row))
+        lines.append(f"{halves[0]}     {halves[1]}".rstrip())
     lines.append(status(game) + f" (bounty {game.bounty}; > marks the player to act)")
+    if last is not None:
+        lines.append(last.text())
     lines.append(LEGEND)
     return "\n".join(lines)
 
 
-def rgb(game: LoomGame, seats: tuple[int, ...] = (), cell_px: int = 64) -> np.ndarray:
-    margin, label, gap = 20, 24, 56
+def rgb(game: LoomGame, seats: tuple[int, ...] = (), cell_px: int = 64, last: LastMove | None = None) -> np.ndarray:
+    margin, label, gap = MARGIN, LABEL, GAP
     cloth_px = SIDE * cell_px
     width = 2 * (margin + label + cloth_px) + gap
-    title_h, header_h, letters_h = 34, 30, 22
+    title_h, header_h, letters_h = TITLE_H, HEADER_H, LETTERS_H
     top = title_h + header_h + letters_h
-    height = top + cloth_px + 150
+    height = top + cloth_px + 174
     image, draw = canvas(width, height)
     big, mid, small = font(20), font(16), font(13)
     actor = game.current_player()
@@ -97,6 +125,9 @@ def rgb(game: LoomGame, seats: tuple[int, ...] = (), cell_px: int = 64) -> np.nd
         for cell in range(CELLS):
             r, c = divmod(cell, SIDE)
             _draw_cell(draw, x_off + c * cell_px, top + r * cell_px, cell_px, cloth[cell], (r + c) % 2, small)
+    woven = last_cell(last)
+    if woven is not None:  # the last move's cell, framed
+        mark_last(draw, cell_box(*woven, cell_px=cell_px), width=4)
 
     y = top + cloth_px + 18
     if game.is_terminal():
@@ -114,6 +145,7 @@ def rgb(game: LoomGame, seats: tuple[int, ...] = (), cell_px: int = 64) -> np.nd
         draw.text((x + 22, y + 96), str(dye), fill=INK, font=small)
         x += 40
     draw.text((x + 6, y + 96), "moves: dye@cell, e.g. 5@b3", fill=INK, font=small)
+    last_move_key(draw, (margin, y + 120), last, small)
     return to_array(image)
 
 

@@ -3,7 +3,9 @@
 A picture shows what its viewer may see: everything public (the table, both hands, the market,
 the supply's size and its face-up discards, the Map with its crossed-out patterns and who closed
 them, the scores) and the secret goals of the viewer's own seats only (``seats``: ``()`` for a
-spectator). The face-down supply has no order to show.
+spectator). The face-down supply has no order to show. The tile placed last is framed in magenta
+(``[..]`` in the text board), and a ``last move:`` line names the last move (``last``), whatever it
+was: a placement, a close, a take, a discard.
 
 Text tiles are two letters: the motif in capitals (``C`` cedar, ``S`` sun, ``W`` wave, ``B``
 bird, ``X`` star) and the colour in small letters (``r`` crimson, ``a`` azure, ``e`` emerald,
@@ -17,7 +19,7 @@ import math
 import numpy as np
 
 from envs.core.notation import cell_name, column_name
-from envs.core.render import GRID, INK, PAPER, SEAT_COLOURS, canvas, font, to_array
+from envs.core.render import GRID, INK, LAST_MOVE, PAPER, SEAT_COLOURS, LastMove, canvas, font, to_array
 from envs.uzor.common import (
     COLOURS,
     DEAD_TAKE,
@@ -41,7 +43,8 @@ MOTIF_LETTERS = "CSWBX"
 COLOUR_LETTERS = "raemi"
 TILE_COLOURS = [(178, 34, 52), (40, 118, 205), (30, 145, 90), (232, 160, 32), (238, 232, 212)]
 STONE_FILL = (95, 92, 88)
-LAST_MARK = (250, 60, 200)
+LAST_MARK = LAST_MOVE  # the suite's last-move colour: the tile placed last
+COORDINATES = (90, 86, 80)  # the board's column letters and row numbers: dark enough to read
 CROSS_OUT = (200, 40, 40)
 COMPLETED = (40, 140, 60)
 # what each criterion asks, in a few words (envs.uzor.patterns.CRITERIA order)
@@ -93,7 +96,7 @@ def goal_lines(game, seats: tuple[int, ...]) -> list[str]:
             for p in seats if game.goals[p] is not None]
 
 
-def ansi(game, seats: tuple[int, ...] = ()) -> str:
+def ansi(game, seats: tuple[int, ...] = (), last: LastMove | None = None) -> str:
     size = game.geo.size
     board = game.board
     used = [x for x, v in enumerate(board) if v != EMPTY] or [game.geo.centre]
@@ -128,6 +131,8 @@ def ansi(game, seats: tuple[int, ...] = ()) -> str:
     lines.append("map     " + "  ".join(
         (f"~{n}~(p{owners[k]})" if k in owners else n) + f" {points[k]}" for k, n in enumerate(names)))
     lines.append(status(game))
+    if last is not None:
+        lines.append(last.text())
     lines.append(LEGEND + "; ~Name~(pN): closed by player_N")
     return "\n".join(lines)
 
@@ -182,7 +187,7 @@ def _shape(draw, cells, x0: float, y0: float, unit: int, hollow: bool) -> float:
     return width * unit
 
 
-def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None) -> np.ndarray:
+def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None, last: LastMove | None = None) -> np.ndarray:
     size = game.geo.size
     cell_px = cell_px or max(18, min(32, 640 // size))
     margin, title_h = 30, 30
@@ -194,15 +199,15 @@ def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None) -> np.nda
     small, label, big = font(12), font(13), font(16)
     over = game.phase == OVER
     draw.text((margin, 8), status(game), fill=CROSS_OUT if over else INK, font=big)
-    coord = font(11)
+    coord = font(13)
     for c in range(size):
         text = column_name(c)
-        draw.text((margin + c * cell_px + (cell_px - draw.textlength(text, font=coord)) / 2, top - 16), text,
-                  fill=GRID, font=coord)
+        draw.text((margin + c * cell_px + (cell_px - draw.textlength(text, font=coord)) / 2, top - 18), text,
+                  fill=COORDINATES, font=coord)
     for r in range(size):
         text = str(r + 1)
-        draw.text((margin - 4 - draw.textlength(text, font=coord), top + r * cell_px + cell_px / 2 - 6), text,
-                  fill=GRID, font=coord)
+        draw.text((margin - 5 - draw.textlength(text, font=coord), top + r * cell_px + cell_px / 2 - 7), text,
+                  fill=COORDINATES, font=coord)
     for x, v in enumerate(game.board):
         r, c = divmod(x, size)
         x0, y0 = margin + c * cell_px, top + r * cell_px
@@ -229,7 +234,7 @@ def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None) -> np.nda
             _tile(draw, t, x0, y, slot)
         else:
             draw.rectangle((x0, y, x0 + slot, y + slot), outline=GRID)
-        draw.text((x0 + slot / 2 - 3, y + slot + 1), str(m), fill=GRID, font=coord)
+        draw.text((x0 + slot / 2 - 3, y + slot + 1), str(m), fill=COORDINATES, font=small)
     y += slot + 18
     turn = game.to_move if game.phase not in (OVER, GOAL, DEAL, REFILL) else None
     names, points = game.geo.map.names, game.geo.map.points
@@ -258,6 +263,9 @@ def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None) -> np.nda
         for i, t in enumerate(faceup[-8:]):
             _tile(draw, t, px + i * 22, y, 20)
         y += 26
+    if last is not None:  # words only: the frame on the board is the tile placed last, not every move
+        draw.text((px, y), last.text(), fill=INK, font=label)
+        y += 18
     y += 4
     draw.text((px, y), "the Map (points; crossed out: closed, by whom)", fill=INK, font=label)
     y += 20

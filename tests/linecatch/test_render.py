@@ -12,8 +12,8 @@ import pytest
 
 import envs.linecatch_v0
 from envs import linecatch_v0
-from envs.core.render import INK, PAPER, SEAT_COLOURS
-from envs.linecatch.render import LEGEND, RULES_SUMMARY, ansi, layout, narrate, rgb, status
+from envs.core.render import INK, LAST_MOVE, PAPER, SEAT_COLOURS, LastMove
+from envs.linecatch.render import BLACK_SQUARE, LEGEND, RULES_SUMMARY, ansi, layout, narrate, rgb, status
 from envs.linecatch.rules import LinecatchGame
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +69,7 @@ def test_the_key_the_turn_and_the_result_line():
         key = rgb(game)[:layout(game.geo)["top"] - 30]
         assert has_colour(key, SEAT_COLOURS[0]) and has_colour(key, SEAT_COLOURS[1])
     place = layout(running.geo)
-    strip = slice(place["status_top"], place["height"])
+    strip = slice(place["status_top"], place["legend_top"])  # the status line, above the legend
     mover = running.current_player()
     assert has_colour(rgb(running)[strip], SEAT_COLOURS[mover])
     assert not has_colour(rgb(running)[strip], SEAT_COLOURS[1 - mover])
@@ -81,6 +81,25 @@ def test_the_key_the_turn_and_the_result_line():
     # The result line is drawn: the same board unfinished (one square taken back) differs there.
     before = LinecatchGame.from_snapshot(played(24).snapshot())
     assert not np.array_equal(rgb(before)[strip], end)
+
+
+def test_the_legend_explains_the_catch_marks_and_the_last_move():
+    """Under the board: each seat's catch mark drawn on a black square, with words saying what a
+    mark means; then the last move's frame and its notation (nothing when there is none)."""
+    game = played("a1 b1", rows=3, cols=3)
+    place = layout(game.geo)
+    first = slice(place["legend_top"], place["legend_top"] + 22)
+    second = slice(place["legend_top"] + 22, place["height"])
+    plain = rgb(game)
+    key = plain[first]
+    for colour in (BLACK_SQUARE, SEAT_COLOURS[0], SEAT_COLOURS[1], INK):
+        assert has_colour(key, colour), colour
+    assert np.all(plain[second] == np.asarray(PAPER, np.uint8))  # no last move: nothing drawn
+    before = played("a1", rows=3, cols=3)
+    last = LastMove(before.current_player(), before.string_to_action("b1"), before)
+    marked = rgb(game, (), last)
+    assert has_colour(marked[second], LAST_MOVE) and has_colour(marked[second], INK)
+    assert np.array_equal(marked[first], key)
 
 
 def test_a_draw_is_named():

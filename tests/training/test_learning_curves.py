@@ -54,3 +54,40 @@ def test_a_count_per_opponent_must_match_the_opponents(run_folder, tmp_path, cap
         script.main([str(run_folder), "--opponents", "random", "heuristic", "--games", "6", "4", "2",
                      "--out", str(tmp_path / "x")])
     assert "--games takes one positive number or one per opponent (2)" in capsys.readouterr().err
+
+
+def curve_rows(opponents: int) -> list[dict]:
+    """Rows of two runs against ``opponents`` opponents whose curves fill the whole axes (scores
+    from 0 to 1), so a legend inside the axes would cover data wherever it went."""
+    rows = []
+    for run, algo in (("a", "alphazero"), ("b", "maskppo")):
+        for k in range(opponents):
+            for i in range(5):
+                score = (i / 4 + k / opponents) % 1.0
+                rows.append({"run": run, "algo": algo, "opponent": f"opponent{k}", "game": "loom_v0",
+                             "wall_seconds": 600.0 * i, "positions": 10_000 * i, "score": score,
+                             "interval95": [max(0.0, score - 0.1), min(1.0, score + 0.1)]})
+    return rows
+
+
+@pytest.mark.parametrize("opponents", [1, 3, 6])
+def test_the_legend_lies_outside_both_axes(monkeypatch, opponents):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    script = load_script(monkeypatch)
+    figure = script.figure_of(curve_rows(opponents))
+    try:
+        figure.canvas.draw()
+        renderer = figure.canvas.get_renderer()
+        legends = figure.legends + [axis.get_legend() for axis in figure.axes if axis.get_legend()]
+        assert len(legends) == 1
+        box = legends[0].get_window_extent(renderer)
+        assert len(legends[0].get_texts()) == 2 * opponents  # every curve named
+        for axis in figure.axes:
+            assert not box.overlaps(axis.get_window_extent(renderer)), "the legend covers an axis"
+            assert not box.overlaps(axis.xaxis.label.get_window_extent(renderer)), "the legend covers a label"
+        whole = figure.bbox
+        assert whole.x0 <= box.x0 and box.x1 <= whole.x1 and whole.y0 <= box.y0 and box.y1 <= whole.y1
+    finally:
+        plt.close(figure)

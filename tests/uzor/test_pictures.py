@@ -150,3 +150,18 @@ def test_the_page_covers_the_whole_game():
                     "## Observations", "## Snapshots", "## Sampling", "## Pictures and terminal play", "## Bots",
                     "## Decisions where the rules are silent"):
         assert section in text
+
+
+@pytest.mark.parametrize("size", [9, 21, 31])
+def test_the_coordinates_are_dark_and_large_enough_to_read(size):
+    """Column letters and row numbers in a dark ink (not the faint grid colour), each letter at
+    least 9 pixels tall: readable on the README's picture."""
+    image = render.rgb(played(size, 40), ())
+    cell = max(18, min(32, 640 // size))
+    top, margin = 56, 30
+    letters = image[top - 22:top - 1, margin:margin + size * cell].astype(int)
+    numbers = image[top:top + size * cell, 2:margin - 2].astype(int)
+    for band in (letters, numbers):
+        assert band.sum(axis=2).min() < 3 * 110  # ink, not GRID grey (160, 155, 145)
+    ink_rows = np.flatnonzero((letters.sum(axis=2) < 3 * 170).any(axis=1))
+    assert ink_rows.max() - ink_rows.min() + 1 >= 9  # letters tall enough (b, d, l rise above x-height)

@@ -2,6 +2,7 @@
 
 The trainers (``training.train``, ``training.train_rllib``, ``training.alphazero``) declare their
 settings once, as a dataclass whose fields each carry a default and a docstring underneath.
+``--help`` prints the module's docstring as written and, after each flag's help, its default.
 """
 
 from __future__ import annotations
@@ -13,6 +14,12 @@ import inspect
 import json
 import typing
 from typing import Any
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """The description as written (the trainer's docstring, examples and all) and every flag's
+    default after its help, ``(default: 2048)``, as argparse's ``ArgumentDefaultsHelpFormatter``
+    writes it."""
 
 
 def field_docs(config_cls: type) -> dict[str, str]:
@@ -39,8 +46,7 @@ def parse_flags(config_cls: type, argv: list[str] | None = None, description: st
     JSON; a list field one or more values, a tuple field zero or more (of the type of the
     default's first item, else text); a bool field ``--flag`` / ``--no-flag``; a field whose
     default is None the type its annotation names."""
-    parser = argparse.ArgumentParser(prog=prog, description=description,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog=prog, description=description, formatter_class=HelpFormatter)
     docs = field_docs(config_cls)
     hints = typing.get_type_hints(config_cls)
     tuples = []

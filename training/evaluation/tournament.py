@@ -282,25 +282,64 @@ def markdown_table(game: str, options: dict, results: list[PairResult]) -> str:
     return head + "\n".join(rows)
 
 
-def draw_chart(game: str, results: list[PairResult], path: str | Path) -> Path:
-    """A PNG: one bar per pair (the first agent's score) with its 95% interval."""
+def chart_data(results: list[PairResult]) -> dict:
+    """What the round-robin chart shows: per pair a bar (the first agent's score, its 95%
+    interval, and the numbers written over the bar: the score and W-D-L, placed just above the
+    interval's top), and per agent its Elo (highest first), the number written at the bar's end."""
+    bars = []
+    for r in results:
+        low, high = wilson_interval(r.score, r.games)
+        bars.append({"label": f"{short(r.first).replace('__', chr(10))}\nvs {short(r.second)}", "score": r.score,
+                     "low": low, "high": high, "text": f"{r.score:.1%}\n{r.wins}-{r.draws}-{r.losses}",
+                     "text_y": high + 0.02})
+    ratings = sorted(elo_ratings(results).items(), key=lambda kv: -kv[1]) if results else []
+    elo = [{"agent": short(name), "elo": value, "text": f"{value:.0f}"} for name, value in ratings]
+    return {"bars": bars, "elo": elo}
+
+
+def chart_figure(game: str, results: list[PairResult]):
+    """The round-robin chart as a matplotlib figure (:func:`chart_data`'s numbers): left, one
+    bar per pair with its interval, score and W-D-L over it; right, every agent's Elo."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = [f"{short(r.first).replace('__', chr(10))}\nvs {short(r.second)}" for r in results]
-    scores = [r.score for r in results]
-    errors = [[r.score - wilson_interval(r.score, r.games)[0] for r in results],
-              [wilson_interval(r.score, r.games)[1] - r.score for r in results]]
-    fig, ax = plt.subplots(figsize=(max(4, 2.2 * len(results)), 3.8))
-    ax.bar(range(len(results)), scores, yerr=errors, capsize=4, color="#4C72B0")
+    data = chart_data(results)
+    bars, elo = data["bars"], data["elo"]
+    fig, (ax, ax_elo) = plt.subplots(1, 2, figsize=(max(4, 2.2 * len(bars)) + 3.2, 4.2),
+                                     gridspec_kw={"width_ratios": [max(4, 2.2 * len(bars)), 3.2]})
+    positions = range(len(bars))
+    ax.bar(positions, [b["score"] for b in bars], color="#4C72B0",
+           yerr=[[b["score"] - b["low"] for b in bars], [b["high"] - b["score"] for b in bars]], capsize=4)
+    for i, b in enumerate(bars):
+        ax.text(i, b["text_y"], b["text"], ha="center", va="bottom", fontsize=8)
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xticks(range(len(results)), labels, fontsize=8)
-    ax.set_ylim(0, 1)
+    ax.set_xticks(list(positions), [b["label"] for b in bars], fontsize=8)
+    ax.set_ylim(0, 1.2)  # room for the numbers over a bar whose interval reaches 1
+    ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
     ax.set_ylabel("score of the first agent")
-    ax.set_title(f"{game}: round robin (95% intervals)")
+    ax.set_title(f"{game}: round robin (score, W-D-L, 95% interval)")
+    rows = range(len(elo))
+    base = min([e["elo"] for e in elo] + [1500]) - 100
+    ax_elo.barh(list(rows), [e["elo"] - base for e in elo], left=base, color="#DD8452")
+    for i, e in enumerate(elo):
+        ax_elo.text(e["elo"] + 5, i, e["text"], va="center", fontsize=8)
+    ax_elo.set_yticks(list(rows), [e["agent"] for e in elo], fontsize=8)
+    ax_elo.invert_yaxis()  # the highest rating on top
+    if elo:
+        ax_elo.set_xlim(base, max(e["elo"] for e in elo) + 120)
+    ax_elo.set_xlabel("Elo (mean 1500)")
+    ax_elo.set_title("Elo")
     fig.tight_layout()
+    return fig
+
+
+def draw_chart(game: str, results: list[PairResult], path: str | Path) -> Path:
+    """A PNG of :func:`chart_figure`: the pairs' scores with their numbers, and the Elo ratings."""
+    import matplotlib.pyplot as plt
+
+    fig = chart_figure(game, results)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
@@ -309,10 +348,22 @@ def draw_chart(game: str, results: list[PairResult], path: str | Path) -> Path:
 
 
 def pair_summary(result: PairResult) -> dict:
-    """A pair's counts, score and 95% Wilson interval, as the trainers' evaluation JSON has them."""
+    """A pair's counts, score, 95% Wilson interval and mean points (the first agent's and its
+    opponent's per game, as the printed table's "mean points"), as the trainers' evaluation
+    JSON has them."""
     low, high = wilson_interval(result.score, result.games)
+    games = max(1, result.games)
     return {"agent": result.first, "opponent": result.second, "games": result.games, "wins": result.wins,
-            "draws": result.draws, "losses": result.losses, "score": result.score, "interval95": [low, high]}
+            "draws": result.draws, "losses": result.losses, "score": result.score, "interval95": [low, high],
+            "mean_points": sum(result.points_for) / games, "mean_opponent_points": sum(result.points_against) / games}
+
+
+def json_table(game: str, options: dict, command: str, results: list[PairResult]) -> dict:
+    """The ``--json`` file: what the printed table shows (every pair's counts, score, interval and
+    mean points; every agent's Elo, highest first), with the game, options and command."""
+    ratings = sorted(elo_ratings(results).items(), key=lambda kv: -kv[1]) if results else []
+    return {"game": game, "options": options, "command": command, "pairs": [pair_summary(r) for r in results],
+            "elo": {name: value for name, value in ratings}}
 
 
 def short(spec: str) -> str:
@@ -328,7 +379,8 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     parser.add_argument("--options", default="{}", help="env options as JSON")
     parser.add_argument("--markdown", help="also write the table to this file")
     parser.add_argument("--png", help="also draw the chart to this PNG file")
-    parser.add_argument("--json", help="also write every pair's counts, score and interval to this JSON file")
+    parser.add_argument("--json", help="also write the table to this JSON file: every pair's counts, score, interval "
+                                       "and mean points, every agent's Elo")
     parser.add_argument("--workers", type=int, default=1,
                         help="processes playing games at once; games are dealt in duplicate and seeded per deal, "
                              "so the table is the same for any number")
@@ -359,8 +411,7 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         command = "python -m training.evaluate " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-        Path(args.json).write_text(json.dumps({"game": game, "options": options, "command": command,
-                                               "pairs": [pair_summary(r) for r in results]}, indent=1) + "\n")
+        Path(args.json).write_text(json.dumps(json_table(game, options, command, results), indent=1) + "\n")
     if args.solver_loss:
         for spec in args.agents:
             if spec != "solver":
