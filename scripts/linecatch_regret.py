@@ -4,14 +4,14 @@
     python scripts/linecatch_regret.py --agent checkpoints/linecatch/linecatch__alphazero__1.zip --games 20
     python scripts/linecatch_regret.py --agent mcts:100 --games 10 --pro
 
-The agent (any load_agent spec, such as ``random``, ``heuristic``, ``mcts:N``, ``trained``, an agent
-file) plays ``--games`` games against ``--opponent`` (the exact solver unless told), seats
+The agent (any load_agent spec, such as ``random``, ``heuristic``, ``mcts:N``, ``trained``, an
+agent file) plays ``--games`` games against ``--opponent`` (the exact solver unless told), seats
 alternating. At each of its moves the solver prices every legal square (the mover's final
 margin with perfect play afterwards); the best square's value minus the chosen square's is what
-that move lost. The line printed gives the mean points lost per game and per move, the games
-without a single loss, and the agent's mean final margin (``training.bots.linecatch.
-agent_points_lost``). Boards of up to 25 squares; 5×5 builds the solver's table on first use
-(about 10 seconds, then cached).
+that move lost. The line printed gives the mean points lost per game (± its standard error)
+and per move, the games without a single loss, and the agent's mean final margin
+(``training.bots.linecatch.agent_points_lost``). Boards of up to 25 squares; 5×5 builds the
+solver's table on first use (10–15 seconds, then cached).
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ def main(argv: list[str] | None = None) -> dict:
     result["seconds"] = round(time.perf_counter() - started, 1)
     board = f"{args.rows}×{args.cols}{' pro' if args.pro else ''}"
     print(f"{args.agent} against {args.opponent}, {board}, {args.games} games (seed {args.seed}): "
-          f"{result['mean_points_lost_per_game']:.2f} points lost a game "
-          f"({result['mean_points_lost_per_move']:.3f} a move), {result['perfect_games']} games without a loss, "
+          f"{result['mean_points_lost_per_game']:.2f} ± {result['standard_error']:.2f} points lost a game "
+          f"({result['mean_points_lost_per_move']:.3f} a move), {result['perfect_games']} game{'' if result['perfect_games'] == 1 else 's'} without a loss, "
           f"mean margin {result['mean_margin']:+.2f} (empty board worth {result['empty_board_value']:+d} "
           f"to the first player); {result['seconds']} s")
     if args.json:

@@ -23,7 +23,7 @@ fit one signed byte: ``|value|`` is at most the points left on the board, and a 
 A 5×5 table takes 10–15 seconds on a 2-core machine and the process peaks near 100 MB
 (``python -m envs.linecatch.solver --rebuild`` measures both). Boards of 21 squares or more are kept on disk after the first build (see
 ``cache_dir``), read back memory-mapped so that processes share the pages; smaller ones build
-in under a second and live in memory only.
+in a second or two and live in memory only.
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ MAX_SQUARES = 25
 """The largest board the solver takes (``2**25`` sets: 32 MiB of table)."""
 
 DISK_FROM = 21
-"""Boards of this many squares or more are kept in the disk cache (the others build in under
-a second)."""
+"""Boards of this many squares or more are kept in the disk cache (the others build in a
+second or two)."""
 
 CACHE_ENV = "LINECATCH_SOLVER_CACHE"
 """The environment variable naming the cache folder (``off``: no disk cache)."""

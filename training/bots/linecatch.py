@@ -89,8 +89,8 @@ def agent_points_lost(agent_spec: str, games: int, seed: int = 0, options: dict 
 
     Seeding as ``training.evaluate.solver_point_loss``: the agent ``seed``, the opponent
     ``seed + 1``, each made once; game ``i`` reset with ``seed + i``. Returns the mean points lost
-    per game and per move, the games without a loss, the mean final margin, and per game the
-    points lost."""
+    per game (with its standard error) and per move, the games without a loss, the mean final
+    margin, and per game the points lost."""
     import envs
     from training import load_agent
 
@@ -114,9 +114,11 @@ def agent_points_lost(agent_spec: str, games: int, seed: int = 0, options: dict 
         lost.append(sum(move.lost for move in own))
         moves += len(own)
         margins.append(scores[mine] - scores[1 - mine])
+    mean = sum(lost) / games
+    spread = (sum((x - mean) ** 2 for x in lost) / (games - 1)) ** 0.5 if games > 1 else 0.0
     return {"agent": agent_spec, "opponent": opponent, "options": options, "games": games, "seed": seed,
-            "empty_board_value": solver.value(0),
-            "mean_points_lost_per_game": sum(lost) / games, "mean_points_lost_per_move": sum(lost) / max(1, moves),
+            "empty_board_value": solver.value(0), "mean_points_lost_per_game": mean,
+            "standard_error": spread / games ** 0.5, "mean_points_lost_per_move": sum(lost) / max(1, moves),
             "perfect_games": sum(1 for x in lost if x == 0), "mean_margin": sum(margins) / games,
             "points_lost": lost}
 
