@@ -77,11 +77,11 @@ def test_full_4x4_solve_is_fast_and_the_value_is_known():
     assert elapsed < 60, f"4×4 solve took {elapsed:.1f} s"
 
 
-def test_solver_refuses_big_boards_with_a_reason():
-    with pytest.raises(ValueError, match="up to 16 squares"):
-        LinecatchSolver(5, 5, False)
-    with pytest.raises(ValueError, match="up to 16 squares"):
-        load_agent("solver", "linecatch_v0", rows=5, cols=5)
+def test_solver_refuses_boards_over_25_squares_with_a_reason():
+    with pytest.raises(ValueError, match="up to 25 squares, not 5×6 = 30"):
+        LinecatchSolver(5, 6, False)
+    with pytest.raises(ValueError, match="up to 25 squares"):
+        load_agent("solver", "linecatch_v0", rows=6, cols=6)
 
 
 @pytest.mark.parametrize("opponent", ["random", "heuristic"])

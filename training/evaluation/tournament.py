@@ -167,7 +167,7 @@ def evaluate_against(game: str, agent, opponent, games: int, seed: int, options:
 
 def solver_point_loss(agent_spec: str, game: str, games: int, seed: int, options: dict) -> dict:
     """Points the agent gives away against the game's exact solver (a kit solver with
-    ``action_values(observation)``: Linecatch up to 16 squares).
+    ``action_values(observation)``: Linecatch up to 25 squares).
 
     At every move of the agent the solver's value of the best move minus the value of the
     move the agent chose is added up (0 for perfect play); the agent plays the solver with
@@ -385,7 +385,7 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
                         help="processes playing games at once; games are dealt in duplicate and seeded per deal, "
                              "so the table is the same for any number")
     parser.add_argument("--solver-loss", action="store_true",
-                        help="games with an exact solver (Linecatch ≤ 16 squares): also report each agent's point loss against it")
+                        help="games with an exact solver (Linecatch ≤ 25 squares): also report each agent's point loss against it")
     args = parser.parse_args(argv)
     if len(args.agents) < 2:
         parser.error("--agents needs at least two agents")
