@@ -46,6 +46,7 @@ from training.serving.terminal import phase_of
 DEFAULT_MAX_GAMES = 4  # open web games per client (a connection; the stdin server is one client)
 DEFAULT_MAX_SERVER_GAMES = 100  # open web games over a whole server (every client)
 MAX_SEED = 2**63 - 1
+RANDOM_SEEDS = 2**53  # a seed the server draws stays below this: a page's JavaScript numbers hold it exactly
 
 
 class GameCounter:
@@ -275,7 +276,7 @@ class WebGames:
         except (ValueError, TypeError) as error:
             raise RequestError("bad_options", str(error)) from None
         seed_given = "seed" in request
-        seed = request["seed"] if seed_given else secrets.randbelow(MAX_SEED)
+        seed = request["seed"] if seed_given else secrets.randbelow(RANDOM_SEEDS)
         if not 0 <= seed <= MAX_SEED:
             raise RequestError("bad_request", f"field 'seed' must be an integer 0…{MAX_SEED}, not {seed}")
         spec = request["opponent"]
@@ -408,7 +409,8 @@ class WebGames:
             # seat's hidden items (a hand, a trap)
             return {"element": element, "legal": [], "reason": f"it is player_{to_move}'s turn ({game.specs[to_move]}), not yours"}
         engine, board = game.game, game.description.board
-        mine = [a for a in range(engine.num_actions()) if board.element(engine, a) == element]
+        count = int(game.env.action_space(game.env.possible_agents[0]).n)
+        mine = [a for a in range(count) if board.element(engine, a) == element]
         legal = set(engine.legal_actions())
         playable = [a for a in mine if a in legal]
         if playable:

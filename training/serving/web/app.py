@@ -13,7 +13,8 @@ Safe to put on a network (``docs/web.md``):
 * agents are the named bots, ``trained``, searches (``mcts:N``, within ``--max-simulations``),
   the levels, and the agent files ``list_agents`` lists; never a path a client names;
 * a message is at most ``--max-message-bytes`` (a longer one is answered ``line_too_long``; one
-  longer than 4× that closes the connection, code 1009, unread); a client holds at most
+  longer than 4× that closes the connection, code 1009, unread); a connection's requests are
+  answered one at a time, at most ``WS_MAX_QUEUE`` read ahead; a client holds at most
   ``--max-games`` games and the server ``--max-server-games``; at most ``--max-connections``
   clients at once; a bot's move is stopped after ``--move-time-limit`` seconds (``over_limit``);
   a connection idle for ``--idle-timeout`` seconds is closed;
@@ -50,6 +51,7 @@ from training.serving.web_games import DEFAULT_MAX_SERVER_GAMES, GameCounter
 STATIC = Path(__file__).resolve().parent / "static"
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
 FRAME_LIMIT_FACTOR = 4  # messages up to this many times the limit are read and answered line_too_long
+WS_MAX_QUEUE = 4  # messages a connection may have received and not yet had answered (uvicorn's queue)
 DEFAULT_MAX_GAMES = 3
 DEFAULT_MAX_CONNECTIONS = 200
 DEFAULT_MOVE_TIME_LIMIT_S = 10.0
@@ -232,7 +234,8 @@ def create_app(config: WebConfig | None = None) -> Starlette:
 def uvicorn_config(app: Starlette, host: str, port: int, config: WebConfig, **extra):
     import uvicorn
 
-    return uvicorn.Config(app, host=host, port=port, ws_max_size=config.frame_limit, log_level="warning", **extra)
+    return uvicorn.Config(app, host=host, port=port, ws_max_size=config.frame_limit, ws_max_queue=WS_MAX_QUEUE,
+                          log_level="warning", **extra)
 
 
 def main(argv: list[str] | None = None) -> None:
