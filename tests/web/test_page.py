@@ -294,3 +294,27 @@ def test_the_keyboard_moves_a_cursor_and_plays(web, page):
     engine.reset(seed=5)
     assert page_moves(page)[0] == engine.action_to_string(int(choices[1]))
     assert page.console.errors == [], page.console.errors
+
+
+def test_the_form_starts_a_game_with_its_options_opponent_seat_and_seed(web, page):
+    page.goto(web.url + "/")
+    page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
+    page.select_option("#game", "linecatch_v0")
+    page.fill('#option-fields input[data-option="rows"]', "4")
+    page.fill('#option-fields input[data-option="cols"]', "3")
+    page.select_option("#opponent", "random")
+    page.fill("#seat", "1")
+    page.fill("#seed", "12")
+    page.click("#start")
+    assert settle(page) == "your-turn"
+    assert page.locator("#board .el").count() == 12
+    names = page.eval_on_selector_all("#players .name", "nodes => nodes.map(n => n.textContent)")
+    assert names == ["random (player_0)", "you (player_1)"]
+    assert len(page_moves(page)) >= 1  # random moved first, as player_0
+    # a bad option comes back as the server's reason on the form
+    page.click("#new")
+    page.fill('#option-fields input[data-option="rows"]', "99")
+    page.click("#start")
+    page.wait_for_selector("#setup-error:not(:empty)")
+    assert "rows" in page.text_content("#setup-error")
+    assert page.console.errors == [], page.console.errors

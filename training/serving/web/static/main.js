@@ -134,11 +134,11 @@ async function chooseGame(name, preset = {}) {
     label.append(`${key} `, input);
     fields.appendChild(label);
   }
-  const extra = Object.fromEntries(Object.entries(preset).filter(([key]) => {
-    const value = entry.default_options[key];
-    return !["boolean", "number", "string"].includes(typeof value);
-  }));
+  const simple = (key) => ["boolean", "number", "string"].includes(typeof entry.default_options[key]);
+  const extra = Object.fromEntries(Object.entries(preset).filter(([key]) => !simple(key)));
   $("options-json").value = JSON.stringify(extra);
+  const others = Object.keys(entry.default_options).filter((key) => !simple(key));
+  $("options-more").textContent = others.length ? `other options, as JSON: ${others.join(", ")}` : "";
   await listOpponents(entry.game);
 }
 
@@ -504,6 +504,7 @@ function openChoices(element) {
   }
   $("choice-title").textContent = `${moves.length} moves here: choose one (each is shown on the board), then play it.`;
   $("choices").hidden = false;
+  $("choices").scrollIntoView({ block: "nearest" });
   say("");
   settle();
   select(moves[0].action);
