@@ -63,8 +63,8 @@ for the winner, 0 otherwise (0 for both until the end), a float32 array in seat 
   placed in their own order.
 """
 
-from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
-from envs.fill import render, sampling, terminal
+from envs.core import BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.fill import render, sampling, svg, terminal
 from envs.fill.observer import FillObserver
 from envs.fill.rules import FillGame
 
@@ -83,6 +83,7 @@ GAME = GameDescription(
         rules_summary=terminal.RULES_SUMMARY,
         narrate=terminal.narrate,
     ),
+    board=BoardView.from_module(svg),
     bots="training.bots.fill",
     docs="docs/fill.md",
     extra_methods=("time_left_now", "can_still_be_filled", "legal_cells", "poisoned_cells"),

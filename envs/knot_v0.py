@@ -65,8 +65,8 @@ during the game, plus the longest-ribbon bonus at the end).
   counts per kind and the draw waiting for the pile, never an order.
 """
 
-from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
-from envs.knot import render, sampling, terminal
+from envs.core import BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.knot import render, sampling, svg, terminal
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import KnotGame
 
@@ -85,6 +85,7 @@ GAME = GameDescription(
         narrate=terminal.narrate,
         group_moves=terminal.group_moves,
     ),
+    board=BoardView.from_module(svg),
     bots="training.bots.knot",
     docs="docs/knot.md",
     extra_methods=("ribbons", "strands", "placements", "bonus_owner"),

@@ -53,8 +53,8 @@ then row number from 1 (`a1` is action 0, `c2` is `1*cols + 2`).
   `observation_format="planes"`; snapshots are checked against what a game can leave behind.
 """
 
-from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
-from envs.linecatch import render, sampling
+from envs.core import BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.linecatch import render, sampling, svg
 from envs.linecatch.observer import LinecatchObserver
 from envs.linecatch.rules import LinecatchGame
 
@@ -68,6 +68,7 @@ GAME = GameDescription(
     sampling=Sampling.from_module(sampling),
     play=PlayRules(undo_rule="in Linecatch every move is final", rules_summary=render.RULES_SUMMARY,
                    narrate=render.narrate),
+    board=BoardView.from_module(svg),
     bots="training.bots.linecatch",
     docs="docs/linecatch.md",
     benchmark_options={"5x5": {}, "5x5 pro": {"pro": True}, "9x9": {"rows": 9, "cols": 9}},

@@ -63,8 +63,8 @@ it from its seeded generator (or the scripted `throws`), so agents never see it.
   the throws so far only.
 """
 
-from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
-from envs.loom import render, sampling
+from envs.core import BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.loom import render, sampling, svg
 from envs.loom.observer import LoomObserver
 from envs.loom.rules import LoomGame
 
@@ -78,6 +78,7 @@ GAME = GameDescription(
     sampling=Sampling.from_module(sampling),
     play=PlayRules(undo_rule="in Loom every weave is final", rules_summary=render.RULES_SUMMARY,
                    narrate=render.narrate),
+    board=BoardView.from_module(svg),
     bots="training.bots.loom",
     docs="docs/loom.md",
     extra_methods=("gain",),

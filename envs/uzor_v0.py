@@ -71,8 +71,8 @@ the `tiles` / `goals` scripts); searches and OpenSpiel see them (`chance_outcome
   given seed is not the one it was.
 """
 
-from envs.core import GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
-from envs.uzor import render, sampling
+from envs.core import BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.uzor import render, sampling, svg
 from envs.uzor.observer import UzorObserver
 from envs.uzor.rules import UzorGame
 
@@ -88,6 +88,7 @@ GAME = GameDescription(
     # (a seat's own secret goal is on its board: the pictures show the viewer's hidden items)
     play=PlayRules(undo_rule="in Uzor every action is final", rules_summary=render.RULES_SUMMARY,
                    narrate=render.narrate),
+    board=BoardView.from_module(svg),
     bots="training.bots.uzor",
     docs="docs/uzor.md",
     extra_methods=("completions", "acceptance"),

@@ -2,7 +2,9 @@
 # The test command: set up (scripts/setup.sh), add the optional Ray RLlib, OpenSpiel and real RL
 # clients extras (their tests are skipped without them; scripts/main.sh needs none), then run the
 # whole test suite on up to four cores (pytest-xdist; each test file stays on one worker, so a
-# module's fixtures, such as its local Ray, start once). It says what it does as it goes, and at
+# module's fixtures, such as its local Ray, start once). The browser tests (tests/web/) drive
+# Debian's Chromium through Playwright: it is installed with apt-get when missing (never
+# `playwright install`, which downloads a browser of its own). It says what it does as it goes, and at
 # the end the ten slowest tests (pytest --durations=10), then whether it passed and how long the
 # whole and each step (setup, extras, tests) took.
 set -euo pipefail
@@ -29,7 +31,14 @@ finish() {  # the last line, whether the suite passed or not: the outcome and th
 trap finish EXIT
 
 step setup "setting up .venv (scripts/setup.sh)" -- bash scripts/setup.sh
-step extras "installing the optional extras (rllib, openspiel, clients)" -- \
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[rllib,openspiel,clients]"
+step extras "installing the optional extras (rllib, openspiel, clients, browser)" -- \
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[rllib,openspiel,clients,browser]"
+install_chromium() {
+    [ -x /usr/bin/chromium ] && return 0
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+}
+step chromium "installing Debian's Chromium for the browser tests (when missing)" -- install_chromium
 step tests "running the test suite (pytest on up to 4 cores; the ten slowest tests at the end)" -- \
     .venv/bin/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile --durations=10 "$@"

@@ -91,6 +91,33 @@ class Renderers:
 
 
 @dataclass(frozen=True)
+class BoardView:
+    """The board as a front end draws it and clicks on it (the web page), from the game's
+    ``svg`` module (``envs/<game>/svg.py``; :mod:`envs.core.svg` says what an element is).
+
+    * ``svg(game, seats, preview=None)`` — the position as SVG text, showing the hidden items
+      of ``seats`` only (``(i,)`` for seat ``i``'s player; buttons are drawn only when one of
+      ``seats`` is to act); ``preview``, an action of a choice (``choice_actions``), is drawn
+      pale and dashed on the board without being played, so nothing hidden comes out of it;
+    * ``element(game, action)`` — the name of the element an action of the player to act in
+      ``game`` belongs to (legal or not; ``None`` for chance outcomes);
+    * ``status(game, seats)`` — whose turn and what they do now, or the result, as ``seats``
+      may know it (one line of text);
+    * ``can_preview(game, action)`` — whether ``preview`` can draw that action.
+    """
+
+    svg: Callable[..., str]
+    element: Callable[[Any, int], str | None]
+    status: Callable[[Any, tuple[int, ...]], str]
+    can_preview: Callable[[Any, int], bool]
+
+    @classmethod
+    def from_module(cls, module: Any) -> BoardView:
+        """The functions of these names in a game's svg module."""
+        return _from_module(cls, module)
+
+
+@dataclass(frozen=True)
 class Sampling:
     """The one route from what a seat knows to full states (search bots, the bot server).
 
@@ -149,8 +176,8 @@ class GameDescription:
       (``"fill"``), used for folders (``checkpoints/fill/``) and run names;
     * ``engine`` — the rules engine class (:class:`envs.core.game.Game`), ``observer`` — its
       observer class, the only place hidden information is filtered;
-    * ``render``, ``sampling``, ``play`` — see :class:`Renderers`, :class:`Sampling`,
-      :class:`PlayRules`;
+    * ``render``, ``sampling``, ``play``, ``board`` — see :class:`Renderers`, :class:`Sampling`,
+      :class:`PlayRules`, :class:`BoardView`;
     * ``bots`` — the module holding the game's bots and search hooks, imported when first
       asked for (bots and search depend on the training stack's agent interface; envs do not):
       it must define ``KIT``, a :class:`training.bots.BotKit`;
@@ -167,6 +194,7 @@ class GameDescription:
     render: Renderers
     sampling: Sampling
     play: PlayRules
+    board: BoardView
     bots: str
     docs: str
     benchmark_options: Mapping[str, dict] = field(default_factory=lambda: {"default": {}})

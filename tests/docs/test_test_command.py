@@ -52,9 +52,11 @@ def test_it_says_what_it_does_and_ends_with_the_slowest_tests_and_the_times(chec
     steps = [line for line in out.splitlines() if line.startswith("== test.sh: ")]
     said = out.index("== test.sh: running the test suite")
     assert said < out.index("fake pytest output")
-    assert "setting up .venv" in steps[0] and "optional extras" in steps[1] and "test suite" in steps[2]
-    assert len(steps) == 4 and out.splitlines()[-1] == steps[-1]
-    assert re.fullmatch(r"== test\.sh: passed in \d+ min \d\d s \(setup \d+ s, extras \d+ s, tests \d+ s\)", steps[-1])
+    assert "setting up .venv" in steps[0] and "optional extras" in steps[1] and "Chromium" in steps[2]
+    assert "test suite" in steps[3]
+    assert len(steps) == 5 and out.splitlines()[-1] == steps[-1]
+    assert re.fullmatch(r"== test\.sh: passed in \d+ min \d\d s \(setup \d+ s, extras \d+ s, chromium \d+ s, "
+                        r"tests \d+ s\)", steps[-1])
 
 
 def test_a_failing_suite_still_gets_its_times_and_keeps_its_exit_status(checkout):
@@ -62,7 +64,7 @@ def test_a_failing_suite_still_gets_its_times_and_keeps_its_exit_status(checkout
     assert result.returncode == 1
     last = result.stdout.splitlines()[-1]
     assert re.fullmatch(r"== test\.sh: FAILED \(exit status 1\) in \d+ min \d\d s \(setup \d+ s, extras \d+ s, "
-                        r"tests \d+ s\)", last)  # the failed suite's own time too
+                        r"chromium \d+ s, tests \d+ s\)", last)  # the failed suite's own time too
 
 
 def test_ci_runs_exactly_the_test_command():

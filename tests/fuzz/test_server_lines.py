@@ -21,6 +21,7 @@ MOVE_TIME_LIMIT = 2.0
 CODES = {
     "bad_json", "bad_request", "unknown_type", "line_too_long", "no_game", "unknown_game", "bad_options", "bad_agent",
     "bad_snapshot", "illegal_action", "not_your_turn", "game_over", "no_probabilities", "agent_error", "over_limit",
+    "no_undo",
 }
 FIELDS = sorted({name for required, optional in REQUESTS.values() for name in (*required, *optional)} | {"id", "type"})
 

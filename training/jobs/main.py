@@ -19,7 +19,6 @@ with its chart: ``round_robin.md``, ``round_robin.png``.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import shlex
 import time
@@ -29,10 +28,12 @@ import envs
 from training import bot_table, load_agent
 from training.evaluation.tournament import draw_chart, markdown_table, round_robin
 
+from training.jobs import ppo as trainer  # parse_config(argv) reads the flags, train(config, command) runs
+
 TRAINER = "training.train"
-"""The module that trains: its ``parse_config(argv)`` reads the flags and its
-``train(config, command)`` runs, returning a summary with the run folder (``"run"``) and the
-agent file (``"checkpoint"``)."""
+"""The command that trains (``python -m training.train``, the launcher of ``trainer``): its
+``train(config, command)`` returns a summary with the run folder (``"run"``) and the agent file
+(``"checkpoint"``)."""
 
 DEFAULT_RUN = [
     "--game", "linecatch", "--options", '{"rows": 4, "cols": 4}',
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.print_help()
         print(f"\nAny flag of python -m {TRAINER} too (the default run's are {shlex.join(DEFAULT_RUN)}):\n")
         try:
-            importlib.import_module(TRAINER).parse_config(["--help"])
+            trainer.parse_config(["--help"])
         except SystemExit:
             pass
         return
@@ -118,7 +119,6 @@ def main(argv: list[str] | None = None) -> None:
         tournament(args.games, 0)
         return
     started = time.perf_counter()
-    trainer = importlib.import_module(TRAINER)
     flags = DEFAULT_RUN + rest
     command = f"python -m {TRAINER} " + shlex.join(flags)
     print(f"training: {command}", flush=True)

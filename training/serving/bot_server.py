@@ -28,10 +28,12 @@ from training import bot_table, game_name, load_agent
 from training.agents.archive import MAX_ARCHIVE_BYTES, check_zip_directory
 from training.agents.archive import _Fault as ArchiveFault
 from training.agents.checkpoint import portable_options
+from training.serving.deadline import thread_deadline
 from training.serving.protocol import (
     DEFAULT_MAX_LINE_BYTES, PROTOCOL, PROTOCOL_VERSION, REQUESTS, SURROGATE, RequestError, _finite_float, _is_int,
     _no_constant, _NumberOutOfRange, check_fields, cut, error_answer, json_type, request_problem, shown,
 )
+from training.serving.web_games import DEFAULT_MAX_GAMES, GameCounter, WebGames
 
 DEFAULT_MAX_SIMULATIONS = 10_000  # per move, for "mcts:N…" agents (--max-simulations)
 DEFAULT_MOVE_TIME_LIMIT_S = 30.0  # the agent's work on one move or one probabilities answer
@@ -94,8 +96,12 @@ class Session:
         return len(self.env.possible_agents)
 
 
-class BotServer:
-    """Answers one parsed request at a time; ``serve`` does the line reading and writing."""
+class BotServer(WebGames):
+    """Answers one parsed request at a time; ``serve`` does the line reading and writing (one
+    server per client: the games ``web_*`` requests hold are its own, ``training.serving.web_games``).
+
+    ``listed_files_only``: agent files only as ``list_agents`` lists them (the shipped ones),
+    never another path a client names (the web server, open to anyone who reaches it)."""
 
     def __init__(
         self,
@@ -103,25 +109,40 @@ class BotServer:
         max_simulations: int = DEFAULT_MAX_SIMULATIONS,
         move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT_S,
         agents_dir: str | Path = ".",
+        max_games: int = DEFAULT_MAX_GAMES,
+        game_counter: GameCounter | None = None,
+        listed_files_only: bool = False,
     ):
         self.max_line_bytes = max_line_bytes
         self.max_simulations = max_simulations
         self.move_time_limit = move_time_limit
         self.agents_dir = Path(agents_dir)
+        self.listed_files_only = listed_files_only
         self.session: Session | None = None
         self.quitting = False
+        self.init_web_games(max_games, game_counter)
 
     # ----- limits ----------------------------------------------------------------------------------
     @contextlib.contextmanager
-    def time_limit(self, what: str) -> Iterator[None]:
+    def time_limit(self, what: str, spec: str | None = None) -> Iterator[None]:
         """Interrupt the agent's work past ``move_time_limit`` seconds with ``over_limit`` (an
-        interval timer: only in the main thread, where the server runs; elsewhere unlimited)."""
-        usable = (
-            self.move_time_limit > 0 and hasattr(signal, "setitimer")
-            and threading.current_thread() is threading.main_thread()
-        )
-        if not usable:
+        interval timer in the main thread, where the stdin server runs; in a worker thread,
+        where the web server runs requests, ``training.serving.deadline``)."""
+        if self.move_time_limit <= 0:
             yield
+            return
+        spec = spec if spec is not None else self.session.agent_spec
+        over = RequestError(
+            "over_limit",
+            f"agent {shown(spec)} took longer than {self.move_time_limit:g} s for {what}, "
+            "this server's limit (--move-time-limit); ask for less work (fewer simulations)",
+        )
+        if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+            try:
+                with thread_deadline(self.move_time_limit, MoveTimeout):
+                    yield
+            except MoveTimeout:
+                raise over from None
             return
 
         def alarm(signum, frame):
@@ -132,11 +153,7 @@ class BotServer:
         try:
             yield
         except MoveTimeout:
-            raise RequestError(
-                "over_limit",
-                f"agent {shown(self.session.agent_spec)} took longer than {self.move_time_limit:g} s for {what}, "
-                "this server's limit (--move-time-limit); ask for less work (fewer simulations)",
-            ) from None
+            raise over from None
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
@@ -157,6 +174,7 @@ class BotServer:
             for index, part in enumerate(parts[2:], start=2):
                 key, _, value = part.partition("=")
                 if key == "net" and value and value != "trained":
+                    self.listed_file(value, name)
                     parts[index] = "net=" + self.agent_file(value, ".zip")
             return ":".join(parts)
         if spec in bot_table(name) or spec == "trained":
@@ -164,7 +182,17 @@ class BotServer:
         looks_like_file = "/" in spec or "\\" in spec or "." in spec
         if not looks_like_file:
             return spec
+        self.listed_file(spec, name)
         return self.agent_file(spec, AGENT_FILE_SUFFIXES)
+
+    def listed_file(self, spec: str, name: str) -> None:
+        """With ``listed_files_only``, refuse an agent file that ``list_agents`` does not list."""
+        if self.listed_files_only and spec not in shipped_checkpoints(name, self.agents_dir):
+            raise RequestError(
+                "bad_agent",
+                f"agent file {shown(spec)} is refused: this server loads only the agent files list_agents lists "
+                "for the game (the shipped ones), and named bots",
+            )
 
     def agent_file(self, spec: str, suffixes: tuple[str, ...] | str) -> str:
         """The path to load for an agent file named in a request: a suite file type, a relative
@@ -253,6 +281,7 @@ class BotServer:
             "max_line_bytes": self.max_line_bytes,
             "max_simulations": self.max_simulations,
             "move_time_limit_s": self.move_time_limit,
+            "max_games": self.max_games,
             "requests": list(REQUESTS),
         }
 

@@ -115,6 +115,15 @@ REQUESTS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "legal": ({}, POSITION_FIELDS),
     "why_illegal": ({"move": "move"}, POSITION_FIELDS),
     "quit": ({}, {}),
+    # games the server holds for a front end that keeps no state (training.serving.web_games)
+    "web_new_game": ({"game": "string", "opponent": "string"}, {"options": "object", "seat": "integer", "seed": "integer"}),
+    "web_view": ({"game_id": "string"}, {}),
+    "web_play": ({"game_id": "string", "move": "move"}, {}),
+    "web_bot": ({"game_id": "string"}, {}),
+    "web_undo": ({"game_id": "string"}, {}),
+    "web_why": ({"game_id": "string", "element": "string"}, {}),
+    "web_preview": ({"game_id": "string", "move": "move"}, {}),
+    "web_close": ({"game_id": "string"}, {}),
 }
 
 

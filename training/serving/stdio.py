@@ -1,6 +1,7 @@
 """A bot server speaking JSON lines over stdin/stdout, for other programs' game front ends.
 
     python -m training.serve [--max-line-bytes N] [--max-simulations N] [--move-time-limit S] [--agents-dir DIR]
+                             [--max-games N]
 
 One request per line in, one answer per line out (flushed at once), like UCI or GTP for chess
 and Go engines. A front end starts a game (env name, options, an agent spec that
@@ -32,6 +33,7 @@ from training.serving.bot_server import (  # noqa: F401
     AGENT_FILE_SUFFIXES, DEFAULT_MAX_SIMULATIONS, DEFAULT_MOVE_TIME_LIMIT_S, MAX_SEED, MCTS_DEFAULT_SIMULATIONS,
     PROBABILITY_TOLERANCE, ROOT, BotServer, MoveTimeout, Session, mcts_simulations, shipped_checkpoints,
 )
+from training.serving.web_games import DEFAULT_MAX_GAMES
 from training.serving.protocol import (  # noqa: F401
     DEFAULT_MAX_LINE_BYTES, KINDS, MAX_MESSAGE_CHARS, MAX_REQUEST_DEPTH, POSITION_FIELDS, PROTOCOL, PROTOCOL_VERSION,
     REQUESTS, SURROGATE, RequestError, check_fields, cut, encode, error_answer, json_type, request_problem, shown,
@@ -92,6 +94,10 @@ def main(argv: list[str] | None = None) -> None:
         "--agents-dir", default=".",
         help="the folder agent files are loaded from, by relative paths (default: the working folder)",
     )
+    parser.add_argument(
+        "--max-games", type=int, default=DEFAULT_MAX_GAMES,
+        help=f"most games the server holds at once for web_* requests (default {DEFAULT_MAX_GAMES})",
+    )
     args = parser.parse_args(argv)
     if args.max_line_bytes < 1:
         parser.error(f"--max-line-bytes must be at least 1, not {args.max_line_bytes}")
@@ -99,13 +105,15 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--max-simulations must be at least 1, not {args.max_simulations}")
     if not (math.isfinite(args.move_time_limit) and args.move_time_limit >= 0):
         parser.error(f"--move-time-limit must be a number of seconds >= 0, not {args.move_time_limit}")
+    if args.max_games < 0:
+        parser.error(f"--max-games must be at least 0, not {args.max_games}")
     if not Path(args.agents_dir).is_dir():
         parser.error(f"--agents-dir {args.agents_dir!r} is not a folder")
     protocol_out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a bot that prints cannot corrupt the protocol stream
     serve(
         sys.stdin.buffer, protocol_out, args.max_line_bytes, max_simulations=args.max_simulations,
-        move_time_limit=args.move_time_limit, agents_dir=args.agents_dir,
+        move_time_limit=args.move_time_limit, agents_dir=args.agents_dir, max_games=args.max_games,
     )
 
 

@@ -1,0 +1,320 @@
+"""The page in a real browser (Debian's Chromium, driven by Playwright): every game played to
+its end by clicking on the board against a bot, every move through the page (several moves of
+one element picked in the choice panel, each previewed, then confirmed), no error in the
+browser's console, and the final scores on the page equal to the engine's when the moves the
+page lists are replayed on a fresh engine from the game's seed. Then an illegal click shows the
+engine's reason, undo takes back a step, a deep link starts a game, and the keyboard plays.
+
+Full games use small options where the defaults are long (Uzor on a 9×9 table, Knot on a 4×4
+board with a 20-strand pile); one default-options game of each runs as well. The screenshots of
+docs/images/web_<game>.png come from these games.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+import envs
+
+ROOT = Path(__file__).resolve().parents[2]
+IMAGES = ROOT / "docs" / "images"
+SETTLED = 'body[data-state="your-turn"], body[data-state="over"]'
+WAIT_MS = 60_000
+
+# game -> (options, seat, seed, opponent, the person's move after which the picture is taken)
+FULL_GAMES = {
+    "linecatch": ({}, 0, 3, "heuristic", 6),
+    "loom": ({}, 1, 7, "heuristic", 9),
+    "fill": ({"traps": True, "gems": True, "rocks": True}, 0, 5, "heuristic", 5),
+    "uzor": ({"board_size": 9}, 0, 11, "heuristic", None),
+    "knot": ({"size": 4, "deck": [6, 5, 6, 3]}, 0, 4, "heuristic", None),
+}
+
+def deep_link(web, game: str, options: dict, seat: int, seed: int, opponent: str) -> str:
+    import json
+    from urllib.parse import urlencode
+
+    query = {"game": game, "opponent": opponent, "seat": seat, "seed": seed}
+    if options:
+        query["options"] = json.dumps(options)
+    return f"{web.url}/?{urlencode(query)}"
+
+
+def settle(page) -> str:
+    page.wait_for_selector(SETTLED, timeout=WAIT_MS)
+    return page.evaluate("document.body.dataset.state")
+
+
+def click_a_move(page, rng: random.Random) -> tuple[str, int]:
+    """Click one playable element (a choice: open the panel, pick one, confirm); returns how
+    it was played and the action."""
+    playable = page.locator("#board .el[data-action], #board .el[data-choices]")
+    count = playable.count()
+    assert count > 0, "your turn, but no element holds a move"
+    element = playable.nth(rng.randrange(count))
+    single = element.get_attribute("data-action")
+    if single is not None:
+        element.click()
+        return "click", int(single)
+    element.click()
+    page.wait_for_selector("#choices:not([hidden]) #choice-list [data-choice]", timeout=WAIT_MS)
+    choices = page.locator("#choice-list [data-choice]")
+    pick = choices.nth(rng.randrange(choices.count()))
+    action = int(pick.get_attribute("data-choice"))
+    pick.click()
+    # the preview is on the board (its element outlined) and the confirm button plays that move
+    page.wait_for_selector(f'#confirm[data-action="{action}"]', timeout=WAIT_MS)
+    page.wait_for_selector("#board .el.choosing", timeout=WAIT_MS)
+    page.click("#confirm")
+    return "choice", action
+
+
+def play_to_the_end(page, rng: random.Random, limit: int = 400, picture: tuple[str, int] | None = None) -> dict:
+    """Click moves until the game ends (``picture``: the game's screenshot after that many)."""
+    moves = {"click": 0, "choice": 0}
+    for played in range(limit):
+        if settle(page) == "over":
+            return moves
+        if picture and played == picture[1]:
+            screenshot(page, picture[0])
+        how, _ = click_a_move(page, rng)
+        moves[how] += 1
+    raise AssertionError(f"no end after {limit} moves")
+
+
+def page_scores(page) -> list[float]:
+    return [float(x) for x in page.eval_on_selector_all("#players .score", "nodes => nodes.map(n => n.dataset.score)")]
+
+
+def page_moves(page) -> list[str]:
+    return page.eval_on_selector_all("#log li[data-notation]", "nodes => nodes.map(n => n.dataset.notation)")
+
+
+def replay(game: str, options: dict, seed: int, notations: list[str]):
+    """The moves the page lists, played on a fresh engine from the seed: the engine's end."""
+    env = envs.load(game).raw_env(**options)
+    env.reset(seed=seed)
+    for notation in notations:
+        env.step(env.string_to_action(notation))
+    assert env.game.is_terminal(), "the page's moves do not end the game on the engine"
+    return env.game
+
+
+def replay_held(web, game: str):
+    """Where the bot's moves are secret to the person (Fill's traps), the page cannot list every
+    move: the game the server holds is replayed instead, every action it recorded (chance
+    outcomes included) applied to a fresh engine."""
+    name = envs.describe(game).name
+    held = [g for server in list(web.state.servers.values()) for g in server.web_games.values() if g.name == name]
+    assert len(held) == 1
+    description = envs.describe(name)
+    engine = description.new_game(held[0].options)
+    for action in held[0].env.history:
+        engine.apply(action)
+    assert engine.is_terminal()
+    return engine
+
+
+def screenshot(page, game: str) -> None:
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(IMAGES / f"web_{game}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("game", list(FULL_GAMES))
+def test_a_full_game_clicked_on_the_page_ends_with_the_engines_scores(web, page, game):
+    options, seat, seed, opponent, shot = FULL_GAMES[game]
+    started = time.monotonic()
+    page.goto(deep_link(web, game, options, seat, seed, opponent))
+    moves = play_to_the_end(page, random.Random(seed), picture=(game, shot) if shot is not None else None)
+    assert moves["click"] + moves["choice"] > 0
+    if game in ("knot", "uzor"):
+        assert moves["choice"] > 0, "no choice was made through the choice panel"
+    result = page.locator("[data-result]")
+    assert result.count() == 1 and result.get_attribute("data-result") in ("win", "draw", "loss")
+    secret = envs.describe(game).play.secret_phases and options.get("traps")
+    engine = replay_held(web, game) if secret else replay(game, options, seed, page_moves(page))
+    assert page_scores(page) == [float(x) for x in engine.scores()]
+    outcome = engine.returns()[seat]
+    assert result.get_attribute("data-result") == ("win" if outcome > 0 else "draw" if outcome == 0 else "loss")
+    assert not page.locator("[data-action]").count(), "a move is still offered after the end"
+    assert page.console.errors == [], page.console.errors
+    print(f"{game}: {moves} in {time.monotonic() - started:.1f} s")
+
+
+def test_a_default_knot_game_on_the_page_with_its_choices(web, page):
+    """Knot with its default options (6×6, 72 strands) played to the end through the page; its
+    picture shows the choice panel open on a square, one of its moves previewed."""
+    seed = 1
+    page.goto(deep_link(web, "knot", {}, 1, seed, "heuristic"))
+    rng = random.Random(seed)
+    played, pictured = 0, False
+    while settle(page) != "over":
+        if played >= 8 and not pictured and page.locator("#board .el[data-choices]").count() > 3:
+            pictured = True
+            page.locator("#board .el[data-choices]").nth(3).click()
+            page.locator("#choice-list [data-choice]").nth(2).click()
+            page.wait_for_selector("#board .el.choosing")
+            page.mouse.move(0, 0)
+            screenshot(page, "knot")
+            page.click("#cancel")
+            page.wait_for_selector("#choices", state="hidden")
+        click_a_move(page, rng)
+        played += 1
+    assert pictured
+    engine = replay("knot", {}, seed, page_moves(page))
+    assert page_scores(page) == [float(x) for x in engine.scores()]
+    assert page.console.errors == [], page.console.errors
+
+
+def test_uzor_on_its_default_table(web, page):
+    """Uzor's default 21×21 table through the page, a dozen moves in: its picture."""
+    page.goto(deep_link(web, "uzor", {}, 0, 2, "heuristic"))
+    rng = random.Random(2)
+    for _ in range(14):
+        assert settle(page) == "your-turn"
+        click_a_move(page, rng)
+    settle(page)
+    page.mouse.move(0, 0)
+    screenshot(page, "uzor")
+    assert page.console.errors == [], page.console.errors
+
+
+def test_an_illegal_click_shows_the_engines_reason_and_no_move_is_offered_on_the_bots_turn(web, page):
+    page.goto(deep_link(web, "linecatch", {}, 0, 1, "heuristic"))
+    assert settle(page) == "your-turn"
+    page.click("#el-sq-12")
+    # the click's handler takes the moves off the board before the bot's turn begins
+    assert page.locator("#board [data-action], #board [data-choices]").count() == 0
+    assert settle(page) == "your-turn"
+    black = page.eval_on_selector_all(
+        "#board .el:not([data-action])", "nodes => nodes.map(n => n.dataset.el)")
+    assert "sq-12" in black
+    page.click("#el-sq-12")
+    page.wait_for_selector("#reason:not(:empty)")
+    engine = envs.load("linecatch").raw_env()
+    engine.reset(seed=1)
+    for notation in page_moves(page):
+        engine.step(engine.string_to_action(notation))
+    assert page.text_content("#reason") == engine.why_illegal(12) == "square c3 is already black"
+    assert page.console.errors == [], page.console.errors
+
+
+def test_undo_takes_back_a_placement_until_the_draw(web, page):
+    """Knot: a placement can be taken back until you draw (terminal play's rule)."""
+    page.goto(deep_link(web, "knot", {}, 0, 3, "heuristic"))
+    assert settle(page) == "your-turn"
+    before = {
+        "choices": page.eval_on_selector_all("#board .el[data-choices]", "nodes => nodes.map(n => n.dataset.el)"),
+        "status": page.text_content("#status"),
+    }
+    assert page.is_disabled("#undo")
+    click_a_move(page, random.Random(0))  # the game's first turn places one strand, then draws
+    assert settle(page) == "your-turn"
+    assert len(page_moves(page)) == 1 and page.is_enabled("#undo")
+    page.click("#undo")
+    page.wait_for_selector("#log:empty", state="attached")
+    assert settle(page) == "your-turn"
+    assert page.text_content("#reason").startswith("took back ")
+    after = {
+        "choices": page.eval_on_selector_all("#board .el[data-choices]", "nodes => nodes.map(n => n.dataset.el)"),
+        "status": page.text_content("#status"),
+    }
+    assert after == before and page.is_disabled("#undo")
+    # once you draw, the turn's placements are final
+    click_a_move(page, random.Random(0))
+    settle(page)
+    page.locator("#board .el[data-action]").first.click()  # a draw: market or pile
+    settle(page)
+    assert page.is_disabled("#undo")
+    assert page.console.errors == [], page.console.errors
+
+
+def test_a_deep_link_starts_the_game_it_names(web, page):
+    page.goto(f"{web.url}/?game=loom&opponent=heuristic&seat=1&seed=7")
+    assert settle(page) == "your-turn"
+    assert page.text_content("#game-title") == "Loom"
+    names = page.eval_on_selector_all("#players .name", "nodes => nodes.map(n => n.textContent)")
+    assert names == ["heuristic (player_0)", "you (player_1)"]
+    engine = envs.load("loom").raw_env()
+    engine.reset(seed=7)
+    for notation in page_moves(page):
+        engine.step(engine.string_to_action(notation))
+    assert len(page_moves(page)) == 1  # the heuristic drafted first
+    assert page.text_content("#status") == envs.describe("loom").board.status(engine.game, (1,))
+    # options as name=value pairs: a 4x4 board
+    page.goto(f"{web.url}/?game=linecatch&opponent=random&seat=0&seed=2&rows=4&cols=4")
+    assert settle(page) == "your-turn"
+    assert page.locator("#board .el").count() == 16
+    # an opponent the server refuses: its reason on the form, no game
+    page.goto(f"{web.url}/?game=loom&opponent=/etc/passwd&seed=1")
+    page.wait_for_selector("#setup-error:not(:empty)")
+    assert "refused" in page.text_content("#setup-error")
+    assert page.console.errors == [], page.console.errors
+
+
+def test_a_level_in_a_deep_link_plays_or_says_why_not(web, page):
+    """level:K goes to the server like any agent spec; a game against that level where the
+    server has levels, else the server's reason on the form."""
+    page.goto(f"{web.url}/?game=linecatch&opponent=level:1&seat=0&seed=1")
+    page.wait_for_selector(f"{SETTLED}, body[data-state='setup']", timeout=WAIT_MS)
+    if page.evaluate("document.body.dataset.state") == "setup":
+        assert "level:1" in page.text_content("#setup-error")
+    else:
+        assert "level:1 (player_1)" in page.eval_on_selector_all("#players .name", "n => n.map(x => x.textContent)")
+
+
+def test_the_keyboard_moves_a_cursor_and_plays(web, page):
+    page.goto(deep_link(web, "linecatch", {}, 0, 9, "random"))
+    assert settle(page) == "your-turn"
+    page.focus("#board")
+    page.keyboard.press("ArrowRight")  # the cursor starts on a1, the first playable square
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    settle(page)
+    assert page_moves(page)[0] == "b2"
+    # a choice by keyboard: Knot's first square with several moves, the second move, Enter
+    page.goto(deep_link(web, "knot", {}, 0, 5, "random"))
+    assert settle(page) == "your-turn"
+    first = page.eval_on_selector("#board .el.playable", "n => n.dataset.el")
+    choices = page.get_attribute(f"#el-{first}", "data-choices").split()
+    page.focus("#board")
+    page.keyboard.press("ArrowLeft")  # the cursor appears on the first playable element
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#choices:not([hidden])")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_selector(f'#confirm[data-action="{choices[1]}"]')
+    page.keyboard.press("Enter")
+    settle(page)
+    engine = envs.load("knot").raw_env()
+    engine.reset(seed=5)
+    assert page_moves(page)[0] == engine.action_to_string(int(choices[1]))
+    assert page.console.errors == [], page.console.errors
+
+
+def test_the_form_starts_a_game_with_its_options_opponent_seat_and_seed(web, page):
+    page.goto(web.url + "/")
+    page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
+    page.select_option("#game", "linecatch_v0")
+    page.fill('#option-fields input[data-option="rows"]', "4")
+    page.fill('#option-fields input[data-option="cols"]', "3")
+    page.select_option("#opponent", "random")
+    page.fill("#seat", "1")
+    page.fill("#seed", "12")
+    page.click("#start")
+    assert settle(page) == "your-turn"
+    assert page.locator("#board .el").count() == 12
+    names = page.eval_on_selector_all("#players .name", "nodes => nodes.map(n => n.textContent)")
+    assert names == ["random (player_0)", "you (player_1)"]
+    assert len(page_moves(page)) >= 1  # random moved first, as player_0
+    # a bad option comes back as the server's reason on the form
+    page.click("#new")
+    page.fill('#option-fields input[data-option="rows"]', "99")
+    page.click("#start")
+    page.wait_for_selector("#setup-error:not(:empty)")
+    assert "rows" in page.text_content("#setup-error")
+    assert page.console.errors == [], page.console.errors

@@ -1,0 +1,62 @@
+"""A time limit on work running in a worker thread (the web server's bot searches).
+
+The stdin server limits an agent's move with an interval timer (``SIGALRM``), which only the
+main thread receives. A server that answers many clients runs each request in a worker thread
+instead; there :func:`thread_deadline` arms a timer thread that, when the time is up, raises an
+exception in the worker (CPython's ``PyThreadState_SetAsyncExc``) at its next Python
+instruction. The agents are Python (a search loops in Python; a network's forward pass
+returns to Python within milliseconds), so the exception lands within moments of the limit.
+
+An exception raised this way after the work has ended (the timer fired just as it finished)
+is withdrawn before the context is left, so it can never escape into unrelated code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import threading
+from typing import Iterator
+
+_set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+_set_async_exc.argtypes = (ctypes.c_ulong, ctypes.c_void_p)  # a pointer, so that None passes NULL
+_set_async_exc.restype = ctypes.c_int
+
+
+def _raise_in(thread_id: int, exception: type[BaseException] | None) -> int:
+    """Schedule ``exception`` in the thread (``None`` withdraws a scheduled one); returns how
+    many threads were touched. (The class lives on: the caller holds it.)"""
+    return _set_async_exc(thread_id, None if exception is None else id(exception))
+
+
+@contextlib.contextmanager
+def thread_deadline(seconds: float, exception: type[BaseException]) -> Iterator[None]:
+    """Raise ``exception`` (a class, raised without arguments) inside the calling thread if the
+    body runs longer than ``seconds``; the caller catches it around the ``with`` block."""
+    thread_id = threading.get_ident()
+    lock = threading.Lock()
+    state = {"done": False, "fired": False}
+
+    def fire() -> None:
+        with lock:
+            if not state["done"]:
+                state["fired"] = True
+                _raise_in(thread_id, exception)
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            state["done"] = True
+        timer.cancel()
+        if state["fired"]:
+            # The exception may still be pending (the body ended between the timer's check and
+            # its delivery): withdraw it, so that it cannot surface after this block. If it
+            # was delivered already, this does nothing.
+            _raise_in(thread_id, None)
+
+
+__all__ = ["thread_deadline"]

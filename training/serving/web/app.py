@@ -1,0 +1,296 @@
+"""The web server: the page at ``/`` and the bot protocol over a WebSocket at ``/ws``.
+
+    python -m training.web [--host 127.0.0.1] [--port 8000] [limits…]
+
+A Starlette application served by uvicorn. Each WebSocket connection gets its own
+``BotServer`` (the one implementation behind ``training.serve`` too): one request per text
+message, one answer per message, the same requests, answers and errors, plus the ``web_*``
+requests whose games the server holds for the connection (``training.serving.web_games``).
+When the connection closes, its games end.
+
+Safe to put on a network (``docs/web.md``):
+
+* agents are the named bots, ``trained``, searches (``mcts:N``, within ``--max-simulations``),
+  the levels, and the agent files ``list_agents`` lists; never a path a client names;
+* a message is at most ``--max-message-bytes`` (a longer one is answered ``line_too_long``; one
+  longer than 4× that closes the connection, code 1009, unread); a connection's requests are
+  answered one at a time, at most ``WS_MAX_QUEUE`` read ahead; a client holds at most
+  ``--max-games`` games and the server ``--max-server-games``; at most ``--max-connections``
+  clients at once; a bot's move is stopped after ``--move-time-limit`` seconds (``over_limit``);
+  a connection idle for ``--idle-timeout`` seconds is closed;
+* requests run in worker threads, never on the event loop, so the server answers other clients
+  while a bot searches: bot moves and game starts in one bounded pool (``--search-threads``),
+  everything else in another (``--threads``), so a busy search pool never holds up a click;
+* WebSocket connections from another site's pages are refused (the ``Origin`` must be this
+  server's own, or one given with ``--allow-origin``); pages are served with a strict
+  Content-Security-Policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.responses import FileResponse, PlainTextResponse
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from training.serving.bot_server import ROOT, BotServer
+from training.serving.protocol import encode, error_answer
+from training.serving.web_games import DEFAULT_MAX_SERVER_GAMES, GameCounter
+
+STATIC = Path(__file__).resolve().parent / "static"
+DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
+FRAME_LIMIT_FACTOR = 4  # messages up to this many times the limit are read and answered line_too_long
+WS_MAX_QUEUE = 4  # messages a connection may have received and not yet had answered (uvicorn's queue)
+DEFAULT_MAX_GAMES = 3
+DEFAULT_MAX_CONNECTIONS = 200
+DEFAULT_MOVE_TIME_LIMIT_S = 10.0
+DEFAULT_MAX_SIMULATIONS = 2000
+DEFAULT_SEARCH_THREADS = 2
+DEFAULT_THREADS = 4
+DEFAULT_IDLE_TIMEOUT_S = 1800.0
+SEARCH_REQUESTS = frozenset({"web_bot", "web_new_game", "move", "new_game"})  # may run a search or load a network
+SECURITY_HEADERS = [
+    (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                                 b"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
+
+
+@dataclass
+class WebConfig:
+    """The server's limits (``python -m training.web --help`` names each)."""
+
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    max_games: int = DEFAULT_MAX_GAMES
+    max_server_games: int = DEFAULT_MAX_SERVER_GAMES
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT_S
+    max_simulations: int = DEFAULT_MAX_SIMULATIONS
+    search_threads: int = DEFAULT_SEARCH_THREADS
+    threads: int = DEFAULT_THREADS
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S
+    agents_dir: Path = ROOT
+    allowed_origins: tuple[str, ...] = ()
+
+    @property
+    def frame_limit(self) -> int:
+        """The longest message uvicorn reads at all (longer ones close the connection, 1009)."""
+        return FRAME_LIMIT_FACTOR * self.max_message_bytes
+
+
+@dataclass
+class WebState:
+    """What the connections share: the limits, the game counter, the pools, the clients."""
+
+    config: WebConfig
+    games: GameCounter = field(init=False)
+    search_pool: ThreadPoolExecutor = field(init=False)
+    pool: ThreadPoolExecutor = field(init=False)
+    connections: int = 0
+    servers: dict[int, BotServer] = field(default_factory=dict)  # by connection, for tests and counts
+
+    def __post_init__(self) -> None:
+        self.games = GameCounter(self.config.max_server_games)
+        self.search_pool = ThreadPoolExecutor(self.config.search_threads, thread_name_prefix="web-search")
+        self.pool = ThreadPoolExecutor(self.config.threads, thread_name_prefix="web-request")
+
+    def bot_server(self) -> BotServer:
+        config = self.config
+        return BotServer(
+            max_line_bytes=config.max_message_bytes, max_simulations=config.max_simulations,
+            move_time_limit=config.move_time_limit, agents_dir=config.agents_dir, max_games=config.max_games,
+            game_counter=self.games, listed_files_only=True,
+        )
+
+
+def request_type(raw: bytes) -> str | None:
+    """The ``type`` of a request, to choose its pool (None when it is not a readable request:
+    ``answer_line`` will say why)."""
+    try:
+        request = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    kind = request.get("type") if isinstance(request, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def origin_allowed(websocket: WebSocket, config: WebConfig) -> bool:
+    """A browser sends its page's ``Origin``; only this server's own pages (or the origins
+    allowed on the command line) may open a socket. Clients that are not browsers send none."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    if origin in config.allowed_origins:
+        return True
+    host = websocket.headers.get("host", "")
+    return urlsplit(origin).netloc.lower() == host.lower() and host != ""
+
+
+async def socket(websocket: WebSocket) -> None:
+    state: WebState = websocket.app.state.web
+    config = state.config
+    if not origin_allowed(websocket, config):
+        await websocket.close(code=1008)  # before accept: the handshake is refused (HTTP 403)
+        return
+    await websocket.accept()
+    if state.connections >= config.max_connections:
+        message = (f"this server has {config.max_connections} clients connected, the most it allows "
+                   "(--max-connections); try again later")
+        await websocket.send_text(encode(error_answer(None, "over_limit", message)).decode().rstrip("\n"))
+        await websocket.close(code=1013)
+        return
+    state.connections += 1
+    server = state.bot_server()
+    key = id(server)
+    state.servers[key] = server
+    loop = asyncio.get_running_loop()
+    try:
+        while True:
+            try:
+                message = await asyncio.wait_for(websocket.receive(), config.idle_timeout)
+            except asyncio.TimeoutError:
+                await websocket.close(code=1001, reason="idle")
+                return
+            if message["type"] == "websocket.disconnect":
+                return
+            if message.get("bytes") is not None:
+                raw = message["bytes"]
+            else:
+                raw = (message.get("text") or "").encode("utf-8")
+            if len(raw) > config.max_message_bytes:
+                answer = error_answer(None, "line_too_long", f"the message is longer than {config.max_message_bytes} "
+                                                              "bytes (--max-message-bytes); it was discarded")
+            elif not raw.strip():
+                answer = error_answer(None, "bad_json", "the message is empty: a request is one JSON object")
+            else:
+                pool = state.search_pool if request_type(raw) in SEARCH_REQUESTS else state.pool
+                answer = await loop.run_in_executor(pool, server.answer_line, raw)
+            await websocket.send_text(encode(answer).decode("utf-8").rstrip("\n"))
+            if server.quitting:
+                await websocket.close(code=1000)
+                return
+    except WebSocketDisconnect:
+        return
+    finally:
+        state.connections -= 1
+        state.servers.pop(key, None)
+        server.close_web_games()
+
+
+async def index(request) -> FileResponse:
+    return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+
+async def health(request) -> PlainTextResponse:
+    state: WebState = request.app.state.web
+    return PlainTextResponse(f"ok: {state.connections} clients, {state.games.count} games\n")
+
+
+class SecurityHeaders:
+    """Adds the security headers to every HTTP answer (pure ASGI)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def create_app(config: WebConfig | None = None) -> Starlette:
+    config = config or WebConfig()
+    app = Starlette(routes=[
+        Route("/", index),
+        Route("/healthz", health),
+        WebSocketRoute("/ws", socket),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ])
+    app.state.web = WebState(config)
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+def uvicorn_config(app: Starlette, host: str, port: int, config: WebConfig, **extra):
+    import uvicorn
+
+    return uvicorn.Config(app, host=host, port=port, ws_max_size=config.frame_limit, ws_max_queue=WS_MAX_QUEUE,
+                          log_level="warning", **extra)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m training.web",
+                                     description="Play the suite's games in a browser (docs/web.md).")
+    parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
+    parser.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_MESSAGE_BYTES,
+                        help=f"longest request message answered (default {DEFAULT_MAX_MESSAGE_BYTES}); "
+                             f"{FRAME_LIMIT_FACTOR}x that closes the connection")
+    parser.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES,
+                        help=f"open games per client (default {DEFAULT_MAX_GAMES})")
+    parser.add_argument("--max-server-games", type=int, default=DEFAULT_MAX_SERVER_GAMES,
+                        help=f"open games over the whole server (default {DEFAULT_MAX_SERVER_GAMES})")
+    parser.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
+                        help=f"clients connected at once (default {DEFAULT_MAX_CONNECTIONS})")
+    parser.add_argument("--move-time-limit", type=float, default=DEFAULT_MOVE_TIME_LIMIT_S,
+                        help=f"seconds a bot may think about one move (default {DEFAULT_MOVE_TIME_LIMIT_S:g})")
+    parser.add_argument("--max-simulations", type=int, default=DEFAULT_MAX_SIMULATIONS,
+                        help=f"most simulations a move an mcts:N opponent may ask for (default {DEFAULT_MAX_SIMULATIONS})")
+    parser.add_argument("--search-threads", type=int, default=DEFAULT_SEARCH_THREADS,
+                        help=f"worker threads for bot moves and game starts (default {DEFAULT_SEARCH_THREADS})")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
+                        help=f"worker threads for every other request (default {DEFAULT_THREADS})")
+    parser.add_argument("--idle-timeout", type=float, default=DEFAULT_IDLE_TIMEOUT_S,
+                        help=f"seconds a connection may stay silent before it is closed (default {DEFAULT_IDLE_TIMEOUT_S:g})")
+    parser.add_argument("--agents-dir", default=str(ROOT),
+                        help="the folder whose shipped agent files list_agents lists (default: the repository)")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                        help="another site whose pages may connect (e.g. https://games.example.org); repeatable")
+    args = parser.parse_args(argv)
+    for name in ("max_message_bytes", "max_connections", "max_simulations", "search_threads", "threads"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, not {getattr(args, name)}")
+    for name in ("max_games", "max_server_games"):
+        if getattr(args, name) < 0:
+            parser.error(f"--{name.replace('_', '-')} must be at least 0, not {getattr(args, name)}")
+    for name in ("move_time_limit", "idle_timeout"):
+        value = getattr(args, name)
+        if not (math.isfinite(value) and value > 0):
+            parser.error(f"--{name.replace('_', '-')} must be a number of seconds above 0, not {value}")
+    if not Path(args.agents_dir).is_dir():
+        parser.error(f"--agents-dir {args.agents_dir!r} is not a folder")
+    config = WebConfig(
+        max_message_bytes=args.max_message_bytes, max_games=args.max_games, max_server_games=args.max_server_games,
+        max_connections=args.max_connections, move_time_limit=args.move_time_limit,
+        max_simulations=args.max_simulations, search_threads=args.search_threads, threads=args.threads,
+        idle_timeout=args.idle_timeout, agents_dir=Path(args.agents_dir), allowed_origins=tuple(args.allow_origin),
+    )
+    import uvicorn
+
+    app = create_app(config)
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"serving the games on http://{shown_host}:{args.port}/ (Ctrl-C stops)", file=sys.stderr, flush=True)
+    uvicorn.Server(uvicorn_config(app, args.host, args.port, config)).run()
+
+
+__all__ = ["WebConfig", "WebState", "create_app", "main", "uvicorn_config"]
