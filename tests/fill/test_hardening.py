@@ -138,13 +138,20 @@ def test_a_double_in_a_game_without_gems_is_refused():
 def test_scripts_are_checked_whether_or_not_their_rule_is_on(rule_on):
     for bad, words in (([float("nan")], "'rock_cells' holds nan"), ([40], "'rock_cells' holds cell 40"),
                        ("a1", "'rock_cells' must be a list"), ([[1]], "'rock_cells' holds"),
-                       (["a" * 500], "'rock_cells' holds")):
+                       (["a" * 500], "'rock_cells' holds"), ([np.array([1])], "'rock_cells' holds array([1])"),
+                       ([np.array([1.5])], "'rock_cells' holds"), ([np.array(1.0)], "'rock_cells' holds")):
         with pytest.raises(OptionError, match=re.escape(words)):
             fill_v0.raw_env(rocks=rule_on, rock_cells=bad)
     for bad, words in (([(0, "double", 1)], "each gem is a (cell, kind) pair"), ([(float("nan"), "pass")], "holds nan"),
-                       ({(0, "pass")}, "must be a list"), ([(3, "bomb")], "kind 'bomb'"), ([(3, 7)], "kind 7")):
+                       ({(0, "pass")}, "must be a list"), ([(3, "bomb")], "kind 'bomb'"), ([(3, 7)], "kind 7"),
+                       ([(np.array([1]), "pass")], "'gem_cells' holds array([1])"),
+                       ([(np.array([[1]]), "double")], "'gem_cells' holds array([[1]])")):
         with pytest.raises(OptionError, match=re.escape(words)):
             fill_v0.raw_env(gems=rule_on, gem_cells=bad)
+    # numpy integers (and 0-d integer arrays) are cells like ints
+    env = fill_v0.raw_env(rocks=rule_on, rock_cells=[np.int64(1), np.array(2)], gems=rule_on,
+                          gem_cells=[(np.int32(20), "pass")])
+    assert env.options["rock_cells"] == (1, 2) and env.options["gem_cells"] == ((20, "pass"),)
 
 
 @pytest.mark.parametrize("rule_on", [False, True])
