@@ -66,6 +66,7 @@ class UzorGame(TableMixin, TurnsMixin, NotationMixin, StateMixin, Game):
 
     NAME = "uzor_v0"
     OPTIONS = DEFAULTS
+    STATE_KEYS = tuple(f.key for f in STATE_FIELDS)
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> dict[str, Any]:

@@ -189,6 +189,36 @@ def test_malformed_snapshots_are_refused_with_a_reason(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_every_game_reads_snapshot_keys_and_the_version_one_strict_way(game):
+    """Unknown or missing state fields, unknown top-level entries and a version that is not the
+    integer (a bool, a float) are refused by every game, the message naming the key; a partial
+    snapshot for the bot server's completer may leave state fields out but add none."""
+    description = envs.describe(game)
+    env = envs.load(game).raw_env()
+    env.reset(seed=0)
+    good = env.snapshot()
+    engine = description.engine
+    field = next(iter(good["state"]))
+    cases = [
+        ({**good, "state": {**good["state"], "colour": 1}}, f"snapshot field 'colour' is not part of a {game} state"),
+        ({**good, "state": {k: v for k, v in good["state"].items() if k != field}}, f"snapshot field '{field}' is missing"),
+        ({**good, "comment": "hi"}, "snapshot has an unknown entry 'comment'"),
+        ({**good, "version": True}, "snapshot 'version' is True, not an integer"),
+        ({**good, "version": float(good["version"])}, f"snapshot 'version' is {float(good['version'])}, not an integer"),
+    ]
+    for snapshot, words in cases:
+        for restore in (env.restore, engine.from_snapshot, lambda snap: engine.from_snapshot(json.dumps(snap))):
+            with pytest.raises(SnapshotError) as refused:
+                restore(snapshot)
+            assert str(refused.value).startswith(words), str(refused.value)
+    for snapshot, words in (cases[0], cases[2], cases[3]):
+        with pytest.raises(SnapshotError, match=words):
+            description.sampling.complete_snapshot(snapshot, 0, random.Random(0))
+    env.restore(good)
+    assert tuple(good["state"]) == engine.STATE_KEYS  # what state_dict writes is what is read
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_same_seed_same_game_different_seed_may_differ(game):
     module = envs.load(game)
 
