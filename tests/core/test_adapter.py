@@ -38,11 +38,44 @@ def test_pettingzoo_api_seed_and_render(game):
     render_test(module.env)
 
 
+@pytest.mark.skipif(not hasattr(pettingzoo, "aec_registry"), reason="the installed PettingZoo has no registry (before 1.27)")
 @pytest.mark.parametrize("game", GAMES)
 def test_registered_with_pettingzoo(game):
     env = pettingzoo.make("aec", f"abstract/{envs.describe(game).short_name}-v0")
     env.reset(seed=3)
     assert env.unwrapped.metadata["name"] == game
+
+
+def test_envs_import_and_play_with_a_pettingzoo_without_a_registry():
+    """PettingZoo before 1.27 (AgileRL pins one) has no ``aec_registry``/``register``: the
+    suite imports without registering, and every game plays as usual."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = """
+import random, sys
+import numpy as np
+import pettingzoo
+for name in ("aec_registry", "register"):   # as before 1.27: no registry
+    if hasattr(pettingzoo, name):
+        delattr(pettingzoo, name)
+sys.modules["pettingzoo.env_registry"] = None
+import envs
+assert envs.REGISTERED_WITH_PETTINGZOO is False
+for game in envs.GAMES:
+    env = envs.load(game).env()
+    env.reset(seed=0)
+    rng = random.Random(0)
+    for agent in env.agent_iter(20000):
+        obs, reward, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+print("played", len(envs.GAMES))
+"""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == f"played {len(GAMES)}"
 
 
 @pytest.mark.parametrize("game", GAMES)
