@@ -19,22 +19,27 @@ through ``VecEnv.env_method`` so a training run swaps in new snapshots under ``S
 chance and the opponents (rebuilt from their pool entries with seeds drawn from ``s``; an agent
 object given as an entry is used as it is) all restart from ``s``.
 
-``illegal_action`` says what an illegal action does: ``"raise"`` (the default) raises the
-engine's ``IllegalActionError`` and leaves the state as it was; ``"lose"`` ends the episode
-with reward −1 for the learner (``info["illegal_action"]`` is True), as PettingZoo's classic
-envs do — what env checkers and unmasked algorithms need. A value that is not an action at all
-(a bool, a float, an array) is a ``ValueError`` either way.
+``illegal_action`` says what an illegal action does: ``"lose"`` (the default) ends the
+episode with reward −1 for the learner, ``info["illegal_action"]`` True and an
+``IllegalMoveWarning`` giving the engine's reason, as PettingZoo's classic envs do — so the env
+passes gymnasium's and Stable-Baselines3's env checkers as constructed (they step
+``action_space.sample()``) and unmasked algorithms can learn on it; ``"raise"`` raises the
+engine's ``IllegalActionError`` and leaves the state as it was (a masked learner never plays an
+illegal action: a raise shows a bug). A value that is not an action at all (a bool, a float, an
+array) is a ``ValueError`` either way.
 """
 
 from __future__ import annotations
 
 import random
+import warnings
 from typing import Any, Sequence
 
 import gymnasium
 import numpy as np
 
 import envs
+from envs.core.aec import IllegalMoveWarning
 from envs.core.game import action_index
 
 ILLEGAL_ACTIONS = ("raise", "lose")
@@ -66,7 +71,7 @@ class SelfPlayEnv(gymnasium.Env):
         learner_seat: int | None = None,
         render_mode: str | None = None,
         score_shaping: float = 0.0,
-        illegal_action: str = "raise",
+        illegal_action: str = "lose",
     ):
         super().__init__()
         if illegal_action not in ILLEGAL_ACTIONS:
@@ -121,8 +126,11 @@ class SelfPlayEnv(gymnasium.Env):
             raise RuntimeError("the episode is over: call reset() before step()")
         game = self.raw.game
         index = action_index(action, int(self.action_space.n))  # a ValueError for what is not an action
-        if self.illegal_action == "lose" and game.why_illegal(index) is not None:
+        reason = game.why_illegal(index) if self.illegal_action == "lose" else None
+        if reason is not None:
             self._over = True
+            warnings.warn(f"illegal action {index} by the learner (player_{self.learner}), the episode ends as its "
+                          f"loss: {reason}", IllegalMoveWarning, stacklevel=2)
             # a copy: the observation returned last may be kept (and changed) by the caller
             return self._last["observation"].copy(), -1.0, True, False, {**self._info(), "illegal_action": True}
         self.raw.step(index)  # "raise": IllegalActionError with the reason, nothing changed

@@ -154,7 +154,9 @@ class PlayRules:
     * ``rules_summary``: the rules and the move notation in a few lines, for ``help``;
     * ``narrate(before, action, after, viewer)``: one sentence saying what a move did (a caught
       line, a closed ribbon, a capture), as seat ``viewer`` may know it (``None``: nothing
-      worth saying beyond the move itself). ``before`` and ``after`` are engine states;
+      worth saying beyond the move itself). ``before`` and ``after`` are engine states; for a
+      player's action ``after`` is the position once the chance it set off has resolved (a
+      strand drawn, a slot refilled), for a chance outcome the position it led to;
     * ``group_moves(game, actions)``: the legal moves as a few readable lines (Knot: one line
       per square) where one long list would be a wall (``None``: one list, wrapped).
     """

@@ -105,6 +105,9 @@ class Game:
     NAME: ClassVar[str]
     OPTIONS: ClassVar[dict[str, Any]]
     SNAPSHOT_VERSION: ClassVar[int] = 1
+    # The keys of a snapshot's ``state`` (``state_dict`` writes exactly these): ``read_snapshot``
+    # refuses any other, ``from_snapshot`` a missing one.
+    STATE_KEYS: ClassVar[tuple[str, ...]]
     # Options that are run-time objects, not part of a position (Fill's clock): a snapshot
     # records them as null, and from_snapshot takes them as keyword arguments.
     RUNTIME_OPTIONS: ClassVar[tuple[str, ...]] = ()
@@ -222,10 +225,12 @@ class Game:
 
     @classmethod
     def read_snapshot(cls, snapshot: Any, **runtime: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The snapshot's framing checked — JSON text or a dict, with this game's name and
-        version and dict ``options`` and ``state`` — and its options resolved: returns the
-        snapshot dict and the options. ``from_snapshot`` and the samplers' ``complete_snapshot``
-        read snapshots through it."""
+        """The snapshot's framing checked — JSON text or a dict with exactly the entries
+        ``game`` (this game's name), ``version`` (the integer this engine reads), ``options``
+        and ``state`` (dicts, the state with no key but ``STATE_KEYS``) — and its options
+        resolved: returns the snapshot dict and the options. ``from_snapshot`` and the samplers'
+        ``complete_snapshot`` read snapshots through it (a partial snapshot may leave state
+        keys out; ``from_snapshot`` refuses a missing one)."""
         if isinstance(snapshot, str):
             try:
                 snapshot = json.loads(snapshot)
@@ -235,20 +240,26 @@ class Game:
                 raise SnapshotError("snapshot JSON is nested too deeply to be a snapshot") from None
         if not isinstance(snapshot, dict):
             raise SnapshotError(f"a snapshot is a dict, not {type(snapshot).__name__}")
-        for key in ("game", "version", "options", "state"):
-            if key not in snapshot:
-                raise SnapshotError(f"snapshot has no {key!r} entry")
+        check_keys(snapshot, SNAPSHOT_KEYS, unknown="snapshot has an unknown entry {key}; a snapshot holds {keys}",
+                   missing="snapshot has no {key} entry")
         if snapshot["game"] != cls.NAME:
             raise SnapshotError(
                 f"snapshot is of game {short_repr(snapshot['game'])}, not {cls.NAME!r}"
             )
-        if snapshot["version"] != cls.SNAPSHOT_VERSION:
+        version = snapshot["version"]
+        if not is_int(version):
             raise SnapshotError(
-                f"snapshot version {short_repr(snapshot['version'])} is not supported "
+                f"snapshot 'version' is {short_repr(version)}, not an integer (this engine reads version "
+                f"{cls.SNAPSHOT_VERSION})"
+            )
+        if version != cls.SNAPSHOT_VERSION:
+            raise SnapshotError(
+                f"snapshot version {short_repr(version)} is not supported "
                 f"(this engine reads version {cls.SNAPSHOT_VERSION})"
             )
         if not isinstance(snapshot["options"], dict) or not isinstance(snapshot["state"], dict):
             raise SnapshotError("snapshot 'options' and 'state' must be dicts")
+        check_state_keys(cls, snapshot["state"], complete=False)
         unknown = sorted(set(runtime) - set(cls.RUNTIME_OPTIONS))
         if unknown:
             raise TypeError(f"{cls.NAME} snapshots take no run-time option {unknown[0]!r}")
@@ -264,6 +275,7 @@ class Game:
         (``RUNTIME_OPTIONS``) the snapshot does not carry, else their defaults are used."""
         try:
             snapshot, options = cls.read_snapshot(snapshot, **runtime)
+            check_state_keys(cls, snapshot["state"], complete=True)
             return cls.from_state_dict(options, snapshot["state"])
         except SnapshotError:
             raise
@@ -300,6 +312,36 @@ def json_ready(value: Any) -> Any:
 
 
 # ----- snapshot validation helpers ----------------------------------------------------------
+
+SNAPSHOT_KEYS = ("game", "version", "options", "state")
+
+
+def is_int(value: Any) -> bool:
+    """An integer as snapshots hold them: an ``int`` (or an int subclass) but not a bool;
+    a float, even ``1.0``, is not one."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_keys(mapping: dict, keys: tuple[str, ...], *, unknown: str, missing: str | None = None) -> None:
+    """The one reading of a snapshot's keys, for every game: a key not in ``keys`` is refused
+    with ``unknown`` (and, when ``missing`` is given, a key of ``keys`` left out with
+    ``missing``), formatted with ``{key}`` (the key, cut short) and ``{keys}`` (the keys)."""
+    for key in mapping:
+        if key not in keys:
+            raise SnapshotError(unknown.format(key=short_repr(key, 40), keys=", ".join(keys)))
+    if missing is not None:
+        for key in keys:
+            if key not in mapping:
+                raise SnapshotError(missing.format(key=repr(key), keys=", ".join(keys)))
+
+
+def check_state_keys(cls: type, state: dict, *, complete: bool) -> None:
+    """A snapshot state's keys against the game's ``STATE_KEYS``: none other (a partial
+    snapshot too), and, when ``complete``, none missing."""
+    check_keys(state, cls.STATE_KEYS,
+               unknown=f"snapshot field {{key}} is not part of a {cls.NAME} state (the fields are: {{keys}})",
+               missing="snapshot field {key} is missing" if complete else None)
+
 
 def require(condition: bool, message: str) -> None:
     if not condition:

@@ -94,8 +94,8 @@ def stocks_at(table: dict[tuple, int], set_before: bool) -> dict[tuple, int]:
 def unseen_tokens(options: dict[str, Any], seen: list[int]) -> tuple[list[int], str | None]:
     """Per kind, how many more tokens the game's gems can have given beyond ``seen`` (kinds of
     the gems, tokens and spent tokens accounted for), and a sentence when ``seen`` is more than
-    random gems give. Tokens with gems off or beyond a gem script only come from puzzle
-    positions (:mod:`envs.fill.positions`), which the engine accepts: they leave none unseen."""
+    random gems give. (Gems and tokens beyond a gem script, or with gems off, the engine's
+    snapshot check refuses before this is asked: they leave none unseen.)"""
     if not options["gems"]:
         return [0, 0, 0], None
     script = options["gem_cells"]

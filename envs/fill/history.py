@@ -33,6 +33,17 @@ def seed_cells(filled: list[int], gems: dict[int, int], size: int, lines: str) -
     return [c for c in filled if not near_gems >> c & 1] or list(filled)
 
 
+def fewest_turns(fills_done: int, seat_first: bool) -> tuple[int, int]:
+    """The seat's turn and the opponent's turns so far, fewest that fit ``fills_done`` fills of
+    finished turns (one a turn) with the seat now in a turn: the seat moved first after the
+    choice (``seat_first``) or second."""
+    if seat_first:
+        seat_turn = (fills_done + 3) // 2
+        return seat_turn, seat_turn - 1
+    seat_turn = max(1, (fills_done + 2) // 2)
+    return seat_turn, seat_turn
+
+
 
 
 
@@ -97,7 +108,7 @@ class ObservedPosition:
             "to_move": seat,
             "gems": [[cell, KIND_NAMES[kind]] for cell, kind in sorted(self.gems.items())],
             "tokens": tokens,
-            "turns": [1 if p == seat and self.phase not in (SEED, CHOOSE) else 0 for p in (0, 1)],
+            "turns": self.base_turns(),
             "recharge": [[0, 0], [0, 0]],
             "extra_traps": extra,
             "live_trap": live,
@@ -108,6 +119,17 @@ class ObservedPosition:
             "time_left": time_left,
             "shown_time": list(time_left),
         }
+
+    def base_turns(self) -> list[int]:
+        """Both turn counters of the public base: the fewest turns that fit the filled cells
+        (``prepare_turn`` gives each template its own)."""
+        if self.phase in (SEED, CHOOSE):
+            return [0, 0]
+        fills_done = len(self.filled) - 1 - int(self.phase == FILL2)
+        mine, theirs = fewest_turns(fills_done, self.seat == (1 if self.choice == STAY else 0))
+        turns = [0, 0]
+        turns[self.seat], turns[1 - self.seat] = mine, theirs
+        return turns
 
     def build(self, state: dict[str, Any]) -> FillGame:
         """A full state through the engine's validated constructor; a ``ValueError`` when the
@@ -151,7 +173,7 @@ class ObservedPosition:
         def turn_for(u: int) -> int:  # the seat's turn when the opponent has played u turns
             return u + 1 if seat == first else max(1, u)
 
-        base_turn = (fills_done + 3) // 2 if seat == first else max(1, (fills_done + 2) // 2)
+        base_turn = fewest_turns(fills_done, seat == first)[0]
         seen = list(self.gems.values()) + [k for k, _ in self.my_tokens] + [k for k, _ in self.their_tokens]
         spare, problem = unseen_tokens(options, seen + [TRAP] * self.fields["extra_traps"])
         if problem:

@@ -3,8 +3,11 @@ normalised values the engine reads (an :class:`OptionError` names a bad option).
 
 from __future__ import annotations
 
+import operator
 import time
 from typing import Any
+
+import numpy as np
 
 from envs.core.game import OptionError, short_repr
 from envs.core.notation import parse_cell
@@ -88,9 +91,13 @@ def _check_cell(value: Any, size: int, option: str) -> int:
         except ValueError as error:
             raise OptionError(f"option {option!r}: {error}") from None
         return row * size + col
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise OptionError(f"option {option!r} holds {short_repr(value)}; cells are integers 0…{n - 1} or names like 'a1'")
-    cell = value.__index__()
+    wrong = f"option {option!r} holds {short_repr(value)}; cells are integers 0…{n - 1} or names like 'a1'"
+    if isinstance(value, (bool, np.bool_)):
+        raise OptionError(wrong)
+    try:
+        cell = operator.index(value)  # ints, numpy integers, 0-d integer arrays
+    except TypeError:  # anything else: a float, a longer array (whose __index__ raises), ...
+        raise OptionError(wrong) from None
     if not 0 <= cell < n:
         raise OptionError(f"option {option!r} holds cell {cell}, off the board: cells are 0…{n - 1}")
     return cell

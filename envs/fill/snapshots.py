@@ -41,6 +41,11 @@ COPIED = (
 class FillSnapshots:
     """Copies and snapshots of a :class:`~envs.fill.rules.FillGame` (a mixin)."""
 
+    STATE_KEYS = (
+        "rocks", "filled", "seed", "choice", "phase", "to_move", "gems", "tokens", "turns", "recharge",
+        "extra_traps", "live_trap", "last_sprung", "double", "winner", "end_reason", "time_left", "shown_time",
+    )
+
     def clone(self):
         """A deep, independent copy (fast: search clones a state per simulation step). The
         mutable parts are copied as :data:`COPIED` says; every other attribute is immutable
@@ -82,10 +87,7 @@ class FillSnapshots:
         return _read_state(cls, options, state)
 
 
-STATE_KEYS = (
-    "rocks", "filled", "seed", "choice", "phase", "to_move", "gems", "tokens", "turns", "recharge",
-    "extra_traps", "live_trap", "last_sprung", "double", "winner", "end_reason", "time_left", "shown_time",
-)
+STATE_KEYS = FillSnapshots.STATE_KEYS
 TURN_PHASES = (TOKEN, TRAP_PHASE, FILL, FILL2)
 MOST_TURNS = 10**6
 
@@ -134,11 +136,7 @@ def _number_pair(state: dict, key: str, limit: float) -> list[float]:
 
 
 def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
-    missing = [key for key in STATE_KEYS if key not in state]
-    require(not missing, f"snapshot field {missing[0]!r} is missing" if missing else "")
-    unknown = sorted(set(state) - set(STATE_KEYS))
-    require(not unknown, f"snapshot field {unknown[0]!r} is not part of a fill_v0 state (the fields are: "
-                         f"{', '.join(STATE_KEYS)})" if unknown else "")
+    # (the state's keys, STATE_KEYS, are checked where every game's are: Game.read_snapshot)
     size = options["size"]
     n = size * size
     game = cls(options)
@@ -307,6 +305,7 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
         raise SnapshotError(f"snapshot field 'double' must be true or false, not {shown(double)}")
     require(not double or phase in (TRAP_PHASE, FILL, FILL2), "snapshot field 'double' is set outside a Double's phases")
     require(double or phase != FILL2, "snapshot field 'double' must be set in the second-fill phase")
+    _check_counts(options, phase, filled_list, turns, gems, tokens, double)
     game.double = double
 
     # ----- the end, the clocks
@@ -339,6 +338,47 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
         require(options["traps"] and (game.extra[to_move] or min(game.recharge[to_move]) <= turns[to_move]),
                 "snapshot field 'phase' is 'trap' but the player has no ready trap")
     return game
+
+
+def _check_counts(options: dict[str, Any], phase: int, filled: list[int], turns: list[int], gems: list,
+                      tokens: list, double: bool) -> None:
+    """What the counts allow. A token is a collected gem: no more gems and tokens than the game
+    has gems (none without gems). The filled cells are the seed and one fill a turn, plus a
+    second fill for each Double played: at most one for every gem the game can have that is
+    neither still on the board nor held as a token. The turn in progress (counted in ``turns``)
+    has made no fill before its second-fill phase, and a Double it plays has not yet given its
+    second fill."""
+    if not options["gems"]:
+        require(not tokens[0] and not tokens[1],
+                "snapshot field 'tokens' holds tokens but the option 'gems' is off: a token is a collected gem")
+        require(not double, "snapshot field 'double' is set but the option 'gems' is off: a Double comes from a gem")
+        doubles = 0
+    else:
+        script = options["gem_cells"]
+        most_gems = GEM_COUNT if script is None else len(script)
+        held = len(tokens[0]) + len(tokens[1])
+        if len(gems) + held > most_gems:
+            game_has = (f"the {GEM_COUNT} a game has" if script is None
+                        else f"the {most_gems} of the 'gem_cells' script")
+            raise SnapshotError(
+                f"snapshot fields 'gems' and 'tokens' account for {len(gems) + held} gems ({len(gems)} on the board, "
+                f"{held} held as tokens: a token is a collected gem), more than {game_has}"
+            )
+        doubles = most_gems - len(gems) - held
+        require(not double or doubles >= 1,
+                f"snapshot field 'double' is set but no Double token can have been collected ({len(gems)} of the "
+                f"game's {most_gems} gems are on the board, {len(tokens[0]) + len(tokens[1])} held as tokens)")
+    most = 1 + turns[0] + turns[1] + doubles
+    waiting = ""
+    if phase in (TOKEN, TRAP_PHASE, FILL):
+        most -= 1 + double
+        waiting = "; the turn in progress has not filled yet"
+    if len(filled) > most:
+        extra = f", plus a second fill for each of at most {doubles} Doubles" if doubles else ""
+        raise SnapshotError(
+            f"snapshot field 'filled' holds {len(filled)} cells; after the turns in field 'turns' ({turns[0]} and "
+            f"{turns[1]}) at most {most} can be filled (the seed and one fill a turn{extra}{waiting})"
+        )
 
 
 def _check_setup_gems(game, phase: int) -> None:

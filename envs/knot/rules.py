@@ -46,7 +46,7 @@ from envs.knot.options import (  # noqa: F401 - re-exported: the engine's consta
     place_limit,
 )
 from envs.knot.reasons import ReasonsMixin
-from envs.knot.snapshot import SnapshotMixin, make_clone
+from envs.knot.snapshot import STATE_KEYS, SnapshotMixin, make_clone
 
 
 class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
@@ -56,6 +56,7 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
     OPTIONS = {"players": 2, "size": None, "deck": None, "pile": None}
     # 2: the pile as counts per kind (its order is chance's) and the pending draw
     SNAPSHOT_VERSION = 2
+    STATE_KEYS = STATE_KEYS
 
     # ----- options ------------------------------------------------------------------------------
     @classmethod

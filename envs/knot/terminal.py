@@ -3,8 +3,9 @@ viewer may know it), and the legal moves grouped by square.
 
 ``narrate(before, action, after, viewer)`` reads the position before the move for what the
 strand meets (nothing, an end of its own ribbon, both ends of it, two of its ribbons, an
-opponent's ribbon) and the position after it for the points and sizes; a strand drawn blind is
-named only to the player who drew it.
+opponent's ribbon) and the position after it for the points and sizes — after the chance the
+move set off has resolved (the strand drawn from the pile, the market slot refilled), which is
+how terminal play calls it; a strand drawn blind is named only to the player who drew it.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def _strands(count: int) -> str:
 
 def narrate(before: KnotGame, action: int, after: KnotGame, viewer: int) -> str | None:
     """One sentence saying what ``action`` did in ``before`` (``after`` is the position it
-    led to), as seat ``viewer`` may know it; None when the move says it all (END)."""
+    led to once the chance it set off has resolved), as seat ``viewer`` may know it; None when
+    the move says it all (END)."""
     n = before.n
     base = 16 * n
     mover = before.current_player()

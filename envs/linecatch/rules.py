@@ -18,7 +18,7 @@ from envs.core.game import TERMINAL, Game, IllegalActionError
 from envs.core.notation import cell_name, parse_cell
 from envs.core.options import check_bool, check_int
 from envs.linecatch.geometry import NO_MARK, Geometry, geometry
-from envs.linecatch.snapshots import read_state
+from envs.linecatch.snapshots import STATE_FIELDS, read_state
 
 __all__ = ["NO_MARK", "Geometry", "LinecatchGame", "geometry"]
 
@@ -26,6 +26,7 @@ class LinecatchGame(Game):
     """State: which squares are black, who last caught across each square, the scores."""
 
     NAME = "linecatch_v0"
+    STATE_KEYS = STATE_FIELDS
     OPTIONS = {"rows": 5, "cols": 5, "pro": False}
 
     @classmethod

@@ -54,6 +54,7 @@ class LoomGame(Game):
 
     NAME = "loom_v0"
     OPTIONS = {"bounty": 8, "throws": None}
+    STATE_KEYS = ("throws", "cloths", "scores", "round", "taken")
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> dict[str, Any]:

@@ -8,8 +8,9 @@ scripted ``throws`` option's when the options script them.
 
 ``complete_snapshot(partial, seat, rng)`` reads a snapshot as front ends write it: nothing may
 be left out except past throws, which may be ``null`` (they are filled with throws that give
-each cloth its dyes). Entries of ``throws`` after the position's last throw are dropped: older
-snapshots listed all 16 rounds, with ``null`` for the rounds to come.
+each cloth its dyes). The current round's throw, once listed, must show its dice: a ``null``
+there is refused. Entries of ``throws`` after the round's are dropped: older snapshots listed
+all 16 rounds, with ``null`` for the rounds to come.
 """
 
 from __future__ import annotations
@@ -110,11 +111,15 @@ def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
     if not isinstance(throws, list) or len(throws) > ROUNDS:
         raise SnapshotError(f"snapshot field 'throws' must be a list of at most {ROUNDS} throws, not {short_repr(throws)}")
     if rnd < ROUNDS and len(throws) > rnd:
-        # The round's throw is on the table if given; every later entry is the future: dropped.
-        if throws[rnd] is None and state.get("taken") in (0, 1):
-            raise SnapshotError(f"snapshot field 'throws' lacks round {rnd}'s throw, which is on the table "
-                                f"(the drafter took thread {state['taken']})")
-        throws = throws[:rnd + 1] if throws[rnd] is not None else throws[:rnd]
+        # An entry for the round means its throw is on the table: it must show the dice (a null
+        # there would have the bot answer for dice drawn anew, which the table does not show).
+        # Every later entry is the future: dropped.
+        if throws[rnd] is None:
+            taken = state.get("taken")
+            what = (f"the drafter took thread {taken}" if taken in (0, 1)
+                    else "the drafter chooses from it: give its two dyes")
+            raise SnapshotError(f"snapshot field 'throws' lacks round {rnd}'s throw, which is on the table ({what})")
+        throws = throws[:rnd + 1]
     state["throws"] = throws
     state = fill_past_throws(state, options)
     return LoomGame.from_snapshot(dict(snapshot, state=state)).snapshot()

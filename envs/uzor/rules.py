@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from envs.core.bits import set_bits as bits_of
-from envs.core.game import Game, require
+from envs.core.game import Game, SnapshotError, require
+from envs.core.notation import cell_name
 from envs.uzor.common import (
     CHANCE_OUTCOMES,
     COLOURS,
@@ -66,6 +67,7 @@ class UzorGame(TableMixin, TurnsMixin, NotationMixin, StateMixin, Game):
 
     NAME = "uzor_v0"
     OPTIONS = DEFAULTS
+    STATE_KEYS = tuple(f.key for f in STATE_FIELDS)
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> dict[str, Any]:
@@ -116,7 +118,8 @@ class UzorGame(TableMixin, TurnsMixin, NotationMixin, StateMixin, Game):
         player to move, both goals and the face-up discards at the bottom of the supply (in
         the order they will be drawn); every other tile is face down in the supply. The turn
         starts as the rules start any turn. (Unlike a snapshot, a position need not be one a
-        game reaches: a test may leave more than 59 tiles in the supply.)"""
+        game reaches: a test may leave more than 59 tiles in the supply, or lay tiles apart
+        from the centre's; such a position's snapshot is refused.)"""
         options = cls.resolve_options(dict(options))
         geo = geometry(options["board_size"], options["patterns"])
         counts = [0] * TYPES
@@ -143,6 +146,26 @@ class UzorGame(TableMixin, TurnsMixin, NotationMixin, StateMixin, Game):
         game = cls.assemble(options, read_state(options, state, geo))
         check_position(game)
         return game
+
+
+def _check_joined(game: UzorGame) -> None:
+    """Every tile is placed next to a tile on the table (stones stay on it): the tiles form one
+    group, side by side, with the centre's. A tile outside it is named."""
+    geo, board = game.geo, game.board
+    tiles = sum(1 << x for x, v in enumerate(board) if v != EMPTY)
+    group = 1 << geo.centre
+    while True:
+        grown = group | geo.neighbours(group) & tiles
+        if grown == group:
+            break
+        group = grown
+    apart = tiles & ~group
+    if apart:
+        cell = (apart & -apart).bit_length() - 1
+        raise SnapshotError(
+            f"snapshot field 'board': the tile in {cell_name(*divmod(cell, geo.size))} is not joined to the centre's "
+            "tile by tiles side by side (every tile is placed next to one on the table)"
+        )
 
 
 def check_position(game: UzorGame) -> None:
@@ -185,6 +208,7 @@ def check_position(game: UzorGame) -> None:
     require(phase == OVER or game.idle < IDLE_LIMIT,
             f"snapshot field 'idle' is {game.idle}: after {IDLE_LIMIT} turns without a placement the game is over")
     require(board[geo.centre] != EMPTY, "snapshot field 'board' has no tile in its centre cell")
+    _check_joined(game)
     require(supply <= SUPPLY_MAX,
             f"snapshot supply holds {supply} tiles (fields 'facedown' and 'discards'); after the deal at most {SUPPLY_MAX}")
     if phase == REFILL:

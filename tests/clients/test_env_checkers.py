@@ -1,6 +1,6 @@
-"""Stable-Baselines3's and gymnasium's env checkers on ``SelfPlayEnv(..., illegal_action="lose")``
-on every game, and an unmasked SB3 algorithm learning on one (its sampled actions may be
-illegal: the episode ends with −1)."""
+"""Stable-Baselines3's and gymnasium's env checkers on ``SelfPlayEnv`` as constructed, on every
+game (they step ``action_space.sample()``: an illegal action ends the episode as the learner's
+loss, with an ``IllegalMoveWarning``), and an unmasked SB3 algorithm learning on one."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
+from envs.core.aec import IllegalMoveWarning
 from tests.clients import CASE_IDS, CASES
 from wrappers.self_play import SelfPlayEnv
 
@@ -21,8 +22,9 @@ def test_stable_baselines3_check_env_passes_without_warnings(game, options):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        check_env(SelfPlayEnv(game, options, ["random"], illegal_action="lose"), warn=True)
-    assert [str(w.message) for w in caught if not issubclass(w.category, DeprecationWarning)] == []
+        check_env(SelfPlayEnv(game, options, ["random"]), warn=True)
+    ignored = (DeprecationWarning, IllegalMoveWarning)  # the checker's sampled actions may be illegal
+    assert [str(w.message) for w in caught if not issubclass(w.category, ignored)] == []
 
 
 @pytest.mark.parametrize(("game", "options"), CASES, ids=CASE_IDS)
@@ -30,18 +32,20 @@ def test_stable_baselines3_check_env_passes_without_warnings(game, options):
 def test_gymnasium_check_env_passes(game, options, render_mode):
     from gymnasium.utils.env_checker import check_env
 
-    env = SelfPlayEnv(game, options, ["random"], illegal_action="lose", render_mode=render_mode)
+    env = SelfPlayEnv(game, options, ["random"], render_mode=render_mode)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env, skip_render_check=render_mode is None)
-    unexpected = [str(w.message) for w in caught if "environment not having a spec" not in str(w.message)]
+    unexpected = [str(w.message) for w in caught
+                  if "environment not having a spec" not in str(w.message) and not issubclass(w.category, IllegalMoveWarning)]
     assert unexpected == []
 
 
-def test_unmasked_ppo_learns_on_a_lose_env_and_its_illegal_actions_end_episodes():
+@pytest.mark.filterwarnings("ignore::envs.core.aec.IllegalMoveWarning")
+def test_unmasked_ppo_learns_on_the_env_as_constructed_and_its_illegal_actions_end_episodes():
     from stable_baselines3 import PPO
 
-    env = SelfPlayEnv("linecatch", {"rows": 3, "cols": 3}, ["random"], seed=0, illegal_action="lose")
+    env = SelfPlayEnv("linecatch", {"rows": 3, "cols": 3}, ["random"], seed=0)
     model = PPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu")
     model.learn(128)
     obs, _ = env.reset(seed=1)

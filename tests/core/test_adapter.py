@@ -38,11 +38,44 @@ def test_pettingzoo_api_seed_and_render(game):
     render_test(module.env)
 
 
+@pytest.mark.skipif(not hasattr(pettingzoo, "aec_registry"), reason="the installed PettingZoo has no registry (before 1.27)")
 @pytest.mark.parametrize("game", GAMES)
 def test_registered_with_pettingzoo(game):
     env = pettingzoo.make("aec", f"abstract/{envs.describe(game).short_name}-v0")
     env.reset(seed=3)
     assert env.unwrapped.metadata["name"] == game
+
+
+def test_envs_import_and_play_with_a_pettingzoo_without_a_registry():
+    """PettingZoo before 1.27 (AgileRL pins one) has no ``aec_registry``/``register``: the
+    suite imports without registering, and every game plays as usual."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = """
+import random, sys
+import numpy as np
+import pettingzoo
+for name in ("aec_registry", "register"):   # as before 1.27: no registry
+    if hasattr(pettingzoo, name):
+        delattr(pettingzoo, name)
+sys.modules["pettingzoo.env_registry"] = None
+import envs
+assert envs.REGISTERED_WITH_PETTINGZOO is False
+for game in envs.GAMES:
+    env = envs.load(game).env()
+    env.reset(seed=0)
+    rng = random.Random(0)
+    for agent in env.agent_iter(20000):
+        obs, reward, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+print("played", len(envs.GAMES))
+"""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == f"played {len(GAMES)}"
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -186,6 +219,36 @@ def test_malformed_snapshots_are_refused_with_a_reason(game):
     with pytest.raises(SnapshotError):
         env.restore({**good, "state": {}})
     env.restore(good)  # the good one still works
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_reads_snapshot_keys_and_the_version_one_strict_way(game):
+    """Unknown or missing state fields, unknown top-level entries and a version that is not the
+    integer (a bool, a float) are refused by every game, the message naming the key; a partial
+    snapshot for the bot server's completer may leave state fields out but add none."""
+    description = envs.describe(game)
+    env = envs.load(game).raw_env()
+    env.reset(seed=0)
+    good = env.snapshot()
+    engine = description.engine
+    field = next(iter(good["state"]))
+    cases = [
+        ({**good, "state": {**good["state"], "colour": 1}}, f"snapshot field 'colour' is not part of a {game} state"),
+        ({**good, "state": {k: v for k, v in good["state"].items() if k != field}}, f"snapshot field '{field}' is missing"),
+        ({**good, "comment": "hi"}, "snapshot has an unknown entry 'comment'"),
+        ({**good, "version": True}, "snapshot 'version' is True, not an integer"),
+        ({**good, "version": float(good["version"])}, f"snapshot 'version' is {float(good['version'])}, not an integer"),
+    ]
+    for snapshot, words in cases:
+        for restore in (env.restore, engine.from_snapshot, lambda snap: engine.from_snapshot(json.dumps(snap))):
+            with pytest.raises(SnapshotError) as refused:
+                restore(snapshot)
+            assert str(refused.value).startswith(words), str(refused.value)
+    for snapshot, words in (cases[0], cases[2], cases[3]):
+        with pytest.raises(SnapshotError, match=words):
+            description.sampling.complete_snapshot(snapshot, 0, random.Random(0))
+    env.restore(good)
+    assert tuple(good["state"]) == engine.STATE_KEYS  # what state_dict writes is what is read
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -14,7 +14,8 @@ DOCS = ROOT / "docs"
 PAGES = ["index.md", "contract.md", "bots.md", "training.md", "results.md", "scaling.md"]
 
 NOT_RUN = {
-    ("scaling.md", 0): "converts an RLlib checkpoint of the reader's own run (needs Ray and that run)",
+    ("scaling.md", 0): "a config of the reader's own for RLlib (needs Ray): tests/training/test_rllib.py runs it",
+    ("scaling.md", 1): "converts an RLlib checkpoint of the reader's own run (needs Ray and that run)",
 }
 """Python blocks shown but not run here, with the reason."""
 

@@ -84,7 +84,7 @@ OPEN_BOARD = """
 
 def test_heuristic_uses_a_trap_token_then_sets_a_trap_where_the_opponent_may_fill():
     game = position(OPEN_BOARD, traps=True, tokens={1: [("trap", 8)]})
-    bot = FillHeuristicBot(seed=1, traps=True)
+    bot = FillHeuristicBot(seed=1, traps=True, gems=True)  # a token is a collected gem: gems are on
     action = bot.act(observation(game, 1))
     assert action == game.n + 5  # USE_TRAP: an extra trap never expires
     game.apply(action)
@@ -109,7 +109,7 @@ def test_heuristic_passes_when_passing_wins():
     R R R R R R
     """, tokens={1: [("pass", 8)]})
     assert game.legal_cells() == [4, 16]
-    bot = FillHeuristicBot(seed=0, rocks=True)  # the picture's rocks switch rocks on
+    bot = FillHeuristicBot(seed=0, rocks=True, gems=True)  # the picture's rocks switch rocks on, the token gems
     assert bot.act(observation(game, 1)) == game.n + 4
 
 

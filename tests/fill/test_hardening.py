@@ -58,17 +58,100 @@ def test_a_filled_cell_not_joined_to_the_seed_is_refused():
         position("# . . . . #\nR R R R R R\n" + ". . . . . .\n" * 4)
 
 
+def played(options: dict, moves: int, seed: int = 3) -> FillGame:
+    """A game of ``moves`` random actions (chance resolved at random) with these options."""
+    rng = random.Random(seed)
+    game = FillGame(FillGame.resolve_options(options))
+    for _ in range(moves):
+        if game.is_chance_node():
+            game.apply(draw_outcome(game.chance_outcomes(), rng))
+        elif not game.is_terminal():
+            game.apply(rng.choice(game.legal_actions()))
+    while game.is_chance_node():
+        game.apply(draw_outcome(game.chance_outcomes(), rng))
+    return game
+
+
+def test_more_filled_cells_than_the_turns_played_allow_are_refused():
+    game = played({}, 10)
+    snap = json.loads(json.dumps(game.snapshot()))
+    FillGame.from_snapshot(snap)
+    assert len(snap["state"]["filled"]) > 3
+    assert snap["state"]["phase"] == "fill"
+    snap["state"]["turns"] = [1, 1]  # the seed and one fill, the second turn not yet filled
+    with pytest.raises(SnapshotError, match=r"'filled' holds \d+ cells.*'turns'.*at most 2"):
+        FillGame.from_snapshot(snap)
+
+
+def test_with_gems_a_used_double_allows_one_more_filled_cell_and_no_more():
+    game = played({"gems": True}, 12)
+    snap = json.loads(json.dumps(game.snapshot()))
+    state = snap["state"]
+    # three gems: two still on the board, the third collected as a Double token, held
+    assert state["turns"] == [4, 4] and len(state["filled"]) == 8 and len(state["gems"]) == 2
+    assert state["tokens"] == [[], [["double", 8, 3]]]
+    FillGame.from_snapshot(snap)
+    # the seed, six finished turns, player_1's in progress: one cell too many with the token held
+    state["turns"] = [3, 4]
+    with pytest.raises(SnapshotError, match=r"'filled' holds 8 cells.*at most 7"):
+        FillGame.from_snapshot(snap)
+    state["tokens"], state["phase"] = [[], []], "fill"  # the Double played: one fill more is possible
+    FillGame.from_snapshot(snap)
+    state["turns"] = [3, 3]
+    with pytest.raises(SnapshotError, match=r"'filled' holds 8 cells.*at most 7"):
+        FillGame.from_snapshot(snap)
+
+
+def test_more_gems_and_tokens_than_the_game_has_gems_are_refused():
+    game = played({"gems": True}, 12)
+    snap = json.loads(json.dumps(game.snapshot()))
+    state = snap["state"]
+    assert len(state["gems"]) == 2 and state["tokens"] == [[], [["double", 8, 3]]]
+    state["tokens"][0] = [["pass", 8, 3]]  # a fourth gem's token
+    with pytest.raises(SnapshotError, match="'gems' and 'tokens' account for 4 gems.*more than the 3 a game has"):
+        FillGame.from_snapshot(snap)
+
+
+def test_a_double_with_no_double_token_collected_is_refused():
+    game = played({"gems": True}, 10)
+    snap = json.loads(json.dumps(game.snapshot()))
+    assert snap["state"]["phase"] == "fill" and len(snap["state"]["gems"]) == 3
+    snap["state"]["double"] = True  # every gem still on the board: no Double to play
+    with pytest.raises(SnapshotError, match="'double' is set but no Double token can have been collected"):
+        FillGame.from_snapshot(snap)
+
+
+def test_a_double_in_a_game_without_gems_is_refused():
+    game = played({}, 6)
+    snap = json.loads(json.dumps(game.snapshot()))
+    assert snap["state"]["phase"] == "fill"
+    snap["state"]["double"] = True  # a second fill for free
+    with pytest.raises(SnapshotError, match="'double' is set but the option 'gems' is off"):
+        FillGame.from_snapshot(snap)
+    snap["state"]["double"] = False
+    snap["state"]["tokens"][1] = [["double", 8, 1]]  # a token with no gem to collect it from
+    with pytest.raises(SnapshotError, match="'tokens' holds tokens but the option 'gems' is off"):
+        FillGame.from_snapshot(snap)
+
+
 @pytest.mark.parametrize("rule_on", [False, True])
 def test_scripts_are_checked_whether_or_not_their_rule_is_on(rule_on):
     for bad, words in (([float("nan")], "'rock_cells' holds nan"), ([40], "'rock_cells' holds cell 40"),
                        ("a1", "'rock_cells' must be a list"), ([[1]], "'rock_cells' holds"),
-                       (["a" * 500], "'rock_cells' holds")):
+                       (["a" * 500], "'rock_cells' holds"), ([np.array([1])], "'rock_cells' holds array([1])"),
+                       ([np.array([1.5])], "'rock_cells' holds"), ([np.array(1.0)], "'rock_cells' holds")):
         with pytest.raises(OptionError, match=re.escape(words)):
             fill_v0.raw_env(rocks=rule_on, rock_cells=bad)
     for bad, words in (([(0, "double", 1)], "each gem is a (cell, kind) pair"), ([(float("nan"), "pass")], "holds nan"),
-                       ({(0, "pass")}, "must be a list"), ([(3, "bomb")], "kind 'bomb'"), ([(3, 7)], "kind 7")):
+                       ({(0, "pass")}, "must be a list"), ([(3, "bomb")], "kind 'bomb'"), ([(3, 7)], "kind 7"),
+                       ([(np.array([1]), "pass")], "'gem_cells' holds array([1])"),
+                       ([(np.array([[1]]), "double")], "'gem_cells' holds array([[1]])")):
         with pytest.raises(OptionError, match=re.escape(words)):
             fill_v0.raw_env(gems=rule_on, gem_cells=bad)
+    # numpy integers (and 0-d integer arrays) are cells like ints
+    env = fill_v0.raw_env(rocks=rule_on, rock_cells=[np.int64(1), np.array(2)], gems=rule_on,
+                          gem_cells=[(np.int32(20), "pass")])
+    assert env.options["rock_cells"] == (1, 2) and env.options["gem_cells"] == ((20, "pass"),)
 
 
 @pytest.mark.parametrize("rule_on", [False, True])

@@ -303,13 +303,14 @@ P . . . . .
 
 
 def test_a_gem_is_collected_and_its_token_counts_down():
-    game = position(GEM_PICTURE)  # player_1 to move, turn 1
+    game = position(GEM_PICTURE)  # player_1 to move, its turn t
+    t = game.turns[1]
     do(game, "d3")
-    do(game, "c1")  # player_0 turn 1
+    do(game, "c1")  # player_0's turn
     assert game.gems[game.string_to_action("e2")] == DOUBLE
-    do(game, "e2")  # player_1 collects the Double on its turn 2
+    do(game, "e2")  # player_1 collects the Double on its turn t + 1
     assert game.string_to_action("e2") not in game.gems
-    assert game.tokens[1] == [[DOUBLE, 8, 2]]
+    assert game.tokens[1] == [[DOUBLE, 8, t + 1]]
     assert game.phase == FILL and game.current_player() == 0  # no token phase for player_0
     do(game, "e1")
     assert game.tokens[1][0][1] == 8  # the collecting turn does not count down
@@ -320,7 +321,7 @@ def test_a_gem_is_collected_and_its_token_counts_down():
 
 def test_a_token_lasts_the_holders_next_turns_then_is_gone():
     game = position(ACROSS, lines="off", tokens={1: [("pass", 2)]})
-    do(game, "no-token", "b3", "d2")  # player_1 turn 1, then player_0
+    do(game, "no-token", "b3", "d2")  # player_1's turn, then player_0's
     assert game.tokens[1] == [[PASS, 1, 0]]
     assert game.legal_actions() == [NO_TOKEN, USE_PASS]  # usable while it shows 1
     do(game, "no-token", "a3", "e1")
@@ -378,10 +379,11 @@ def test_with_lines_off_the_route_stays_open():
 
 def test_double_fills_twice():
     game = position(ACROSS, tokens={1: [("double", 8)]})
+    turns = game.turns[:]
     do(game, "double", "c1")
     assert game.phase == FILL2 and game.current_player() == 1
     do(game, "a3")
-    assert game.current_player() == 0 and game.turns == [1, 1]
+    assert game.current_player() == 0 and game.turns == [turns[0] + 1, turns[1]]
 
 
 def test_double_with_no_second_cell_ends_the_turn_and_the_opponent_loses():
@@ -392,9 +394,9 @@ def test_double_with_no_second_cell_ends_the_turn_and_the_opponent_loses():
 
 def test_pass_ends_the_turn_at_once():
     game = position(ACROSS, traps=True, tokens={1: [("pass", 8)]})
-    before = game.filled
+    before, turns = game.filled, game.turns[:]
     do(game, "pass")
-    assert game.filled == before and game.current_player() == 0 and game.turns == [1, 1]
+    assert game.filled == before and game.current_player() == 0 and game.turns == [turns[0] + 1, turns[1]]
     assert game.live_trap == [-1, -1] and game.recharge[1] == [0, 0]
 
 
@@ -411,6 +413,7 @@ def test_trap_token_gives_an_extra_trap_used_first():
 
 def test_trap_springs_cancels_the_fill_and_is_revealed():
     game = position(ACROSS, traps=True)
+    turns = game.turns[:]
     do(game, "trap d3", "c1")  # player_1 traps d3, fills c1
     assert game.current_player() == 0 and game.phase == TRAP_PHASE
     do(game, "no-trap")
@@ -419,7 +422,7 @@ def test_trap_springs_cancels_the_fill_and_is_revealed():
     assert game.filled == before
     assert game.last_sprung == (game.string_to_action("d3"), 1)
     assert game.live_trap == [-1, -1]
-    assert game.current_player() == 1 and game.turns == [1, 2]
+    assert game.current_player() == 1 and game.turns == [turns[0] + 1, turns[1] + 1]
 
 
 def test_a_trapped_gem_is_not_collected():
@@ -465,9 +468,9 @@ def test_trap_springs_with_exactly_three_legal_cells():
 
 def test_trap_expires_after_the_opponents_next_turn():
     game = position(ACROSS, traps=True, lines="off")
-    do(game, "trap f1", "c1")  # player_1 turn 1
+    do(game, "trap f1", "c1")  # player_1's turn
     assert game.live_trap[1] == 5
-    do(game, "no-trap", "d1")  # player_0 turn 1: not f1
+    do(game, "no-trap", "d1")  # player_0's turn: not f1
     assert game.live_trap[1] == -1
     do(game, "no-trap", "e1")  # player_1 turn 2
     do(game, "no-trap", "f1")  # player_0 fills f1: no trap any more
@@ -476,9 +479,10 @@ def test_trap_expires_after_the_opponents_next_turn():
 
 def test_trap_recharges_three_own_turns_later():
     game = position(ACROSS, traps=True, lines="off", first=1)
+    t = game.turns[1]  # player_1's turn t: its traps are counted from here
     p1_moves = ["a1", "a3", "a4", "a5", "a6"]
     p0_moves = ["b1", "c3", "d3", "e3", "f3"]
-    # player_1 turn 1: trap (slot 0), turn 2: trap (slot 1), turn 3: none ready, turn 4: ready.
+    # player_1 turn t: trap (slot 0), t + 1: trap (slot 1), t + 2: none ready, t + 3: ready.
     do(game, "trap f6", p1_moves[0])
     assert game.recharge_counts(1) == [3]
     do(game, "no-trap", p0_moves[0])
@@ -486,10 +490,10 @@ def test_trap_recharges_three_own_turns_later():
     do(game, "trap f5", p1_moves[1])
     assert game.recharge_counts(1) == [2, 3]
     do(game, "no-trap", p0_moves[1])
-    assert game.phase == FILL and game.turns[1] == 3 and game.recharge_counts(1) == [1, 2]
+    assert game.phase == FILL and game.turns[1] == t + 2 and game.recharge_counts(1) == [1, 2]
     do(game, p1_moves[2])
     do(game, "no-trap", p0_moves[2])
-    assert game.turns[1] == 4 and game.phase == TRAP_PHASE and game.recharge_counts(1) == [1]
+    assert game.turns[1] == t + 3 and game.phase == TRAP_PHASE and game.recharge_counts(1) == [1]
     assert game.ready_regular(1) == 1
 
 

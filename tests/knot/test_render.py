@@ -16,7 +16,8 @@ from envs import knot_v0
 from envs.core.game import CHANCE, draw_outcome
 from envs.core.render import PAPER, SEAT_COLOURS
 from envs.knot import render, terminal
-from envs.knot.rules import KnotGame
+from envs.knot.geometry import KINDS
+from envs.knot.rules import HAND_SIZE, KnotGame
 from tests.knot.helpers import act, new_game, play_randomly, position, random_step
 
 CELL = 64
@@ -186,6 +187,57 @@ def test_narration_says_what_a_move_did():
     assert play(h, "run/s@d3") == "player_0 joins two of its ribbons with a Run in d3 (3 strands)"
     k = position([("cut/ne@c3", 0)])
     assert play(k, "run/n@c4") == "player_0 starts a new ribbon with a Run in c4"
+
+
+def terminal_at_a_draw(seat: int, drawer: int, market_slot_filled: bool):
+    """Terminal play of a 2-player Knot game for ``seat``, stopped where ``drawer`` is to draw
+    with strands in the pile (and a strand in market slot 0 when asked)."""
+    import io
+
+    from envs.knot.rules import DRAW
+    from training.serving.terminal import TerminalGame
+
+    for seed in range(50):
+        played = TerminalGame("knot", ["random"], seat=seat, seed=seed, options={}, out=io.StringIO())
+        env, rng = played.env, random.Random(seed)
+        env.reset(seed=seed)
+        while not env.game.is_terminal():
+            game = env.game
+            if (game.phase == DRAW and game.current_player() == drawer and sum(game.pile) > 1
+                    and (game.market[0] >= 0 or not market_slot_filled)
+                    and "draw pile" in [env.action_to_string(a) for a in env.legal_actions()]):
+                return played
+            env.step(rng.choice(env.legal_actions()))
+    raise AssertionError("no draw position found")
+
+
+@pytest.mark.parametrize("viewer", [0, 1])
+def test_terminal_play_tells_a_pile_draw_once_the_strand_is_drawn(viewer):
+    """The drawer is told the strand it drew; the others that a strand was drawn, unseen."""
+    played = terminal_at_a_draw(viewer, drawer=0, market_slot_filled=False)
+    env = played.env
+    hand = list(env.game.hands[0])
+    before, applied = played.step(env.string_to_action("draw pile"))
+    played.narrate(before, applied)
+    told = played.out.getvalue()
+    drawn = next(k for k in range(4) if env.game.hands[0][k] > hand[k])
+    if viewer == 0:
+        assert told == f"  player_0 draws a {KINDS[drawn]} from the pile (seen by you alone)\n"
+    else:
+        assert told == "  player_0 draws a strand from the pile, unseen\n"
+
+
+def test_terminal_play_tells_a_market_draw_with_the_slot_refilled():
+    played = terminal_at_a_draw(0, drawer=0, market_slot_filled=True)
+    env = played.env
+    taken = KINDS[env.game.market[0]]
+    before, applied = played.step(env.string_to_action("draw 0"))
+    played.narrate(before, applied)
+    refill = env.game.market[0]
+    assert refill >= 0  # the pile was not empty
+    full = " (hand full)" if sum(env.game.hands[0]) >= HAND_SIZE else ""
+    assert played.out.getvalue() == (
+        f"  player_0 takes the {taken} from market slot 0{full}; the pile refills slot 0 with a {KINDS[refill]}\n")
 
 
 def test_help_groups_the_moves_by_square():

@@ -67,7 +67,7 @@ def test_a_finished_game_in_which_someone_can_still_place_is_refused():
 
 def test_unknown_and_missing_fields_are_named():
     snap = mid_game().snapshot()
-    with pytest.raises(SnapshotError, match="'colour' is not a Knot state field"):
+    with pytest.raises(SnapshotError, match="'colour' is not part of a knot_v0 state"):
         restored(snap, colour=1)
     for key in STATE_KEYS:
         broken = copy.deepcopy(snap)

@@ -242,11 +242,81 @@ def test_suite_agents_and_openspiel_bots_both_ways():
     assert env.game.is_terminal()
 
 
+def shimmy_env(cls, game: str, options: dict):
+    """Shimmy's PettingZoo view of a game, by name and parameters (given the game object,
+    Shimmy's reset would load the game again without its parameters)."""
+    description = envs.describe(game)
+    return cls(game_name=f"abstract_{description.short_name}",
+               config=envs.openspiel.parameters_from_options(description, options))
+
+
 @pytest.mark.parametrize("game", list(OPTION_SETS))
 def test_shimmy_turns_each_pyspiel_game_back_into_a_pettingzoo_env(game):
     from pettingzoo.test import api_test
     from shimmy import OpenSpielCompatibilityV0
 
     options = OPTION_SETS[game][0]
-    env = OpenSpielCompatibilityV0(env=load(game, options))
+    env = shimmy_env(OpenSpielCompatibilityV0, game, options)
     api_test(env, num_cycles=200)
+    env.reset(seed=0)
+    assert env.game_state.get_game().get_parameters() == load(game, options).get_parameters()
+
+
+def play_shimmy_game(env, seed: int) -> tuple[int, dict]:
+    """Random legal play to the end through a Shimmy env: the moves made and what each agent
+    read from ``last()`` when it left (reward, terminated, truncated)."""
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    moves, left = 0, {}
+    for agent in env.agent_iter(100_000):
+        _, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            left[agent] = (reward, terminated, truncated)
+            env.step(None)
+            continue
+        env.step(rng.choice(np.flatnonzero(info["action_mask"]).tolist()))
+        moves += 1
+    return moves, left
+
+
+def test_shimmy_2_0_1_truncates_games_with_chance_and_pays_the_second_leaver_twice():
+    """What docs/openspiel.md says of Shimmy 2.0.1: chance nodes counted as moves (Loom cut
+    after 21 of its 32 moves) and the final reward added again on each leaver's step."""
+    import shimmy
+    from shimmy import OpenSpielCompatibilityV0
+
+    if shimmy.__version__ != "2.0.1":
+        pytest.skip(f"documents Shimmy 2.0.1, not {shimmy.__version__}")
+    env = shimmy_env(OpenSpielCompatibilityV0, "loom", {})
+    moves, left = play_shimmy_game(env, 0)
+    assert moves == 21 and not env.game_state.is_terminal()
+    assert left == {"player_0": (0.0, False, True), "player_1": (0.0, False, True)}
+    env = shimmy_env(OpenSpielCompatibilityV0, "fill", {})
+    moves, left = play_shimmy_game(env, 0)
+    returns = env.game_state.returns()
+    assert env.game_state.is_terminal() and sorted(returns) == [-1.0, 1.0]
+    first, second = list(left)
+    assert left[first][0] == returns[int(first[-1])] and left[second][0] == 2 * returns[int(second[-1])]
+
+
+@pytest.mark.parametrize("game", list(OPTION_SETS))
+def test_the_documented_shimmy_subclass_plays_every_game_to_its_end_and_pays_once(game, monkeypatch):
+    from pettingzoo.test import api_test
+
+    from tests.docs.markdown import ROOT, blocks, run_block
+
+    (code,) = [b for b in blocks(ROOT / "docs" / "openspiel.md", "python") if "class SuiteOpenSpielCompatibility" in b]
+    namespace = {"__name__": "__docs__", "pyspiel": pyspiel}
+    monkeypatch.chdir(ROOT)
+    assert run_block(code, namespace, "docs/openspiel.md, the Shimmy subclass").strip() == str(
+        ["player_0", "player_1", "player_2"])
+    cls = namespace["SuiteOpenSpielCompatibility"]
+    for options in OPTION_SETS[game][:2]:
+        env = shimmy_env(cls, game, options)
+        for seed in range(2):
+            moves, left = play_shimmy_game(env, seed)
+            state = env.game_state
+            assert state.is_terminal() and moves <= state.get_game().max_game_length()
+            returns = state.returns()
+            assert left == {f"player_{p}": (returns[p], True, False) for p in range(len(returns))}
+    api_test(shimmy_env(cls, game, OPTION_SETS[game][0]), num_cycles=200)

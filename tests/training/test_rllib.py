@@ -289,6 +289,25 @@ def test_conversion_refuses_a_shared_encoder():
         actor_layers(spec.build(), "tanh")
 
 
+@pytest.mark.parametrize("game", ["uzor", "knot"])
+def test_rllib_s_env_check_steps_an_unmasked_action_the_raw_env_refuses(game):
+    """Why docs/scaling.md has a config turn RLlib's env check off: the check's one step
+    from the start, an unmasked sample, is illegal here (its space seeded so that it is)."""
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    env = SuiteMultiAgentEnv({"game": game})
+    observations, _ = env.reset(seed=42)  # as the check resets it
+    (agent, observation), = observations.items()
+    space = env.get_action_space(agent)
+    for seed in range(100):
+        space.seed(seed)
+        if observation["action_mask"][space.sample()] == 0:
+            break
+    space.seed(seed)
+    with pytest.raises(ValueError, match="step"):
+        check_multiagent_environments(env)
+
+
 # ----- tiny local training runs --------------------------------------------------------------
 
 
@@ -301,6 +320,16 @@ def local_ray():
     yield
     if started:
         ray.shutdown()
+
+
+def test_a_config_of_one_s_own_runs_as_docs_scaling_md_shows_it(local_ray, monkeypatch):
+    """The page's own RLlib config (the check off), run as written: one training iteration."""
+    from tests.docs.markdown import ROOT, blocks, run_block
+
+    (code,) = [block for block in blocks(ROOT / "docs" / "scaling.md", "python") if "disable_env_checking" in block]
+    monkeypatch.chdir(ROOT)
+    printed = run_block(code, {"__name__": "__docs__"}, "docs/scaling.md, a config of one's own")
+    assert printed.startswith("steps sampled: ") and float(printed.split(":")[1]) >= 128
 
 
 TINY = [

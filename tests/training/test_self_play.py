@@ -188,10 +188,22 @@ def illegal_action_of(env) -> int:
     return int(np.flatnonzero(~env.action_masks())[0])
 
 
-def test_an_illegal_action_raises_by_default_and_the_state_is_unchanged():
-    from envs.core.game import IllegalActionError
+def test_an_illegal_action_ends_the_episode_as_a_loss_by_default_with_a_warning():
+    from envs.core.aec import IllegalMoveWarning
 
     env = SelfPlayEnv("linecatch", {"rows": 3, "cols": 3}, ["random"], learner_seat=1)
+    assert env.illegal_action == "lose"
+    obs, _ = env.reset(seed=0)
+    action = illegal_action_of(env)
+    with pytest.warns(IllegalMoveWarning, match=rf"illegal action {action} by the learner \(player_1\).*already"):
+        after, reward, terminated, truncated, info = env.step(action)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+
+
+def test_an_illegal_action_raises_with_raise_and_the_state_is_unchanged():
+    from envs.core.game import IllegalActionError
+
+    env = SelfPlayEnv("linecatch", {"rows": 3, "cols": 3}, ["random"], learner_seat=1, illegal_action="raise")
     env.reset(seed=0)
     before = env.raw.snapshot()
     with pytest.raises(IllegalActionError, match="already"):
@@ -203,6 +215,7 @@ def test_an_illegal_action_raises_by_default_and_the_state_is_unchanged():
     assert env.raw.snapshot() == before
 
 
+@pytest.mark.filterwarnings("ignore::envs.core.aec.IllegalMoveWarning")
 def test_illegal_action_lose_ends_the_episode_with_minus_one():
     env = SelfPlayEnv("linecatch", {"rows": 3, "cols": 3}, ["random"], learner_seat=1, illegal_action="lose",
                       score_shaping=0.5)

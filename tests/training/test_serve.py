@@ -357,6 +357,24 @@ def test_a_snapshot_for_the_wrong_seat_or_with_a_missing_public_item_is_refused(
     assert_still_serving(loom_game)
 
 
+@pytest.mark.parametrize("form", ["current", "all rounds"])
+def test_a_loom_snapshot_without_the_round_s_throw_on_the_table_is_refused(loom_game, form):
+    """At the start of a round (nothing taken yet) the round's throw is on the table: a
+    snapshot whose entry for it is null is refused, not answered for dice drawn anew."""
+    env, _ = loom_position(4)
+    seat = env.game.current_player()
+    snapshot = env.snapshot()
+    state = snapshot["state"]
+    assert state["taken"] == -1 and len(state["throws"]) == state["round"] + 1
+    state["throws"][state["round"]] = None
+    if form == "all rounds":  # the older form: every round listed, null for the rounds to come
+        state["throws"] += [None] * (16 - len(state["throws"]))
+    error = error_of(loom_game.request("move", snapshot=snapshot, seat=seat))
+    assert error["code"] == "bad_snapshot", error
+    assert "'throws'" in error["message"] and f"round {state['round']}" in error["message"], error
+    assert_still_serving(loom_game)
+
+
 def test_an_agent_without_probabilities_says_so(server):
     started = server.ok("new_game", game="loom", agent="heuristic", seed=0)
     assert started["probabilities"] is False

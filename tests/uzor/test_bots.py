@@ -64,8 +64,9 @@ def test_heuristic_continues_when_its_hand_makes_the_line_longer():
 
 
 def test_heuristic_takes_the_sun_that_finishes_a_line_five_before_anyone_else():
-    # Four suns lie in a row on row 3; the opponent's hand holds no sun, the market one sun.
-    table = {**draw("Sa Sr Se Sm", top=2, left=2), 4 * 9 + 4: tile("Xi")}
+    # Four suns lie in a row on row 4, above the centre's tile; the opponent's hand holds no
+    # sun, the market one sun.
+    table = {**draw("Sa Sr Se Sm", top=3, left=2), 4 * 9 + 4: tile("Xi")}
     market = tiles("Wa", "Sa", "Ba", "Wm", "Bm")
     game = position(table, tiles("Xm", "Xe"), hand1=tiles("Cr", "Cr", "Ce", "Ce", "Ca"), market=market)
     place(game, tile("Xm"), "e6")

@@ -146,6 +146,41 @@ def test_swapped_hands_or_a_flipped_player_in_the_take_phase_are_refused():
     assert refused + kept == 600 and refused >= 500
 
 
+def lone_cells(board: list[int], size: int, count: int) -> list[int]:
+    """``count`` empty cells in a row (left to right) with no tile around any of them."""
+    def around(cell):
+        r, c = divmod(cell, size)
+        return [rr * size + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                if 0 <= rr < size and 0 <= cc < size]
+    for start in range(len(board)):
+        cells = list(range(start, start + count))
+        if cells[-1] >= len(board) or cells[-1] // size != start // size:
+            continue
+        if all(board[x] == -1 and all(board[y] == -1 for y in around(x)) for x in cells):
+            return cells
+    raise AssertionError("no room")
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_tiles_not_joined_to_the_centre_are_refused(count):
+    """Every tile is placed next to one on the table: a tile touching no other tile (or a group
+    of tiles apart from the rest) is refused, naming the board and the cell."""
+    from envs.core.notation import cell_name
+
+    snapshot = next(s for s in positions(300, seed=1) if s["state"]["phase"] == "place" and
+                    sum(v != -1 for v in s["state"]["board"]) >= 5)
+    UzorGame.from_snapshot(snapshot)
+    state = snapshot["state"]
+    size = snapshot["options"]["board_size"]
+    for cell in lone_cells(state["board"], size, count):
+        tile = next(t for t, n in enumerate(state["facedown"]) if n)  # from the supply: the counts stay right
+        state["facedown"][tile] -= 1
+        state["board"][cell] = tile
+    first = cell - count + 1
+    with pytest.raises(SnapshotError, match=rf"'board'.*{cell_name(*divmod(first, size))} is not joined"):
+        UzorGame.from_snapshot(snapshot)
+
+
 # ----- property-based fuzz over snapshot mutations ----------------------------------------------
 
 SNAPSHOTS = positions(400, seed=7)

@@ -95,7 +95,12 @@ HAND = ("Ca", "Wr", "Sr", "Br", "Xr")
 
 
 def test_the_most_valuable_completion_is_preferred_and_the_search_plays_it():
-    game = position(table_of(**CEDARS, f3="Wa", f4="Sa", f6="Ba", f7="Xa"), tiles(*HAND), goals=(13, 14))
+    # (e4, e6, c4 and d4 join the groups to the centre's tile, as on any table a game reaches:
+    # the search rebuilds the position from an observation, and only such a table is one; they
+    # complete nothing with any tile, and the other hand and the market are as without them)
+    joined = dict(e4="Bm", e6="Cm", c4="Ba", d4="Xr")
+    game = position(table_of(**CEDARS, **joined, f3="Wa", f4="Sa", f6="Ba", f7="Xa"), tiles(*HAND), goals=(13, 14),
+                    hand1=tiles("Xm", "Xm", "Xi", "Xi", "Xi"), market=tiles("Xm", "Xe", "Xe", "Xe", "Xa"))
     best = game.string_to_action("place cedar/azure @ f5")  # Flow-5: 9 points, the Line-3s 2
     assert bots.preferred_actions(game) == [best]
     assert bots.root_preferred_actions(game)[0] == best

@@ -152,7 +152,7 @@ def make_env_fn(config: TrainConfig, rank: int, pool: list):
     def build():
         env = SelfPlayEnv(
             game_name(config.game), config.options, pool, seed=config.seed * 1000 + rank,
-            score_shaping=config.score_shaping,
+            score_shaping=config.score_shaping, illegal_action="raise",  # masked: an illegal action is a bug
         )
         return TimedEnv(env)
 

@@ -210,7 +210,8 @@ def build_algorithm(config: RLlibTrainConfig, env_config: dict[str, Any], player
     mapping = SeatMapping(learners, frozen, config.opponent_share, players, config.seed)
     ppo = (
         PPOConfig()
-        # RLlib's env check steps unmasked random actions, which the raw env rejects as illegal.
+        # RLlib's env check steps an unmasked random action, which the raw env rejects as illegal
+        # (docs/scaling.md: every config of the suite's env needs the check off).
         .environment(register(), env_config=env_config, disable_env_checking=True)
         .env_runners(
             num_env_runners=config.num_env_runners,

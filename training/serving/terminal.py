@@ -195,18 +195,26 @@ class TerminalGame:
 
     def narrate(self, before, actions: list[int]) -> None:
         """Say what ``actions`` (a player's action, then the chance outcomes the env drew after
-        it) did, from ``before``, as this seat may know it (the game's ``narrate``)."""
+        it) did, from ``before``, as this seat may know it (the game's ``narrate``). A player's
+        action is told from the position once the chance it set off has resolved (the strand
+        drawn, the market slot refilled), then each chance outcome on its own (the dice)."""
         narrate = self.rules.narrate
         if narrate is None:
             return
-        state = before
+        states = [before]
         for action in actions:
-            after = state.clone()
-            after.apply(action)
+            states.append(states[-1].clone())
+            states[-1].apply(action)
+        for index, action in enumerate(actions):
+            state, after = states[index], states[index + 1]
+            if not state.is_chance_node():
+                told = index + 1
+                while told < len(actions) and states[told].is_chance_node():
+                    told += 1
+                after = states[told]
             sentence = narrate(state, action, after, self.seat)
             if sentence:
                 self.say(f"  {sentence}")
-            state = after
 
     # ----- the game --------------------------------------------------------------------------------
     def step(self, action: int) -> tuple[object, list[int]]:
