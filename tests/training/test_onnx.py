@@ -179,18 +179,21 @@ def test_relu_policies_export_and_unknown_activations_are_refused(tmp_path):
         build_model(layers, {"game": "linecatch_v0", "activation": "gelu"})
 
 
-def shipped_checkpoints() -> list[Path]:
-    """The shipped MaskablePPO checkpoints (the networks of training.alphazero have their own
-    export test: tests/training/test_alphazero.py)."""
-    from training.agents.network_agent import is_network_file
+def shipped(kinds: tuple[str, ...]) -> list[Path]:
+    """The shipped agent files of these kinds, as the game's manifests list them."""
+    from training.agents.files import read_agent_meta
 
-    return sorted(p for p in (ROOT / "checkpoints").glob("*/*.zip") if not is_network_file(p))
+    return sorted(p for p in (ROOT / "checkpoints").glob("*/*.zip") if read_agent_meta(p)[0] in kinds)
+
+
+def shipped_checkpoints() -> list[Path]:
+    """The shipped policies (MaskablePPO, RLlib; the networks of training.alphazero are
+    exported by the next test and tests/training/test_alphazero.py)."""
+    return shipped(("maskppo", "rllib-ppo"))
 
 
 def shipped_networks() -> list[Path]:
-    from training.agents.network_agent import is_network_file
-
-    return sorted(p for p in (ROOT / "checkpoints").glob("*/*.zip") if is_network_file(p))
+    return shipped(("network",))
 
 
 @pytest.mark.parametrize("checkpoint", shipped_networks(), ids=lambda p: p.name)
@@ -276,8 +279,12 @@ def test_loading_errors_say_what_is_wrong(exported, tmp_path):
     truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     with pytest.raises(CheckpointError, match="is damaged or not an ONNX model"):
         load_agent(str(truncated), "linecatch")
-    not_onnx = tmp_path / "zip_renamed.onnx"
-    not_onnx.write_bytes(checkpoint.read_bytes())
+    # the reader goes by what a file holds, not by its name: a checkpoint named .onnx is a checkpoint
+    renamed = tmp_path / "zip_renamed.onnx"
+    renamed.write_bytes(checkpoint.read_bytes())
+    assert type(load_agent(str(renamed), "linecatch")).__name__ == "PolicyAgent"
+    not_onnx = tmp_path / "text.onnx"
+    not_onnx.write_bytes(b"not a model at all\n")
     with pytest.raises(CheckpointError, match="is damaged or not an ONNX model"):
         load_agent(str(not_onnx), "linecatch")
     model = onnx.load(str(good))
