@@ -250,6 +250,13 @@ def test_the_check_command_passes():
     assert manifest.main(["--check"]) == 0
 
 
+def test_at_most_three_files_a_game_besides_the_trained_agents_of_other_options():
+    for game in envs.GAMES:
+        listed = manifest.game_manifest(game).entries
+        other_options = [e for e in listed if "trained" in e.roles and e.options]
+        assert len(listed) - len(other_options) <= 3, [e.file for e in listed]
+
+
 @pytest.mark.parametrize("game, options", sorted(ROLES), ids=lambda value: str(value))
 def test_trained_and_net_trained_are_the_manifests_roles(game, options):
     trained, net = ROLES[(game, options)]
