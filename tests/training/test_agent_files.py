@@ -99,12 +99,16 @@ def test_a_kind_that_does_not_fit_the_file_is_refused(tmp_path, change, words):
         load_agent(str(path), craft.GAME, **craft.OPTIONS)
 
 
-def test_the_reader_goes_by_the_metadata_not_the_name(tmp_path):
+def test_the_reader_goes_by_the_metadata_not_the_name(tmp_path, monkeypatch):
     policy = craft.write_checkpoint(tmp_path / "policy.zip")
-    for name in ("policy.onnx", "policy.bin", "policy"):
+    for name in ("policy.onnx", "policy.bin", "policy.zip.gz"):
         shutil.copy(policy, tmp_path / name)
         agent = load_agent(str(tmp_path / name), craft.GAME, **craft.OPTIONS)
         assert type(agent).__name__ == "PolicyAgent"
+    shutil.copy(policy, tmp_path / "policy")  # a bare word names a bot, never a file, whatever lies there
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="unknown agent 'policy'"):
+        load_agent("policy", craft.GAME, **craft.OPTIONS)
     network = tmp_path / "network.onnx"
     shutil.copy(CHECKPOINTS / "linecatch" / "linecatch__alphazero__1.zip", network)
     assert type(load_agent(str(network), "linecatch")).__name__ == "NetworkAgent"

@@ -182,7 +182,7 @@ def _read_zip(stream: BinaryIO, size: int, shown: str, kinds: Iterable[str] | No
             return kind, meta, _module(kind).read_zip(archive, meta, shown)
 
 
-def _read_onnx(data: bytes, shown: str, kinds: Iterable[str] | None) -> tuple[str, dict, Any]:
+def _onnx_meta(data: bytes, shown: str) -> dict[str, Any]:
     from training.agents.onnx_file import decode_props, read_props
 
     props = read_props(data, shown)
@@ -191,7 +191,11 @@ def _read_onnx(data: bytes, shown: str, kinds: Iterable[str] | None) -> tuple[st
             f"ONNX agent {shown} has no suite metadata (no 'format' in its metadata_props): "
             "export it with python -m training.export_onnx"
         )
-    meta = decode_props(props, shown)
+    return decode_props(props, shown)
+
+
+def _read_onnx(data: bytes, shown: str, kinds: Iterable[str] | None) -> tuple[str, dict, Any]:
+    meta = _onnx_meta(data, shown)
     kind = kind_of(meta, "onnx", shown)
     _wanted(kind, kinds, shown)
     return kind, meta, _module(kind).read_onnx(data, meta, shown)
@@ -233,10 +237,8 @@ def read_agent_meta(path: str | Path) -> tuple[str, dict[str, Any]]:
                     if not isinstance(meta, dict):
                         raise _Fault(f"meta.json holds {type(meta).__name__}, not a JSON object")
             return kind_of(meta, "zip", shown), meta
-        from training.agents.onnx_file import decode_props, read_props
-
         stream.seek(0)
-        meta = decode_props(read_props(stream.read(size), shown), shown)
+        meta = _onnx_meta(stream.read(size), shown)
         return kind_of(meta, "onnx", shown), meta
 
 

@@ -71,11 +71,10 @@ def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) ->
 
 
 def names_a_file(spec: str) -> bool:
-    """Whether a spec that names no bot is read as an agent file: a path (a folder separator or
-    a file suffix), or a name that exists. What the file is, its metadata says."""
-    import os
-
-    return "/" in spec or "\\" in spec or "." in spec or os.path.lexists(spec)
+    """Whether a spec that names no bot is read as an agent file: a path, with a folder
+    separator or a file suffix (a bare word is an unknown bot, whatever lies in the working
+    folder). What the file is, its metadata says, not its name."""
+    return "/" in spec or "\\" in spec or "." in spec
 
 
 __all__ = ["bot_table", "game_name", "load_agent", "names_a_file"]

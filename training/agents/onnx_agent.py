@@ -10,7 +10,6 @@ torch nor the ``onnx`` package.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +164,3 @@ def load_onnx_agent(path: str | Path, game: str, seed: int | None = None, sample
 
     return load_agent_file(path, game, seed=seed, sample=sample, kinds=("onnx-policy", "onnx-network"), **options)
 
-
-def meta_json(meta: dict[str, Any]) -> dict[str, str]:
-    """Metadata as ``metadata_props``: every value JSON text."""
-    return {key: json.dumps(value, sort_keys=True) for key, value in meta.items()}
