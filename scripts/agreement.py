@@ -1,6 +1,6 @@
 """How often an agent plays the move a teacher bot would, by kind of move.
 
-    python scripts/agreement.py --game uzor --agent checkpoints/uzor/uzor__alphazero__1.zip \
+    python scripts/agreement.py --game uzor --agent checkpoints/uzor/uzor__dagger__24.zip \
         --teacher heuristic --games 12
 
 The agent plays ``--games`` games against the teacher, seats alternating. At every decision of

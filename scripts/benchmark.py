@@ -166,9 +166,9 @@ def network_milliseconds(name: str, seconds: float) -> list[tuple[str, int, floa
     from unittest import mock
 
     from training.agents import network
-    from training.agents.network_agent import shipped_agent
+    from training.agents.manifest import resolve
 
-    net, _ = network.load_network(shipped_agent(name, {}, networks_only=True))
+    net, _ = network.load_network(resolve(name, {}, "net"))
     env = envs.load(name).raw_env()
     env.reset(seed=0)
     rng = random.Random(0)

@@ -18,15 +18,14 @@ each a few lines that call the job's ``main``.
   (``training.bots.<game>``, ``KIT``);
 * ``"mcts:N"`` (``"mcts:N:c=X"``) — Monte Carlo tree search with N simulations per move over
   states sampled from the observation (see ``training.search.mcts``);
-* ``"trained"`` — the agent shipped for these options (``checkpoints/<game>/``: a network or a
-  MaskablePPO checkpoint, the best recorded score against the heuristic), playing its policy
-  alone; ``"mcts:N:net=trained"`` or ``"mcts:N:net=PATH"`` — search guided by a network
-  (``training.search.guided``);
-* an agent file path: a network from ``training.alphazero`` (``training.agents.network_agent``) or a
-  MaskablePPO checkpoint (``checkpoints/loom/loom__maskppo__0.zip``, ``training.agents.checkpoint``),
-  checked against the game and options.
-* an exported ``.onnx`` path: the same policy run by onnxruntime alone, no torch (see
-  ``training.agents.onnx_agent`` and docs/onnx.md).
+* ``"trained"`` — the agent shipped for these options: the file with the role ``trained`` in the
+  game's manifest, ``checkpoints/<game>/agents.json`` (``training.agents.manifest``), playing its
+  policy alone; ``"mcts:N:net=trained"`` (the manifest's ``net``) or ``"mcts:N:net=PATH"`` —
+  search guided by a network (``training.search.guided``);
+* an agent file path of any kind — a network from ``training.alphazero``, a MaskablePPO or RLlib
+  policy (``checkpoints/loom/loom__maskppo__0.zip``), or an ONNX export of either run by
+  onnxruntime alone (docs/onnx.md) — read by the one reader, ``training.agents.files``, which
+  goes by the kind the file's metadata declares and checks it against the game and options.
 
 ``game`` is an env name (``"loom_v0"``, or just ``"loom"``); ``options`` are the env options the
 agent will play under (board size, bounty, …) where the bot needs them.

@@ -372,86 +372,6 @@ def test_trained_without_a_shipped_agent_lists_what_is_shipped():
         load_agent("trained", "linecatch", rows=3, cols=7)
 
 
-def test_trained_is_the_shipped_agent_with_the_best_recorded_score_for_those_options(monkeypatch, tmp_path):
-    """Of the agents shipped for the options, the best recorded score against the heuristic
-    (the trainer's evaluation pooled with the file's independent checks), ties by name."""
-    import shutil
-
-    from training.agents import network_agent
-
-    folder = tmp_path / "linecatch"
-    folder.mkdir()
-    network = network_agent.CHECKPOINTS / "linecatch" / "linecatch__alphazero__1.zip"
-    policy = network_agent.CHECKPOINTS / "linecatch" / "linecatch_4x4__maskppo__1.zip"
-    shutil.copy(network, folder / "a_network.zip")
-    shutil.copy(policy, folder / "b_policy.zip")  # 4x4: other options than the network's 5x5
-    shutil.copy(policy, folder / "c_policy_5x5_claim.zip")
-    monkeypatch.setattr(network_agent, "CHECKPOINTS", tmp_path)
-    assert network_agent.shipped_agent("linecatch", {}).name == "a_network.zip"
-    assert network_agent.shipped_agent("linecatch", {"rows": 4, "cols": 4}).name == "c_policy_5x5_claim.zip"  # tie: name
-    (folder / "b_policy.evaluation.json").write_text(json.dumps({"final_evaluation": {"heuristic": {"score": 0.9}}}))
-    (folder / "c_policy_5x5_claim.evaluation.json").write_text(json.dumps({"final_evaluation": {"heuristic": {"score": 0.4}}}))
-    assert network_agent.shipped_agent("linecatch", {"rows": 4, "cols": 4}).name == "b_policy.zip"
-    # independent checks of the file's own policy against the heuristic are pooled with the
-    # trainer's games: 0.4 over 400 and 1.0 over 1,200 more rank c (0.85) above b (0.9 over 400
-    # and 0.5 over 3,600: 0.54); a search's games and other opponents' do not count
-    def check(agent, opponent, games, score):
-        return {"pairs": [{"agent": agent, "opponent": opponent, "games": games, "score": score}]}
-    (folder / "b_policy.evaluation.json").write_text(json.dumps({
-        "final_evaluation": {"heuristic": {"score": 0.9, "games": 400}},
-        "independent_checks": [check("checkpoints/linecatch/b_policy.zip", "heuristic", 3600, 0.5),
-                               check("mcts:100:net=checkpoints/linecatch/b_policy.zip", "heuristic", 9000, 1.0)]}))
-    (folder / "c_policy_5x5_claim.evaluation.json").write_text(json.dumps({
-        "final_evaluation": {"heuristic": {"score": 0.4, "games": 400}},
-        "independent_checks": [check("c_policy_5x5_claim.zip", "heuristic", 1200, 1.0),
-                               check("c_policy_5x5_claim.zip", "random", 9000, 0.0),
-                               check("b_policy.zip", "heuristic", 9000, 0.0)]}))
-    assert abs(network_agent.recorded_score(folder / "b_policy.zip") - 0.54) < 1e-9
-    assert abs(network_agent.recorded_score(folder / "c_policy_5x5_claim.zip") - 0.85) < 1e-9
-    assert network_agent.shipped_agent("linecatch", {"rows": 4, "cols": 4}).name == "c_policy_5x5_claim.zip"
-    assert type(load_agent("trained", "linecatch", rows=4, cols=4)).__name__ == "PolicyAgent"
-    assert type(load_agent("trained", "linecatch")).__name__ == "NetworkAgent"
-    with pytest.raises(ValueError, match=r"no trained linecatch_v0 network is shipped for options .*4.*shipped: .*a_network.zip \(options"):
-        load_agent("mcts:10:net=trained", "linecatch", rows=4, cols=4)
-
-
-def test_net_trained_is_the_network_whose_guided_search_records_the_best_score(monkeypatch, tmp_path):
-    """``mcts:N:net=trained`` ranks the shipped networks by their guided search's recorded
-    games against a plain search (pooled; other settings, other agents and games against
-    non-search bots ignored), then by the policy's score; ``trained`` alone still goes by the
-    policy's score."""
-    import shutil
-
-    from training.agents import network_agent
-
-    folder = tmp_path / "linecatch"
-    folder.mkdir()
-    network = network_agent.CHECKPOINTS / "linecatch" / "linecatch__alphazero__1.zip"
-    for name in ("a_net.zip", "b_net.zip"):
-        shutil.copy(network, folder / name)
-    monkeypatch.setattr(network_agent, "CHECKPOINTS", tmp_path)
-
-    def report(policy, *pairs):
-        return json.dumps({"final_evaluation": {"heuristic": {"score": policy, "games": 400}},
-                           "independent_checks": [{"pairs": [dict(zip(("agent", "opponent", "games", "score"), p))
-                                                             for p in pairs]}]})
-    (folder / "a_net.evaluation.json").write_text(report(
-        0.7, ("mcts:100:net=checkpoints/linecatch/a_net.zip", "mcts:100:w=inf", 400, 0.45),
-        ("mcts:100:net=checkpoints/linecatch/a_net.zip:hook=1", "mcts:100:w=inf", 4000, 0.99),  # other settings
-        ("mcts:100:net=checkpoints/linecatch/a_net.zip", "heuristic", 4000, 0.99),  # not a search
-        ("mcts:100:net=checkpoints/linecatch/b_net.zip", "mcts:100", 4000, 0.0)))  # another file
-    (folder / "b_net.evaluation.json").write_text(report(
-        0.6, ("mcts:100:net=checkpoints/linecatch/b_net.zip", "mcts:100:w=inf", 400, 0.5),
-        ("mcts:50:net=b_net.zip", "mcts:50", 400, 0.6)))
-    assert abs(network_agent.recorded_search_score(folder / "a_net.zip") - 0.45) < 1e-9
-    assert abs(network_agent.recorded_search_score(folder / "b_net.zip") - 0.55) < 1e-9
-    assert network_agent.shipped_agent("linecatch", {}).name == "a_net.zip"
-    assert network_agent.shipped_agent("linecatch", {}, networks_only=True).name == "b_net.zip"
-    (folder / "b_net.evaluation.json").write_text(report(0.6))  # no search record: the policy decides
-    assert network_agent.recorded_search_score(folder / "b_net.zip") == -1.0
-    assert network_agent.shipped_agent("linecatch", {}, networks_only=True).name == "a_net.zip"
-
-
 def test_network_search_specs_are_checked():
     with pytest.raises(ValueError, match="net="):
         load_agent("mcts:10:m=4", "linecatch")
@@ -506,7 +426,7 @@ def test_a_leaf_play_out_reaches_the_end_and_leaves_the_leaf_unchanged():
 def test_search_settings_recorded_in_an_agent_file_are_its_defaults(tmp_path):
     from training.agents import network_agent
 
-    source = network_agent.CHECKPOINTS / "linecatch" / "linecatch__alphazero__1.zip"
+    source = Path(__file__).resolve().parents[2] / "checkpoints" / "linecatch" / "linecatch__alphazero__1.zip"
 
     def with_meta(name, **extra):
         path = tmp_path / name

@@ -22,7 +22,7 @@ from training.evaluation.tournament import play_game
 from tests.fill.test_search import ONLY_C5_WINS, brute_force_winning_fills, random_positions
 
 SHIPPED = "checkpoints/fill/fill__alphazero__3.zip"
-LOOM = "checkpoints/loom/loom__alphazero__0.zip"
+LOOM = "checkpoints/loom/loom__dagger__2.zip"
 
 
 def test_best_moves_are_the_brute_forces_winning_fills():

@@ -179,18 +179,21 @@ def test_relu_policies_export_and_unknown_activations_are_refused(tmp_path):
         build_model(layers, {"game": "linecatch_v0", "activation": "gelu"})
 
 
-def shipped_checkpoints() -> list[Path]:
-    """The shipped MaskablePPO checkpoints (the networks of training.alphazero have their own
-    export test: tests/training/test_alphazero.py)."""
-    from training.agents.network_agent import is_network_file
+def shipped(kinds: tuple[str, ...]) -> list[Path]:
+    """The shipped agent files of these kinds, as the game's manifests list them."""
+    from training.agents.files import read_agent_meta
 
-    return sorted(p for p in (ROOT / "checkpoints").glob("*/*.zip") if not is_network_file(p))
+    return sorted(p for p in (ROOT / "checkpoints").glob("*/*.zip") if read_agent_meta(p)[0] in kinds)
+
+
+def shipped_checkpoints() -> list[Path]:
+    """The shipped policies (MaskablePPO, RLlib; the networks of training.alphazero are
+    exported by the next test and tests/training/test_alphazero.py)."""
+    return shipped(("maskppo", "rllib-ppo"))
 
 
 def shipped_networks() -> list[Path]:
-    from training.agents.network_agent import is_network_file
-
-    return sorted(p for p in (ROOT / "checkpoints").glob("*/*.zip") if is_network_file(p))
+    return shipped(("network",))
 
 
 @pytest.mark.parametrize("checkpoint", shipped_networks(), ids=lambda p: p.name)
@@ -276,8 +279,12 @@ def test_loading_errors_say_what_is_wrong(exported, tmp_path):
     truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     with pytest.raises(CheckpointError, match="is damaged or not an ONNX model"):
         load_agent(str(truncated), "linecatch")
-    not_onnx = tmp_path / "zip_renamed.onnx"
-    not_onnx.write_bytes(checkpoint.read_bytes())
+    # the reader goes by what a file holds, not by its name: a checkpoint named .onnx is a checkpoint
+    renamed = tmp_path / "zip_renamed.onnx"
+    renamed.write_bytes(checkpoint.read_bytes())
+    assert type(load_agent(str(renamed), "linecatch")).__name__ == "PolicyAgent"
+    not_onnx = tmp_path / "text.onnx"
+    not_onnx.write_bytes(b"not a model at all\n")
     with pytest.raises(CheckpointError, match="is damaged or not an ONNX model"):
         load_agent(str(not_onnx), "linecatch")
     model = onnx.load(str(good))
@@ -513,3 +520,75 @@ def test_an_onnx_agent_given_an_observation_of_other_options_names_its_options(t
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"trained for linecatch_v0 with options \{.*'rows': 3.*this observation has size"):
         agent.act(env.observe("player_0"))
+
+
+# ----- docs/onnx.md: its example and its tables against the exported files ----------------------------
+
+ONNX_DOC = ROOT / "docs" / "onnx.md"
+
+
+def doc_example() -> str:
+    """The page's example that runs an export with onnxruntime and no suite code."""
+    from tests.docs.markdown import blocks
+
+    found = [block for block in blocks(ONNX_DOC, "python") if "onnxruntime.InferenceSession" in block]
+    assert len(found) == 1, "docs/onnx.md shows one onnxruntime-only example"
+    assert "training" not in found[0] and "envs" not in found[0]
+    return found[0]
+
+
+def documented_graph() -> dict[str, dict[str, tuple[str, str]]]:
+    """The page's graph table: per file kind, name -> (input or output, type and shape)."""
+    section = ONNX_DOC.read_text().split("## The graphs, for other languages", 1)[1]
+    rows = re.findall(r"^\| `(\w+)` \| (input|output) \| ([^|]+) \| ([^|]+) \|", section, re.M)
+    graph: dict[str, dict[str, tuple[str, str]]] = {"onnx-policy": {}, "onnx-network": {}}
+    for name, direction, policy, network in rows:
+        for kind, cell in (("onnx-policy", policy.strip()), ("onnx-network", network.strip())):
+            if cell != "—":
+                graph[kind][name] = (direction, cell)
+    return graph
+
+
+def shown_shape(node, meta) -> str:
+    """A graph input's or output's type and shape written as the page writes them."""
+    names = {meta["action_n"]: "num_actions"}
+    if meta["input"] == "observation":
+        names[meta["observation_shape"][0]] = "observation_size"
+    dims = [("batch" if isinstance(d, str) else names.get(d, str(d))) for d in node.shape]
+    if meta["input"] == "planes" and node.name == "planes":
+        dims = ["batch", "H", "W", "C"]
+    if node.name == "value":
+        dims = ["batch", "players"]
+    return f"float32 `[{', '.join(dims)}]`" if node.type == "tensor(float)" else node.type
+
+
+@pytest.mark.parametrize("agent_file", shipped_networks() + shipped_checkpoints(), ids=lambda p: p.name)
+def test_the_pages_example_and_graph_table_fit_every_shipped_agent(agent_file, tmp_path, monkeypatch):
+    """Every shipped network (and policy), exported: the page's onnxruntime-only example runs on
+    it as written, and its graph's inputs, outputs and metadata are the ones the page lists for
+    its kind."""
+    import onnxruntime
+
+    from tests.docs.markdown import run_block
+    from training.agents.files import read_agent_file
+
+    exported = export_onnx(agent_file, tmp_path / "bot.onnx")
+    source = read_agent_file(agent_file)
+    monkeypatch.chdir(tmp_path)
+    printed = run_block(doc_example(), {"__name__": "__docs__"}, "docs/onnx.md example").splitlines()
+    kind = "onnx-network" if source.kind == "network" else "onnx-policy"
+    assert printed[0].startswith(f"{kind} {source.meta['game']}"), printed
+    assert re.fullmatch(r"plays [01] with probability [0-9.]+", printed[1]), printed
+    assert (len(printed) == 3 and printed[2].startswith("values, the observer first:")) == (kind == "onnx-network")
+    session = onnxruntime.InferenceSession(str(exported), providers=["CPUExecutionProvider"])
+    meta = {k: json.loads(v) for k, v in session.get_modelmeta().custom_metadata_map.items()}
+    description = envs.describe(source.meta["game"])
+    resolved_options = description.resolve_options(source.meta["options"])
+    observer = description.observer(resolved_options)
+    shape = list(observer.planes_shape()) if kind == "onnx-network" else [observer.size]
+    assert (meta["kind"], meta["source_kind"], meta["observation_shape"]) == (kind, source.kind, shape)
+    assert meta["input"] == ("planes" if kind == "onnx-network" else "observation")
+    assert meta["action_n"] == description.engine.num_actions_for(resolved_options)
+    graph = {node.name: ("input", shown_shape(node, meta)) for node in session.get_inputs()}
+    graph.update({node.name: ("output", shown_shape(node, meta)) for node in session.get_outputs()})
+    assert graph == documented_graph()[kind]

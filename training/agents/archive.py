@@ -1,13 +1,18 @@
-"""Reading agent files safely: zip archives of a JSON metadata member and an npz of plain arrays.
+"""Reading agent files safely: a regular file read up to a bound, then a zip archive of a JSON
+metadata member and an npz of plain arrays.
 
 An agent file may come from anywhere (a server's client names it), so nothing is read before its
-declared size is checked against what the metadata allows: the zip directory (entry count and
-size) before zipfile parses it, each member's declared size, encryption and compression before
-it is opened, each array's npy header (dtype, shape, byte count) before its data is read. Every
-fault becomes a CheckpointError naming it; the memory a load takes is bounded by the limits
-below (a few times MAX_PARAMETERS × 8 bytes at most). ``read_agent_archive`` is the reusable
-part: a format (``training.agents.checkpoint``'s policy, a convolutional network) passes its own member
-names, metadata check and array specs.
+declared size is checked against what the metadata allows: the file itself first
+(:func:`open_agent_file`: a regular file — not a named pipe, a device or a directory, links
+followed — of at most MAX_ARCHIVE_BYTES, checked on the descriptor it is read through, and never
+read past the size it had then), then the zip directory (entry count and size) before zipfile
+parses it, each member's declared size, encryption and compression before it is opened, each
+array's npy header (dtype, shape, byte count) before its data is read. Every fault becomes a
+CheckpointError naming it; the memory a load takes is bounded by the limits below (a few times
+MAX_PARAMETERS × 8 bytes at most). ``read_agent_archive`` is the reusable part: a format
+(``training.agents.checkpoint``'s policy, a convolutional network) passes its own member names,
+metadata check and array specs; ``training.agents.files`` reads every kind of agent file
+through these functions.
 """
 
 from __future__ import annotations
@@ -15,13 +20,15 @@ from __future__ import annotations
 import io
 import json
 import math
+import contextlib
 import os
+import stat
 import struct
 import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import Any, BinaryIO, Callable, Iterator
 
 import numpy as np
 
@@ -238,6 +245,97 @@ def read_npz_member(archive: zipfile.ZipFile, name: str, specs: dict[str, ArrayS
         return {array: _read_npy(npz, array, spec, budget, name) for array, spec in specs.items()}
 
 
+# ----- the file itself ------------------------------------------------------------------------------
+
+FILE_TYPES = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a folder"), (stat.S_ISSOCK, "a socket"),
+)
+
+
+def file_type(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    return next((words for test, words in FILE_TYPES if test(mode)), "not a regular file")
+
+
+class _Capped(io.RawIOBase):
+    """A file read no further than ``size`` bytes (its size when it was checked): a file that
+    grows while it is read is read as it was."""
+
+    def __init__(self, raw: io.FileIO, size: int):
+        self.raw, self.size = raw, size
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        left = self.size - self.raw.tell()
+        if left <= 0:
+            return 0
+        view = memoryview(buffer).cast("B")
+        return self.raw.readinto(view[:min(len(view), left)])
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_END:
+            return self.raw.seek(self.size + offset, io.SEEK_SET)
+        return self.raw.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.raw.tell()
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+def _regular(mode: int, size: int, limit: int, what: str, shown: str) -> None:
+    if not stat.S_ISREG(mode):
+        raise CheckpointError(f"{what} {shown} is {file_type(mode)}, not a regular file: agent files are regular files")
+    if size > limit:
+        raise CheckpointError(f"{what} {shown} is {size} bytes; an agent file is at most {limit}")
+
+
+@contextlib.contextmanager
+def open_agent_file(path: str | Path, what: str = "agent file", limit: int = MAX_ARCHIVE_BYTES) -> Iterator[tuple[BinaryIO, int]]:
+    """Open an agent file for reading, refusing anything but a regular file of at most
+    ``limit`` bytes; yields ``(stream, size)``. The path is checked (links followed) before it
+    is opened, and opened without blocking (a named pipe put there in between does not hang the
+    caller), then the opened descriptor is checked again — it is what is read — and read no
+    further than its size at that moment."""
+    shown = repr(str(path))
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        raise CheckpointError(f"{what} {shown} does not exist") from None
+    except (OSError, ValueError) as error:
+        raise CheckpointError(f"{what} {shown} cannot be read: {getattr(error, 'strerror', None) or error}") from None
+    _regular(status.st_mode, status.st_size, limit, what, shown)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except FileNotFoundError:
+        raise CheckpointError(f"{what} {shown} does not exist") from None
+    except OSError as error:
+        raise CheckpointError(f"{what} {shown} cannot be read: {error.strerror}") from None
+    raw = io.FileIO(descriptor, "rb", closefd=True)
+    try:
+        status = os.fstat(descriptor)
+        _regular(status.st_mode, status.st_size, limit, what, shown)
+        with io.BufferedReader(_Capped(raw, status.st_size)) as stream:
+            yield stream, status.st_size
+    finally:
+        raw.close()
+
+
+def read_small_file(path: str | Path, what: str, limit: int) -> bytes:
+    """The whole of a small regular file (a manifest), read as :func:`open_agent_file` reads."""
+    with open_agent_file(path, what, limit) as (stream, size):
+        return stream.read(size)
+
+
 def read_agent_archive(
     path: str | Path,
     meta_member: str,
@@ -254,25 +352,43 @@ def read_agent_archive(
     damaged: …")."""
     path = Path(path)
     shown = repr(str(path))
-    if not path.is_file():
-        raise CheckpointError(f"{what} {shown} does not exist")
+    with open_agent_file(path, what) as (source, size):
+        return read_archive_stream(source, size, shown, meta_member, arrays_member, arrays_for, what)
+
+
+def read_archive_stream(
+    source: BinaryIO, size: int, shown: str, meta_member: str, arrays_member: str,
+    arrays_for: Callable[[dict[str, Any], str], dict[str, ArraySpec]], what: str = "checkpoint",
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """``read_agent_archive`` on an opened agent file (``open_agent_file``)."""
+    with archive_faults(shown, what):
+        with open_zip(source, size, "the file") as archive:
+            meta = read_json_member(archive, meta_member, "")
+            if not isinstance(meta, dict):
+                raise _Fault(f"{meta_member} holds {type(meta).__name__}, not a JSON object")
+            specs = arrays_for(meta, shown)
+            arrays = read_npz_member(archive, arrays_member, specs, "")
+    return meta, arrays
+
+
+@contextlib.contextmanager
+def archive_faults(shown: str, what: str | Callable[[], str]) -> Iterator[None]:
+    """Every fault met reading an archive as the one CheckpointError: "{what} {shown} is
+    damaged: …" (a CheckpointError raised inside passes as it is; ``what`` may be a function,
+    asked when a fault is met)."""
     try:
-        with open(path, "rb") as source:
-            size = os.fstat(source.fileno()).st_size
-            if size > MAX_ARCHIVE_BYTES:
-                raise _Fault(f"the file is {size} bytes; an agent file is at most {MAX_ARCHIVE_BYTES}")
-            with open_zip(source, size, "the file") as archive:
-                meta = read_json_member(archive, meta_member, "")
-                if not isinstance(meta, dict):
-                    raise _Fault(f"{meta_member} holds {type(meta).__name__}, not a JSON object")
-                specs = arrays_for(meta, shown)
-                arrays = read_npz_member(archive, arrays_member, specs, "")
-    except _Fault as fault:
-        raise CheckpointError(f"{what} {shown} is damaged: {fault}") from None
-    except zipfile.BadZipFile as error:
-        raise CheckpointError(f"{what} {shown} is damaged: not a readable zip archive ({error})") from None
-    except (zlib.error, EOFError, OSError, ValueError, RuntimeError, NotImplementedError, struct.error, KeyError) as error:
+        yield
+    except (_Fault, zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError, NotImplementedError,
+            struct.error, KeyError) as error:
         if isinstance(error, CheckpointError):
             raise
-        raise CheckpointError(f"{what} {shown} is damaged: {type(error).__name__}: {error}") from None
-    return meta, arrays
+        raise _worded(error, shown, what() if callable(what) else what) from None
+
+
+def _worded(error: BaseException, shown: str, what: str) -> CheckpointError:
+    if isinstance(error, _Fault):
+        return CheckpointError(f"{what} {shown} is damaged: {error}")
+    if isinstance(error, zipfile.BadZipFile):
+        return CheckpointError(f"{what} {shown} is damaged: not a readable zip archive ({error})")
+    return CheckpointError(f"{what} {shown} is damaged: {type(error).__name__}: {error}")
+

@@ -1,14 +1,16 @@
-"""The suite's checkpoint format, and the agent that plays from one.
+"""The suite's policy checkpoints (kinds ``"maskppo"`` and ``"rllib-ppo"``), and the agent that
+plays from one.
 
 A checkpoint is one zip file holding
 
-* ``meta.json`` — format and version, game, env options, observation and action spaces,
+* ``meta.json`` — kind, format and version, game, env options, observation and action spaces,
   network shape, steps trained, seed, code version, the command that made it;
 * ``policy.npz`` — the policy network's weights as plain numpy arrays (``allow_pickle=False``).
 
 Loading needs numpy only: no torch, no unpickling, so a front end can run a bot without the
 training stack, and a damaged or foreign file can only fail with a message (``training.agents.archive``
-reads the file, every size checked before it is read). The network is the actor of SB3's
+reads the file, every size checked before it is read; ``training.agents.files`` is the one
+reader of every kind of agent file, this module the policy kinds' part of it). The network is the actor of SB3's
 ``MlpPolicy`` (``MaskablePPO``): observation → hidden layers (tanh or relu) → logits; illegal
 actions are masked out and the best remaining logit is played.
 """
@@ -80,6 +82,10 @@ def save_checkpoint(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
     full_meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "layers": len(layers), **json_ready(meta)}
+    if "kind" not in full_meta:  # the file says what it is: "maskppo", or "rllib-ppo" from RLlib
+        from training.agents.files import derived_kind
+
+        full_meta["kind"] = derived_kind(full_meta, "zip")
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("meta.json", json.dumps(full_meta, indent=2, sort_keys=True))
         archive.writestr("policy.npz", buffer.getvalue())
@@ -158,16 +164,24 @@ def policy_array_specs(meta: Any, shown: str) -> dict[str, ArraySpec]:
     return specs
 
 
-def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
-    """A policy checkpoint's metadata and layers (float32 ``(weight out×in, bias)``), every
-    size checked before it is read (see ``read_agent_archive``)."""
-    meta, arrays = read_agent_archive(path, "meta.json", "policy.npz", policy_array_specs)
+def read_zip(archive, meta: dict[str, Any], shown: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The policy kinds' part of ``training.agents.files.read_agent_file``: the layers of an
+    opened checkpoint whose metadata has been read (float32 ``(weight out×in, bias)``)."""
+    arrays = read_npz_member(archive, "policy.npz", policy_array_specs(meta, shown), "")
     layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(meta["layers"])]
-    shown = repr(str(path))
     for i, (weight, bias) in enumerate(layers):
         if i and weight.shape[1] != layers[i - 1][0].shape[0]:
             raise CheckpointError(f"checkpoint {shown} is damaged: layer {i} does not fit layer {i - 1}")
-    return meta, layers
+    return layers
+
+
+def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
+    """A policy checkpoint's metadata and layers (float32 ``(weight out×in, bias)``), every
+    size checked before it is read (``training.agents.files.read_agent_file``)."""
+    from training.agents.files import POLICY_KINDS, read_agent_file
+
+    agent_file = read_agent_file(path, POLICY_KINDS)
+    return agent_file.meta, agent_file.content
 
 
 def observation_misfit(meta: dict[str, Any], size: int, shape: tuple) -> str:
@@ -268,10 +282,18 @@ def check_fits(path: str | Path, meta: dict[str, Any], game: str, options: dict[
     return observation_shape, action_n
 
 
-def load_checkpoint_agent(path: str | Path, game: str, seed: int | None = None, sample: bool = False, **options: Any) -> PolicyAgent:
-    """Load ``path`` as an agent for ``game`` under ``options`` (checked against its metadata)."""
-    meta, layers = read_checkpoint(path)
-    observation_shape, action_n = check_fits(path, meta, game, options)
+def agent(agent_file, game: str, seed: int | None = None, sample: bool = False, options: dict[str, Any] | None = None) -> PolicyAgent:
+    """The policy kinds' agent (``training.agents.files.load_agent_file``): the checkpoint
+    checked against ``game`` under ``options`` (its own when none are given)."""
+    meta, layers, path = agent_file.meta, agent_file.content, agent_file.path
+    observation_shape, action_n = check_fits(path, meta, game, options or {})
     if layers[0][0].shape[1] != observation_shape[0] or layers[-1][0].shape[0] != action_n:
         raise CheckpointError(f"checkpoint {str(path)!r} is damaged: its network does not fit its declared spaces")
     return PolicyAgent(layers, meta.get("activation", "tanh"), sample=sample, seed=seed, meta=meta)
+
+
+def load_checkpoint_agent(path: str | Path, game: str, seed: int | None = None, sample: bool = False, **options: Any) -> PolicyAgent:
+    """Load ``path`` as an agent for ``game`` under ``options`` (checked against its metadata)."""
+    from training.agents.files import POLICY_KINDS, load_agent_file
+
+    return load_agent_file(path, game, seed=seed, sample=sample, kinds=POLICY_KINDS, **options)

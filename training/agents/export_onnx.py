@@ -1,12 +1,16 @@
-"""Export a suite checkpoint (.zip) to ONNX, so any language with an ONNX runtime can run the bot.
+"""Export a suite agent file (.zip) to ONNX, so any language with an ONNX runtime can run the bot.
 
-    python -m training.export_onnx checkpoints/loom/loom__maskppo__0.zip            # -> …/loom__maskppo__0.onnx
+    python -m training.export_onnx checkpoints/loom/loom__maskppo__0.zip            # -> ./loom__maskppo__0.onnx
     python -m training.export_onnx checkpoints/loom/loom__maskppo__0.zip -o bot.onnx
     python -m training.export_onnx checkpoints/linecatch/linecatch__alphazero__1.zip  # a policy-value network
 
-A policy-value network (``training.alphazero``) is exported by ``training.agents.onnx_network`` (inputs
-``planes`` and ``action_mask``; outputs ``masked_logits``, ``probabilities`` and ``value``). The
-rest of this page is the MaskablePPO policy's graph.
+The file's kind (``training.agents.files``) decides the graph: a policy (``maskppo``,
+``rllib-ppo``) becomes an ``onnx-policy`` file, a policy-value network (``network``, from
+``training.alphazero``) an ``onnx-network`` file, exported by ``training.agents.onnx_network``
+(inputs ``planes`` and ``action_mask``; outputs ``masked_logits``, ``probabilities`` and
+``value``). The rest of this page is the policy's graph. By default the export is written in
+the working folder (a folder with a manifest, such as ``checkpoints/<game>/``, holds only the
+files its ``agents.json`` lists).
 
 The graph is built straight from the checkpoint's numpy weights with ``onnx.helper`` (no torch
 needed): one ``Gemm`` per linear layer, ``Tanh`` or ``Relu`` between them as the checkpoint's
@@ -27,8 +31,9 @@ Outputs:
   policy's distribution, exactly 0 on illegal actions.
 
 The checkpoint's ``meta.json`` goes into the model's ``metadata_props``, every value as JSON
-text (``game`` is ``"\\"loom_v0\\""``), plus ``format`` = ``"abstract-games-suite/policy-onnx"``
-and ``format_version``; ``training.agents.onnx_agent`` checks them on loading. See docs/onnx.md.
+text (``game`` is ``"\\"loom_v0\\""``), plus ``kind`` = ``"onnx-policy"`` (``source_kind`` the
+.zip's), ``format`` = ``"abstract-games-suite/policy-onnx"``, ``format_version`` and ``input`` =
+``"observation"``; ``training.agents.onnx_agent`` checks them on loading. See docs/onnx.md.
 """
 
 from __future__ import annotations
@@ -40,10 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from training.agents.checkpoint import CheckpointError, PolicyAgent, read_checkpoint
-# Opset 17 / IR 8 load in every onnxruntime since 1.13 and in onnxruntime-web: the graph needs
-# nothing newer, and a newer default would only lock out older runtimes. The loader
-# (training.agents.onnx_agent.check_model_bytes) accepts exactly the graph written here.
+from training.agents.checkpoint import CheckpointError, PolicyAgent
+# Opset 17 / IR 8 (training.agents.onnx_file): the loader (training.agents.onnx_agent.read_onnx)
+# accepts exactly the graph written here.
 from training.agents.onnx_agent import (
     ACTION_MASK, ACTIVATION_OPS, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, OBSERVATION, ONNX_FORMAT, ONNX_FORMAT_VERSION,
     OPSET, PROBABILITIES,
@@ -99,7 +103,8 @@ def build_model(layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any
         ),
     )
     model.ir_version = IR_VERSION
-    props = {**meta, "format": ONNX_FORMAT, "format_version": ONNX_FORMAT_VERSION, "checkpoint_format": meta.get("format")}
+    props = {**meta, "kind": "onnx-policy", "source_kind": meta.get("kind", "maskppo"), "format": ONNX_FORMAT,
+             "format_version": ONNX_FORMAT_VERSION, "checkpoint_format": meta.get("format"), "input": OBSERVATION}
     helper.set_model_props(model, {key: json.dumps(value, sort_keys=True) for key, value in props.items()})
     onnx.checker.check_model(model, full_check=True)
     return model
@@ -125,52 +130,51 @@ def verify(model_bytes: bytes, layers, activation: str, seed: int = 0, count: in
 
 
 def export_onnx(checkpoint: str | Path, out: str | Path | None = None, check: bool = True) -> Path:
-    """Write ``checkpoint`` (a suite .zip) as ONNX to ``out`` (default: the same name, .onnx);
-    with ``check``, first compare the graph with the numpy policy in onnxruntime."""
+    """Write the agent file ``checkpoint`` (a suite .zip: a policy or a policy-value network) as
+    ONNX to ``out`` (default: the same name, .onnx, in the working folder); with ``check``, first
+    compare the graph with the numpy agent in onnxruntime."""
+    from training.agents.files import read_agent_file
+
     checkpoint = Path(checkpoint)
-    out = Path(out) if out is not None else checkpoint.with_suffix(".onnx")
+    out = Path(out) if out is not None else Path(checkpoint.with_suffix(".onnx").name)
     if out.resolve() == checkpoint.resolve():
         raise ValueError(f"the output {str(out)!r} would overwrite the checkpoint it is exported from")
-    from training.agents.network_agent import is_network_file
-
-    if is_network_file(checkpoint):  # a policy-value network from training.jobs.alphazero
-        from training.agents.network import load_network
+    agent_file = read_agent_file(checkpoint)
+    meta = dict(agent_file.meta, kind=agent_file.kind)
+    if agent_file.kind == "network":  # a policy-value network from training.jobs.alphazero
         from training.agents.onnx_network import build_network_model, verify_network_model
 
-        net, meta = load_network(checkpoint)
+        net = agent_file.content
         model_bytes = build_network_model(net, meta).SerializeToString()
         if check:
             verify_network_model(model_bytes, net)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(model_bytes)
-        return out
-    meta, layers = read_checkpoint(checkpoint)
-    model_bytes = build_model(layers, meta).SerializeToString()
-    if check:
-        verify(model_bytes, layers, meta.get("activation", "tanh"))
+    elif agent_file.kind in ("maskppo", "rllib-ppo"):
+        layers = agent_file.content
+        model_bytes = build_model(layers, meta).SerializeToString()
+        if check:
+            verify(model_bytes, layers, meta.get("activation", "tanh"))
+    else:
+        raise ValueError(f"{str(checkpoint)!r} is already an ONNX file (kind {agent_file.kind!r})")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(model_bytes)
     return out
 
 
 def main(argv: list[str] | None = None) -> Path:
+    from training.agents.files import read_agent_meta
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("checkpoint", help="a suite checkpoint (.zip)")
-    parser.add_argument("-o", "--out", help="where to write the .onnx file (default: next to the checkpoint)")
+    parser.add_argument("checkpoint", help="a suite agent file (.zip)")
+    parser.add_argument("-o", "--out", help="where to write the .onnx file (default: its name, .onnx, in the working folder)")
     parser.add_argument("--no-check", dest="check", action="store_false",
-                        help="skip comparing the graph with the numpy policy in onnxruntime")
+                        help="skip comparing the graph with the numpy agent in onnxruntime")
     args = parser.parse_args(argv)
     out = export_onnx(args.checkpoint, args.out, check=args.check)
-    from training.agents.network_agent import is_network_file
-
-    if is_network_file(args.checkpoint):
-        print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB): a policy-value network, inputs planes and action_mask"
-              + (", checked against the numpy network" if args.check else ""))
-        return out
-    meta, layers = read_checkpoint(args.checkpoint)
-    print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB): {meta.get('game')} {json.dumps(meta.get('options', {}))}, "
-          f"observation [batch, {layers[0][0].shape[1]}], action_mask/masked_logits [batch, {layers[-1][0].shape[0]}]"
-          + (", checked against the numpy policy" if args.check else ""))
+    kind, meta = read_agent_meta(out)
+    checked = ", checked against the numpy " + ("network" if kind == "onnx-network" else "policy") if args.check else ""
+    print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB): {kind} for {meta.get('game')} {json.dumps(meta.get('options', {}))}, "
+          f"input {meta.get('input')} [batch, {', '.join(map(str, meta.get('observation_shape', [])))}], "
+          f"action_mask/masked_logits [batch, {meta.get('action_n')}]" + checked)
     return out
 
 

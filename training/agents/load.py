@@ -7,15 +7,14 @@
   (``training.bots.<game>``, ``KIT``);
 * ``"mcts:N"`` (``"mcts:N:c=X"``) — Monte Carlo tree search with N simulations per move over
   states sampled from the observation (see ``training.mcts``);
-* ``"trained"`` — the agent shipped for these options (``checkpoints/<game>/``: a network or a
-  MaskablePPO checkpoint, the best recorded score against the heuristic), playing its policy
-  alone; ``"mcts:N:net=trained"`` or ``"mcts:N:net=PATH"`` — search guided by a network
-  (``training.az_search``);
-* an agent file path: a network from ``training.alphazero`` (``training.network_agent``) or a
-  MaskablePPO checkpoint (``checkpoints/loom/loom__maskppo__0.zip``, ``training.checkpoint``),
-  checked against the game and options.
-* an exported ``.onnx`` path: the same policy run by onnxruntime alone, no torch (see
-  ``training.onnx_agent`` and docs/onnx.md).
+* ``"trained"`` — the agent shipped for these options: the file with the role ``trained`` for
+  them in the game's manifest, ``checkpoints/<game>/agents.json`` (``training.agents.manifest``),
+  playing its policy alone; ``"mcts:N:net=trained"`` (the file with the role ``net``) or
+  ``"mcts:N:net=PATH"`` — search guided by a network (``training.search.guided``);
+* an agent file path, of any kind (``training.agents.files``: a MaskablePPO or RLlib policy or a
+  policy-value network, ``.zip``; their ONNX exports, run by onnxruntime alone, see
+  docs/onnx.md), read by the one reader — which dispatches on what the file's metadata says it
+  is, not on its name — and checked against the game and options.
 
 ``game`` is an env name (``"loom_v0"``, or just ``"loom"``); ``options`` are the env options the
 agent will play under (board size, bounty, …) where the bot needs them.
@@ -48,9 +47,10 @@ def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) ->
     if spec in table:
         return table[spec](game=name, seed=seed, **options)
     if spec == "trained":
-        from training.agents.network_agent import shipped_agent
+        from training.agents.files import load_agent_file
+        from training.agents.manifest import resolve
 
-        return load_agent(str(shipped_agent(name, options)), name, seed=seed, **options)
+        return load_agent_file(resolve(name, options, "trained"), name, seed=seed, **options)
     if str(spec).split(":")[0] == "mcts":
         from training.search.mcts import MCTSAgent, parse_mcts_spec
 
@@ -60,22 +60,21 @@ def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) ->
 
             return GuidedMCTSAgent(name, seed=seed, **settings, **options)
         return MCTSAgent(name, seed=seed, **settings, **options)
-    if str(spec).endswith(".onnx"):
-        from training.agents.onnx_agent import load_onnx_agent
+    if names_a_file(str(spec)):
+        from training.agents.files import load_agent_file
 
-        return load_onnx_agent(spec, name, seed=seed, **options)
-    if str(spec).endswith(".zip") or "/" in str(spec) or "\\" in str(spec):
-        from training.agents.network_agent import is_network_file, load_network_agent
-
-        if is_network_file(spec):
-            return load_network_agent(spec, name, seed=seed, **options)
-        from training.agents.checkpoint import load_checkpoint_agent
-
-        return load_checkpoint_agent(spec, name, seed=seed, **options)
+        return load_agent_file(spec, name, seed=seed, **options)
     raise ValueError(
         f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, trained, mcts:N, mcts:N:net=trained, "
         "or an agent file (.zip or .onnx)"
     )
 
 
-__all__ = ["bot_table", "game_name", "load_agent"]
+def names_a_file(spec: str) -> bool:
+    """Whether a spec that names no bot is read as an agent file: a path, with a folder
+    separator or a file suffix (a bare word is an unknown bot, whatever lies in the working
+    folder). What the file is, its metadata says, not its name."""
+    return "/" in spec or "\\" in spec or "." in spec
+
+
+__all__ = ["bot_table", "game_name", "load_agent", "names_a_file"]

@@ -18,9 +18,10 @@ Training (``training/jobs/alphazero.py``) uses a torch copy of this network with
 normalisation; the saved file holds the weights with the normalisation folded into the
 convolutions, as plain float32 arrays, so playing needs numpy only — no torch, no unpickling.
 
-An agent file is a zip holding ``meta.json`` (format, game, options, shapes, architecture, how
-it was trained) and ``weights.npz``; :func:`load_network` reads it through the suite's checked
-archive reader and refuses anything that does not fit its metadata.
+An agent file of kind ``"network"`` is a zip holding ``meta.json`` (kind, format, game, options,
+shapes, architecture, how it was trained) and ``weights.npz``; :func:`load_network` reads it
+through the suite's one agent-file reader (``training.agents.files``) and refuses anything that
+does not fit its metadata.
 """
 
 from __future__ import annotations
@@ -206,7 +207,7 @@ def save_network(path: str | Path, architecture: Architecture, weights: dict[str
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     PolicyValueNet(architecture, weights, index)  # refuse to write what could not be read
-    record = dict(meta, format=FORMAT, format_version=FORMAT_VERSION, architecture=asdict(architecture))
+    record = dict(meta, kind="network", format=FORMAT, format_version=FORMAT_VERSION, architecture=asdict(architecture))
     buffer = io.BytesIO()
     arrays = {name: np.asarray(value, np.float32) for name, value in weights.items()}
     arrays["policy.index"] = np.asarray(index, np.int64)
@@ -265,16 +266,32 @@ def network_array_specs(meta: dict[str, Any], shown: str) -> dict:
     return specs
 
 
-def read_network_file(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The metadata and arrays of an agent file, through the suite's checked archive reader
-    (:func:`training.agents.checkpoint.read_agent_archive`: every size is checked before it is read)."""
-    from training.agents.checkpoint import read_agent_archive
+def read_zip(archive, meta: dict[str, Any], shown: str) -> PolicyValueNet:
+    """The network kind's part of ``training.agents.files.read_agent_file``: the network of an
+    opened agent file whose metadata has been read."""
+    from training.agents.archive import read_npz_member
 
-    return read_agent_archive(path, "meta.json", "weights.npz", network_array_specs, what="agent file")
+    arrays = read_npz_member(archive, "weights.npz", network_array_specs(meta, shown), "")
+    index = arrays.pop("policy.index")
+    return PolicyValueNet(architecture_from_meta(meta), arrays, index)
+
+
+def read_network_file(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The metadata and arrays of an agent file (the weights and ``policy.index``), through the
+    suite's one agent-file reader (``training.agents.files``: every size is checked before it
+    is read)."""
+    meta, net = _read(path)
+    return meta, {**net.weights, "policy.index": net.index}
 
 
 def load_network(path: str | Path) -> tuple[PolicyValueNet, dict[str, Any]]:
     """The network of an agent file and its metadata (checked; see :func:`read_network_file`)."""
-    meta, arrays = read_network_file(path)
-    index = arrays.pop("policy.index")
-    return PolicyValueNet(architecture_from_meta(meta), arrays, index), meta
+    meta, net = _read(path)
+    return net, meta
+
+
+def _read(path: str | Path) -> tuple[dict[str, Any], PolicyValueNet]:
+    from training.agents.files import NETWORK_KINDS, read_agent_file
+
+    agent_file = read_agent_file(path, NETWORK_KINDS)
+    return agent_file.meta, agent_file.content

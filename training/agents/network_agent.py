@@ -1,12 +1,11 @@
-"""Agents that play from a policy-value network file: the policy alone, and ``"trained"``.
+"""Agents that play from a policy-value network file (kind ``"network"``): the policy alone.
 
 ``load_agent(<file>.zip, game)`` on a network file (``training.agents.network``) returns a
 :class:`NetworkAgent`: the masked argmax of the network's policy, no search. It reads the
 env's default flat observation (building the planes itself) or the planes of an env made with
-``observation_format="planes"``. ``load_agent("trained", game, **options)`` returns the agent
-shipped in ``checkpoints/<game>/`` for exactly those options (a network or a policy checkpoint:
-the best recorded score against the heuristic), and says what is shipped when none is. ``"mcts:N:net=PATH"`` / ``"mcts:N:net=trained"`` search with the network
-(:class:`training.search.guided.GuidedMCTSAgent`).
+``observation_format="planes"``. ``"mcts:N:net=PATH"`` / ``"mcts:N:net=trained"`` search with the
+network (:class:`training.search.guided.GuidedMCTSAgent`, through :func:`load_network_for`);
+``trained`` is the network the game's manifest names (``training.agents.manifest``).
 
 Any of them handed an observation that does not fit (another board size) raises a ValueError
 naming the options the network was trained for.
@@ -14,11 +13,6 @@ naming the options the network was trained for.
 
 from __future__ import annotations
 
-import json
-import os
-import struct
-import zipfile
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -26,37 +20,30 @@ import numpy as np
 
 import envs
 from envs.core.game import json_ready
-from training.agents.network import FORMAT, NetworkFileError, PolicyValueNet, load_network
+from training.agents.network import NetworkFileError, PolicyValueNet, read_zip  # noqa: F401 (read_zip: the kind's reader)
 
-ROOT = Path(__file__).resolve().parents[2]
-CHECKPOINTS = ROOT / "checkpoints"
 # search settings an agent file may record for mcts:N:net= (training.search.guided.GuidedMCTSAgent)
 SEARCH_SETTINGS = {"value_mix", "hook_value_weight", "c_scale", "playout"}
 
 
-def is_network_file(path: str | Path) -> bool:
-    """True for an agent file whose meta.json declares the network format. It reads the meta
-    member only, through the checked reader (zip directory, sizes, JSON depth), so a damaged
-    or hostile file answers False here and is refused by the loader with its reason."""
-    from training.agents.checkpoint import _Fault, open_zip, read_json_member
-
-    try:
-        with open(path, "rb") as source:
-            size = os.fstat(source.fileno()).st_size
-            with open_zip(source, size, "the file") as archive:
-                meta = read_json_member(archive, "meta.json", "")
-    except (_Fault, OSError, ValueError, zipfile.BadZipFile, zlib.error, EOFError, RuntimeError,
-            NotImplementedError, struct.error, KeyError):
-        return False
-    return isinstance(meta, dict) and meta.get("format") == FORMAT
-
-
 def load_network_for(path: str | Path, game: str, options: dict[str, Any]) -> tuple[PolicyValueNet, dict[str, Any]]:
     """Load a network file and check it against ``game`` under ``options`` (its own options
-    when none are given): the game, the planes' shape, the actions and the policy layout."""
+    when none are given): the game, the planes' shape, the actions and the policy layout.
+    ``"trained"`` is the network the game's manifest gives the role ``net`` for these options."""
+    from training.agents.files import NETWORK_KINDS, read_agent_file
+
     if str(path) == "trained":
-        path = shipped_agent(game, options, networks_only=True)
-    net, meta = load_network(path)
+        from training.agents.manifest import resolve
+
+        path = resolve(game, options, "net")
+    agent_file = read_agent_file(path, NETWORK_KINDS)
+    return check_network(agent_file.path, agent_file.content, agent_file.meta, game, options)
+
+
+def check_network(path: str | Path, net: PolicyValueNet, meta: dict[str, Any], game: str,
+                  options: dict[str, Any]) -> tuple[PolicyValueNet, dict[str, Any]]:
+    """A network (from a file, or an ONNX export's initializers) checked against ``game``
+    under ``options``; its metadata with ``resolved_options`` added."""
     description = envs.describe(game)
     if meta.get("game") != description.name:
         raise NetworkFileError(f"agent file {str(path)!r} was trained for {meta.get('game')!r}, not {description.name!r}")
@@ -163,118 +150,18 @@ class NetworkAgent:
         return out
 
 
-def load_network_agent(path: str | Path, game: str, seed: int | None = None, **options: Any) -> NetworkAgent:
-    net, meta = load_network_for(path, game, options)
+def agent(agent_file, game: str, seed: int | None = None, sample: bool = False,
+          options: dict[str, Any] | None = None) -> NetworkAgent:
+    """The network kind's agent (``training.agents.files.load_agent_file``): its policy alone."""
+    if sample:
+        raise ValueError(f"agent file {agent_file.shown} is a network: its agent plays its best move (no sampling)")
+    net, meta = check_network(agent_file.path, agent_file.content, agent_file.meta, game, options or {})
     description = envs.describe(game)
     observer = description.observer(description.resolve_options(meta["resolved_options"]))
     return NetworkAgent(net, meta, observer)
 
 
-def recorded_score(path: Path, opponent: str = "heuristic") -> float:
-    """The score against ``opponent`` that an agent file's ``.evaluation.json`` records (-1 when
-    there is none): how ``"trained"`` ranks the agents shipped for the same options. The
-    trainer's ``final_evaluation`` is pooled with the file's ``independent_checks`` (games of the
-    file's policy alone against the same opponent, written by ``training.evaluate --json``), so
-    a file measured on more games is ranked by all of them."""
-    report = path.with_suffix(".evaluation.json")
-    try:
-        document = json.loads(report.read_text())
-        final = document["final_evaluation"][opponent]
-        score = final["score"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return -1.0
-    if not isinstance(score, (int, float)) or isinstance(score, bool):
-        return -1.0
-    games = final.get("games") if isinstance(final, dict) else None
-    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
-        return float(score)  # no game count: nothing to pool with
-    points, total = float(score) * games, games
-    for pair in independent_pairs(document):
-        if pair.get("opponent") != opponent:
-            continue
-        agent, n, s = pair.get("agent"), pair.get("games"), pair.get("score")
-        if (isinstance(agent, str) and ":" not in agent and Path(agent).name == path.name
-                and isinstance(n, int) and n > 0 and isinstance(s, (int, float))):
-            points, total = points + float(s) * n, total + n
-    return points / total
+def load_network_agent(path: str | Path, game: str, seed: int | None = None, **options: Any) -> NetworkAgent:
+    from training.agents.files import NETWORK_KINDS, load_agent_file
 
-
-def independent_pairs(document: Any):
-    """The pair records (dicts) of an evaluation JSON's ``independent_checks``, skipping
-    anything malformed; the callers check the fields they use."""
-    checks = document.get("independent_checks") if isinstance(document, dict) else None
-    for check in checks if isinstance(checks, list) else []:
-        pairs = check.get("pairs") if isinstance(check, dict) else None
-        yield from (pair for pair in (pairs if isinstance(pairs, list) else []) if isinstance(pair, dict))
-
-
-def recorded_search_score(path: Path) -> float:
-    """The score the network-guided search with an agent file (``mcts:N:net=<the file>``, no
-    other settings) records in its ``.evaluation.json`` against a plain search, pooled over
-    every such check (-1 when there is none): how ``mcts:N:net=trained`` ranks the networks
-    shipped for the same options. A search leans on the value head as much as on the policy,
-    so the network best alone is not always the one best searched with."""
-    try:
-        document = json.loads(path.with_suffix(".evaluation.json").read_text())
-    except (OSError, ValueError):
-        return -1.0
-    points = total = 0.0
-    for pair in independent_pairs(document):
-        agent, opponent, n, score = pair.get("agent"), pair.get("opponent"), pair.get("games"), pair.get("score")
-        parts = agent.split(":") if isinstance(agent, str) else []
-        if (len(parts) == 3 and parts[0] == "mcts" and parts[1].isdigit() and parts[2].startswith("net=")
-                and Path(parts[2][4:]).name == path.name
-                and isinstance(opponent, str) and opponent.startswith("mcts") and "net=" not in opponent
-                and isinstance(n, int) and not isinstance(n, bool) and n > 0 and isinstance(score, (int, float))):
-            points, total = points + float(score) * n, total + n
-    return points / total if total else -1.0
-
-
-def shipped_agents(game: str, networks_only: bool = False) -> list[tuple[Path, dict[str, Any]]]:
-    """The agent files shipped for a game (``checkpoints/<game>/*.zip``: networks and policy
-    checkpoints) and their recorded options, read through the checked reader."""
-    from training.agents.checkpoint import _Fault, open_zip, read_json_member
-
-    description = envs.describe(game)
-    folder = CHECKPOINTS / description.short_name
-    found = []
-    for path in sorted(folder.glob("*.zip")) if folder.is_dir() else []:
-        try:
-            with open(path, "rb") as source, open_zip(source, os.fstat(source.fileno()).st_size, "the file") as archive:
-                meta = read_json_member(archive, "meta.json", "")
-        except (_Fault, OSError, zipfile.BadZipFile):
-            continue
-        if not isinstance(meta, dict) or meta.get("game") != description.name:
-            continue
-        if networks_only and meta.get("format") != FORMAT:
-            continue
-        found.append((path, meta.get("options", {}) if isinstance(meta.get("options"), dict) else {}))
-    return found
-
-
-def shipped_agent(game: str, options: dict[str, Any], networks_only: bool = False) -> Path:
-    """The shipped agent for exactly these options (defaults filled in): of several, the one
-    whose evaluation records the best score against the heuristic. ``networks_only`` asks for a
-    policy-value network to search with (``mcts:N:net=trained``): of several, the one whose
-    guided search records the best score against a plain search, then as above."""
-    description = envs.describe(game)
-    wanted = json_ready(description.portable_options(description.resolve_options(options)))
-    shipped = shipped_agents(game, networks_only)
-    matching = []
-    for path, recorded in shipped:
-        try:
-            theirs = json_ready(description.portable_options(description.resolve_options(recorded)))
-        except ValueError:
-            continue
-        if theirs == wanted:
-            matching.append(path)
-    if matching:
-        if networks_only:
-            return max(matching, key=lambda path: (recorded_search_score(path), recorded_score(path), path.name))
-        return max(matching, key=lambda path: (recorded_score(path), path.name))
-    kind = "network" if networks_only else "agent"
-    listing = "; ".join(f"{p.relative_to(CHECKPOINTS.parent)} (options {o or 'default'})" for p, o in shipped) or "none"
-    raise ValueError(
-        f"no trained {description.name} {kind} is shipped for options "
-        f"{description.portable_options(description.resolve_options(options))}; shipped: {listing}"
-    )
+    return load_agent_file(path, game, seed=seed, kinds=NETWORK_KINDS, **options)

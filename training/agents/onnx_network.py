@@ -1,4 +1,5 @@
-"""Policy-value networks (``training.agents.network``) as ONNX: the exporter and the checked loader.
+"""Policy-value networks (``training.agents.network``) as ONNX (kind ``"onnx-network"``): the
+exporter and the checked loader.
 
 ``python -m training.export_onnx <network>.zip`` writes the graph (this module's
 :func:`build_network_model`, built from the numpy weights with ``onnx.helper``, no torch);
@@ -11,18 +12,18 @@
 
 Outputs: ``masked_logits`` (−1e8 on illegal actions; play the argmax), ``probabilities``
 (their softmax) and ``value`` (``[batch, players]``, the expected return of each seat told
-from the observing seat's side, in [−1, 1]).
+from the observing seat's side, in [−1, 1]). The metadata names the input and its shape as a
+policy's does: ``input`` = ``"planes"``, ``observation_shape`` = ``[H, W, C]``, ``action_n``.
 
-Before onnxruntime sees a file, it is checked node by node against exactly what the exporter
-writes for the architecture its metadata declares (operators, inputs, outputs, attributes,
-float32 initializers held in the file with the shapes the architecture needs, one int64
-index), as ``training.agents.onnx_agent`` does for MaskablePPO policies.
+Before onnxruntime sees a file, ``training.agents.onnx_file`` checks it node by node against
+exactly what the exporter writes for the architecture its metadata declares (operators, inputs,
+outputs, attributes, float32 initializers held in the file with the shapes the architecture
+needs, one int64 index), as it does for exported policies.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -30,19 +31,17 @@ import numpy as np
 
 from training.agents.checkpoint import CheckpointError
 from training.agents.network import FORMAT, Architecture, PolicyValueNet, architecture_from_meta
-from training.agents.network_agent import observation_planes
-from training.agents.onnx_agent import (
-    ACTION_MASK, GRAPH_FIELDS, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, NODE_FIELDS, OPSET, PROBABILITIES, TENSOR_FIELDS,
-    _Fault, _ints, _message, _one, _text, read_model_header,
+from training.agents.network_agent import check_network, observation_planes
+from training.agents.onnx_file import (  # noqa: F401 (the graph's names, importable from here)
+    ACTION_MASK, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, NETWORK_ONNX_FORMAT, ONNX_FLOAT, ONNX_INT64, OPSET,
+    PROBABILITIES, inference, read_model,
 )
 
-NETWORK_ONNX_FORMAT = "abstract-games-suite/policy-value-onnx"
 NETWORK_ONNX_FORMAT_VERSION = 1
 PLANES, VALUE = "planes", "value"
-ATTRIBUTE_FIELDS = {1: "name", 3: "i", 8: "ints", 20: "type"}
-ONNX_FLOAT, ONNX_INT64 = 1, 7
-ATTRIBUTE_INT, ATTRIBUTE_INTS = 2, 7
 PADS = (1, 1, 1, 1)
+EXPORTED_OPS = ("Transpose", "Conv", "Relu", "Add", "GlobalAveragePool", "GlobalMaxPool", "Concat", "Flatten", "Gemm",
+                "Gather", "Tanh", "Greater", "Where", "Softmax")
 
 
 def expected_nodes(arch: Architecture) -> list[tuple[str, list[str], list[str], dict[str, Any]]]:
@@ -135,7 +134,9 @@ def build_network_model(net: PolicyValueNet, meta: dict[str, Any]):
                     "(relative seats). metadata_props values are JSON."),
     )
     model.ir_version = IR_VERSION
-    props = {**meta, "format": NETWORK_ONNX_FORMAT, "format_version": NETWORK_ONNX_FORMAT_VERSION, "network_format": FORMAT}
+    props = {**meta, "kind": "onnx-network", "source_kind": meta.get("kind", "network"), "format": NETWORK_ONNX_FORMAT,
+             "format_version": NETWORK_ONNX_FORMAT_VERSION, "network_format": FORMAT,
+             "input": PLANES, "observation_shape": [height, width, channels], "action_n": actions}
     helper.set_model_props(model, {key: json.dumps(value, sort_keys=True) for key, value in props.items()})
     onnx.checker.check_model(model, full_check=True)
     return model
@@ -143,79 +144,19 @@ def build_network_model(net: PolicyValueNet, meta: dict[str, Any]):
 
 # ----- checking a file before onnxruntime sees it ---------------------------------------------------
 
-def _node(data: memoryview, index: int) -> tuple[str, list[str], list[str], dict[str, Any]]:
-    what = f"node {index}"
-    fields = _message(data, NODE_FIELDS, what)
-    if _text(_one(fields, "domain", what, memoryview(b"")), what):
-        raise _Fault(f"{what} is in a custom operator domain")
-    op = _text(_one(fields, "op_type", what), what)
-    inputs = [_text(v, what) for v in fields.get("input", [])]
-    outputs = [_text(v, what) for v in fields.get("output", [])]
-    attributes: dict[str, Any] = {}
-    for raw in fields.get("attribute", []):
-        attribute = _message(raw, ATTRIBUTE_FIELDS, f"an attribute of {what} ({op[:40]})")
-        name = _text(_one(attribute, "name", what), what)
-        kind = _one(attribute, "type", what)
-        if kind == ATTRIBUTE_INT and "i" in attribute:
-            attributes[name] = _ints(attribute["i"], what)[0]
-        elif kind == ATTRIBUTE_INTS and "ints" in attribute:
-            attributes[name] = tuple(_ints(attribute["ints"], what))
-        else:
-            raise _Fault(f"attribute {name!r} of {what} ({op[:40]}) is not an integer or a list of integers")
-    return op, inputs, outputs, attributes
-
-
-def _initializer(data: memoryview) -> tuple[str, np.ndarray]:
-    fields = _message(data, TENSOR_FIELDS, "an initializer")
-    name = _text(_one(fields, "name", "an initializer"), "an initializer name")
-    what = f"initializer {name!r}"
-    kind = _one(fields, "data_type", what)
-    dims = tuple(_ints(fields.get("dims", []), what))
-    if len(dims) > 4 or any(d < 1 or d > 1 << 20 for d in dims):
-        raise _Fault(f"{what} has dims {dims}")
-    raw = _one(fields, "raw_data", what, memoryview(b""))
-    size = {ONNX_FLOAT: 4, ONNX_INT64: 8}.get(kind)
-    if size is None:
-        raise _Fault(f"{what} has ONNX data type {kind}; the exporter writes float32 and one int64 index")
-    if len(raw) != math.prod(dims) * size:
-        raise _Fault(f"{what} holds {len(raw)} bytes for dims {dims}")
-    values = np.frombuffer(raw, "<f4" if kind == ONNX_FLOAT else "<i8").reshape(dims)
-    if kind == ONNX_FLOAT and not np.isfinite(values).all():
-        raise _Fault(f"{what} holds values that are not finite")
-    return name, values
-
-
-def check_network_model_bytes(data: bytes, shown: str) -> tuple[dict[str, Any], PolicyValueNet]:
-    """Check an exported network file against the exporter's graph for the architecture its
-    metadata declares; return the metadata and the network its initializers hold."""
+def read_onnx(data: bytes, meta: dict[str, Any], shown: str) -> tuple[bytes, PolicyValueNet]:
+    """The onnx-network kind's part of ``training.agents.files.read_agent_file``: the graph
+    checked against the exporter's for the architecture the metadata declares; returns the
+    file's bytes and the network its initializers hold."""
+    if meta.get("format_version") != NETWORK_ONNX_FORMAT_VERSION or isinstance(meta.get("format_version"), bool):
+        raise CheckpointError(f"ONNX agent {shown} has format version {meta.get('format_version')!r:.80}; "
+                              f"this code reads {NETWORK_ONNX_FORMAT_VERSION}")
     try:
-        model, props = read_model_header(data)
-        meta: dict[str, Any] = {}
-        for key, text in props.items():
-            try:
-                meta[key] = json.loads(text)
-            except (ValueError, RecursionError):
-                raise _Fault(f"metadata {key!r} is not JSON") from None
-        if meta.get("format") != NETWORK_ONNX_FORMAT or meta.get("format_version") != NETWORK_ONNX_FORMAT_VERSION:
-            raise _Fault(f"it is not a {NETWORK_ONNX_FORMAT} file of version {NETWORK_ONNX_FORMAT_VERSION}")
         arch = architecture_from_meta(meta)
-        graph = _message(_one(model, "graph", "the model"), GRAPH_FIELDS, "the graph")
-        nodes = [_node(raw, i) for i, raw in enumerate(graph.get("node", []))]
-        wanted = expected_nodes(arch)
-        for index in range(max(len(wanted), len(nodes))):
-            got = nodes[index] if index < len(nodes) else None
-            want = wanted[index] if index < len(wanted) else None
-            if got != want:
-                raise _Fault(f"node {index} is {got[0] + str(got[1:]) if got else 'missing'}, the exporter writes "
-                             f"{want[0] + str(want[1:]) if want else 'no more nodes'} there")
-        initializers = {}
-        for raw in graph.get("initializer", []):
-            name, values = _initializer(raw)
-            if name in initializers:
-                raise _Fault(f"initializer {name!r} appears twice")
-            initializers[name] = values
-    except _Fault as fault:
-        raise CheckpointError(f"ONNX agent {shown} is damaged or not a suite network graph: {fault}") from None
+    except CheckpointError as error:
+        raise CheckpointError(f"ONNX agent {shown} is damaged or not a suite network graph: {error}") from None
+    initializers = read_model(data, shown, EXPORTED_OPS, lambda nodes: expected_nodes(arch), (ONNX_FLOAT, ONNX_INT64),
+                              label="is damaged or not a suite network graph")
     shapes = {k: v for k, v in arch.weight_shapes().items() if not k.startswith("margin.")}
     expected = set(shapes) | {"policy.index", "zero", "masked_logit"}
     if set(initializers) != expected:
@@ -226,11 +167,19 @@ def check_network_model_bytes(data: bytes, shown: str) -> tuple[dict[str, Any], 
     index = initializers["policy.index"]
     if index.dtype != np.int64 or index.ndim != 1 or meta.get("num_actions") != len(index):
         raise CheckpointError(f"ONNX agent {shown} is damaged: its policy index does not fit its {meta.get('num_actions')} actions")
+    declared = {"input": PLANES, "observation_shape": list(arch.planes), "action_n": len(index)}
+    for key, value in declared.items():
+        if key in meta and meta[key] != value:
+            raise CheckpointError(f"ONNX agent {shown} does not fit its declared spaces: metadata {key!r} is "
+                                  f"{str(meta[key])[:60]}, its graph's is {value}")
     weights = {name: initializers[name] for name in shapes}
     # the margin head is not in the graph; zeros stand for it (only the policy and value are read)
     for name, shape in arch.weight_shapes().items():
         weights.setdefault(name, np.zeros(shape, np.float32))
-    return meta, PolicyValueNet(arch, weights, index)
+    try:
+        return data, PolicyValueNet(arch, weights, index)
+    except CheckpointError as error:
+        raise CheckpointError(f"ONNX agent {shown} is damaged: {error}") from None
 
 
 class OnnxNetworkAgent:
@@ -261,35 +210,19 @@ class OnnxNetworkAgent:
         return probabilities / probabilities.sum()
 
 
-def is_network_onnx(data: bytes) -> bool:
-    """Whether an ONNX file's metadata declares the network format (a cheap look, no checks)."""
-    return NETWORK_ONNX_FORMAT.encode() in data[-65536:] or NETWORK_ONNX_FORMAT.encode() in data[:65536]
-
-
-def load_onnx_network_agent(path: Path, data: bytes, game: str, options: dict[str, Any]) -> OnnxNetworkAgent:
-    import onnxruntime
-
+def agent(agent_file, game: str, seed: int | None = None, sample: bool = False,
+          options: dict[str, Any] | None = None) -> OnnxNetworkAgent:
+    """The onnx-network kind's agent (``training.agents.files.load_agent_file``): the network
+    checked against ``game`` under ``options`` as a .zip network is, its policy alone."""
     import envs
 
-    shown = repr(str(path))
-    meta, net = check_network_model_bytes(data, shown)
+    if sample:
+        raise ValueError(f"ONNX agent {agent_file.shown} is a network: its agent plays its best move (no sampling)")
+    data, net = agent_file.content
+    net, meta = check_network(agent_file.path, net, agent_file.meta, game, options or {})
     description = envs.describe(game)
-    if meta.get("game") != description.name:
-        raise CheckpointError(f"ONNX agent {shown} was trained for {meta.get('game')!r}, not {description.name!r}")
-    recorded = meta.get("options") if isinstance(meta.get("options"), dict) else {}
-    resolved = description.resolve_options(options if options else recorded)
-    observer = description.observer(resolved)
-    if tuple(observer.planes_shape()) != net.architecture.planes or len(net.index) != description.engine.num_actions_for(resolved):
-        raise ValueError(f"ONNX agent {shown} was trained for {description.name} with options {recorded}; these options "
-                         f"give planes {tuple(observer.planes_shape())} (the network reads {net.architecture.planes})")
-    if not np.array_equal(observer.policy_layout().index, net.index):
-        raise CheckpointError(f"ONNX agent {shown}: its policy layout differs from the game's (another code version?)")
-    session_options = onnxruntime.SessionOptions()
-    session_options.intra_op_num_threads = 1
-    session_options.inter_op_num_threads = 1
-    session_options.log_severity_level = 4
-    session = onnxruntime.InferenceSession(data, session_options, providers=["CPUExecutionProvider"])
-    return OnnxNetworkAgent(session, meta, observer)
+    observer = description.observer(description.resolve_options(meta["resolved_options"]))
+    return OnnxNetworkAgent(inference(data, agent_file.shown), meta, observer)
 
 
 def verify_network_model(model_bytes: bytes, net: PolicyValueNet, seed: int = 0, count: int = 16) -> float:

@@ -2,7 +2,7 @@
 endgames, or a stronger bot's moves at the network's own decisions (DAgger).
 
     python -m training.endgame_tuning --agent checkpoints/fill/fill__alphazero__3.zip --seed 0
-    python -m training.endgame_tuning --agent checkpoints/loom/loom__alphazero__0.zip --teacher mcts:100
+    python -m training.endgame_tuning --agent checkpoints/loom/loom__dagger__2.zip --teacher mcts:100
 
 A network trained by search and self-play (``training.alphazero``) can still throw away a won
 endgame now and then: its policy alone is right in most critical endgame positions, not all, and

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import random
 import signal
 import sys
@@ -25,8 +24,6 @@ import numpy as np
 import envs
 from envs.core.game import SnapshotError
 from training import bot_table, game_name, load_agent
-from training.agents.archive import MAX_ARCHIVE_BYTES, check_zip_directory
-from training.agents.archive import _Fault as ArchiveFault
 from training.agents.checkpoint import portable_options
 from training.serving.deadline import thread_deadline
 from training.serving.protocol import (
@@ -52,10 +49,15 @@ class MoveTimeout(BaseException):
 # ----- the game a front end plays -----------------------------------------------------------------
 
 def shipped_checkpoints(name: str, agents_dir: Path) -> list[str]:
-    """The agent files shipped for a game that a request can name: those under the agents
-    folder, as paths relative to it."""
-    folder = ROOT / "checkpoints" / envs.describe(name).short_name
-    found = sorted(p for p in folder.glob("*") if p.suffix in AGENT_FILE_SUFFIXES) if folder.is_dir() else []
+    """The agent files shipped for a game that a request can name: those its manifest lists
+    (``checkpoints/<game>/agents.json``; nothing else in the folder is looked at) that lie under
+    the agents folder, as paths relative to it."""
+    from training.agents.manifest import ManifestError, entries
+
+    try:
+        found = [Path(entry["path"]) for entry in entries(name)]
+    except ManifestError:
+        return []
     base = agents_dir.resolve()
     shown_paths = []
     for path in found:
@@ -220,20 +222,8 @@ class BotServer(WebGames):
             inside = False
         if not inside:  # a symbolic link out of the folder: refused without looking further
             raise RequestError("bad_agent", outside)
-        if spec.lower().endswith(".zip") and path.is_file():
-            # The zip's directory is checked before any loader opens it with zipfile, which reads
-            # the whole directory into memory (a million entries: half a gigabyte).
-            try:
-                with open(path, "rb") as source:
-                    size = os.fstat(source.fileno()).st_size
-                    if size > MAX_ARCHIVE_BYTES:
-                        raise RequestError("bad_agent", f"agent file {shown(spec)} is {size} bytes; an agent file is at most {MAX_ARCHIVE_BYTES}")
-                    source.seek(max(0, size - (22 + 0xFFFF)))
-                    check_zip_directory(source.read(), size, "the file")
-            except ArchiveFault as fault:
-                raise RequestError("bad_agent", f"agent file {shown(spec)} is damaged: {fault}") from None
-            except OSError as error:
-                raise RequestError("bad_agent", f"agent file {shown(spec)} cannot be read: {error.strerror}") from None
+        # What the file is and whether it may be read (a regular file, its size, its zip directory
+        # before zipfile reads it) is the one agent-file reader's to say (training.agents.files).
         return str(path)
 
     # ----- framing ---------------------------------------------------------------------------------
