@@ -8,7 +8,7 @@ import pytest
 
 from training.common.flags import field_docs, parse_flags
 from training.jobs.alphazero import AlphaZeroConfig, check_config
-from training.jobs.config import JobConfig
+from training.jobs.config import JobConfig, PolicyJobConfig
 from training.jobs.ppo import TrainConfig
 from training.jobs.tuning import EndgameConfig
 from training.jobs.tuning import check_config as check_tuning
@@ -23,9 +23,12 @@ def test_every_trainer_config_is_a_job_config_with_documented_fields(config_cls)
     assert set(names) <= set(docs), set(names) - set(docs)  # inherited fields keep their help
 
 
-def test_rllib_config_is_a_job_config():
+def test_the_two_ppo_trainers_share_their_policy_settings():
     rllib = pytest.importorskip("training.jobs.rllib")
-    assert issubclass(rllib.RLlibTrainConfig, JobConfig)
+    assert issubclass(rllib.RLlibTrainConfig, PolicyJobConfig) and issubclass(TrainConfig, PolicyJobConfig)
+    shared = {f.name for f in dataclasses.fields(PolicyJobConfig)}
+    assert {"net_arch", "learning_rate", "gamma", "keep_best", "final_eval_games"} <= shared
+    assert rllib.RLlibTrainConfig().learning_rate == TrainConfig().learning_rate == 3e-4
     assert set(f.name for f in dataclasses.fields(rllib.RLlibTrainConfig)) <= set(field_docs(rllib.RLlibTrainConfig))
 
 

@@ -23,6 +23,31 @@ class JobConfig:
     """where run folders go (``<out_dir>/<game>__<algorithm>__<seed>__<time>/``)"""
 
 
+@dataclass
+class PolicyJobConfig(JobConfig):
+    """What the two PPO trainers (MaskablePPO, RLlib) share: the policy network, Adam's step, the
+    discount, score shaping, and how the shipped policy is chosen and measured."""
+
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """hidden layer sizes of the policy (and, separately, of the value network)"""
+    activation: str = "tanh"
+    """hidden activation: tanh or relu"""
+    learning_rate: float = 3e-4
+    """Adam step size"""
+    gamma: float = 0.99
+    """discount (rewards come only at the end of a game)"""
+    score_shaping: float = 0.0
+    """reward += this × change of (my points − best other points) at each of the learner's
+    turns (0: win/loss only)"""
+    eval_games: int = 60
+    """games per opponent at each evaluation"""
+    keep_best: bool = True
+    """ship the policy that scored best against the fixed opponents at an evaluation (the
+    MaskablePPO trainer counts its warm-started start too), not necessarily the last one"""
+    final_eval_games: int = 400
+    """games against random and against heuristic at the end (seats alternated)"""
+
+
 def flag(name: str) -> str:
     """The command-line flag of a config field: ``eval_games`` → ``--eval-games``."""
     return "--" + name.replace("_", "-")

@@ -30,13 +30,13 @@ from training import bot_table, game_name
 from training.agents.checkpoint import PolicyAgent, code_version, env_spaces, portable_options, save_checkpoint
 from training.evaluation.tournament import evaluate_against
 from training.common.flags import parse_flags
-from training.jobs.config import JobConfig
+from training.jobs.config import PolicyJobConfig
 from training.common.progress import Progress
 from wrappers.self_play import SelfPlayEnv
 
 
 @dataclass
-class TrainConfig(JobConfig):
+class TrainConfig(PolicyJobConfig):
     game: str = "loom"
     """env name (``loom``, ``linecatch_v0``, …)"""
     total_timesteps: int = 100_000
@@ -45,20 +45,12 @@ class TrainConfig(JobConfig):
     """parallel self-play envs (SubprocVecEnv when > 1: one per core)"""
     opponents: list = field(default_factory=lambda: ["random", "heuristic"])
     """the fixed part of the opponent pool: bot names or checkpoint paths"""
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    """hidden layer sizes of the policy and of the value network"""
-    activation: str = "tanh"
-    """hidden activation: tanh or relu"""
-    learning_rate: float = 3e-4
-    """Adam step size"""
     n_steps: int = 1024
     """rollout length per env before each update"""
     batch_size: int = 256
     """minibatch size"""
     n_epochs: int = 10
     """passes over each rollout"""
-    gamma: float = 0.99
-    """discount (rewards come only at the end of a game)"""
     ent_coef: float = 0.01
     """entropy bonus"""
     warm_start: str = ""
@@ -71,21 +63,12 @@ class TrainConfig(JobConfig):
     """Adam step size while imitating"""
     warm_start_batch_size: int = 0
     """minibatch size while imitating (0: ``batch_size``)"""
-    score_shaping: float = 0.0
-    """reward += this × change of (my points − best other points) each step (0: win/loss only)"""
     eval_every: int = 20_000
     """learner steps between evaluations against the pool"""
-    eval_games: int = 60
-    """games per opponent at each evaluation"""
     snapshot_threshold: float = 0.6
     """score against the pool (win = 1, draw = ½) that adds a frozen snapshot of the learner"""
     max_snapshots: int = 4
     """snapshots kept in the pool (oldest dropped first)"""
-    keep_best: bool = True
-    """ship the policy that scored best against the fixed opponents at an evaluation (including
-    the warm-started one before self-play), not necessarily the last one"""
-    final_eval_games: int = 400
-    """games against random and against heuristic at the end (seats alternated)"""
     progress_bar: bool = True
     """show SB3's progress bar"""
 
@@ -330,7 +313,7 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
         print(f"evaluating the starting policy: {config.eval_games} games against each of {', '.join(config.opponents)}",
               flush=True)
         fixed = against_fixed(start, config.seed)
-        print(f"[       0 steps] vs " + " ".join(f"{k} {v:.0%}" for k, v in fixed.items()), flush=True)
+        print("[       0 steps] vs " + " ".join(f"{k} {v:.0%}" for k, v in fixed.items()), flush=True)
         consider(start.layers, float(np.mean(list(fixed.values()))), 0)
 
     class PoolCallback(BaseCallback):

@@ -40,7 +40,7 @@ from training import bot_table
 from training.agents.checkpoint import PolicyAgent, code_version, env_spaces, portable_options, save_checkpoint
 from training.evaluation.tournament import evaluate_against
 from training.common.flags import parse_flags
-from training.jobs.config import JobConfig
+from training.jobs.config import PolicyJobConfig
 # The policy's RLlib parts (actor_layers, episode_score, fold_normalization stay importable from here).
 from training.jobs.rllib_policy import (  # noqa: F401
     SeatMapping, actor_layers, episode_score, fold_normalization, learner_ids, learner_layers, make_callbacks, module_spec,
@@ -55,7 +55,7 @@ SHIP_EXCLUDES = [".venv/", ".git/", "runs/", "checkpoints/", "results/", "**/__p
 
 
 @dataclass
-class RLlibTrainConfig(JobConfig):
+class RLlibTrainConfig(PolicyJobConfig):
     iterations: int = 20
     """training iterations (one batch of games + one PPO update each)"""
     timesteps: int = 0
@@ -80,20 +80,12 @@ class RLlibTrainConfig(JobConfig):
     """iterations between frozen snapshots of the learner (with ``--opponents snapshot``)"""
     max_snapshots: int = 3
     """snapshots kept as opponents (oldest dropped first)"""
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    """hidden layers of the policy (and, separately, of the value network)"""
-    activation: str = "tanh"
-    """hidden activation: tanh or relu"""
-    learning_rate: float = 3e-4
-    """Adam step size"""
     train_batch_size: int = 2048
     """env steps per iteration (PPO batch)"""
     minibatch_size: int = 256
     """SGD minibatch size"""
     num_epochs: int = 10
     """passes over each batch"""
-    gamma: float = 0.99
-    """discount (rewards come only at the end of a game)"""
     gae_lambda: float = 0.95
     """GAE λ (RLlib's default is 1.0; 0.95 as in train.py's MaskablePPO)"""
     clip_param: float = 0.2
@@ -106,9 +98,6 @@ class RLlibTrainConfig(JobConfig):
     """weight of the value loss (RLlib's default is 1.0; 0.5 as in train.py's MaskablePPO)"""
     grad_clip: float = 0.5
     """global gradient-norm clip (RLlib's default is none; 0.5 as in train.py); 0: no clip"""
-    score_shaping: float = 0.0
-    """reward += this × change of (my points − best other points) at each of a seat's turns
-    (0: win/loss only; as train.py's --score-shaping)"""
     normalize_observations: bool = True
     """the network sees each observation feature centred and scaled by its mean and spread
     over --normalization-games random games (folded into the checkpoint's first layer)"""
@@ -116,12 +105,6 @@ class RLlibTrainConfig(JobConfig):
     """random games measured for --normalize-observations"""
     eval_every: int = 5
     """iterations between evaluations of the learner against the game's bots; 0: only at the end"""
-    eval_games: int = 60
-    """games per bot at each evaluation"""
-    keep_best: bool = True
-    """ship the policy that scored best against the bots at an evaluation, not necessarily the last"""
-    final_eval_games: int = 400
-    """games against random and against heuristic at the end (seats alternated)"""
     torch_threads: int = 1
     """torch threads of the learner (this process); 1 leaves the other cores to the env runners"""
     save_rllib_checkpoint: bool = True
