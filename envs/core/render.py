@@ -35,6 +35,11 @@ class LastMove(NamedTuple):
         return f"last move: player_{self.seat} {self.notation()}"
 
 
+def pale(value: tuple[int, int, int], amount: float = 0.5) -> tuple[int, int, int]:
+    """The colour mixed with white (``amount`` 1 is white)."""
+    return tuple(int(c + (255 - c) * amount) for c in value)
+
+
 def canvas(width: int, height: int, colour=PAPER) -> tuple[Image.Image, ImageDraw.ImageDraw]:
     image = Image.new("RGB", (width, height), colour)
     return image, ImageDraw.Draw(image)

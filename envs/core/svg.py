@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from html import escape
 from typing import Any, Iterator, Sequence
 
-from envs.core.render import GRID, INK, PAPER, SEAT_COLOURS
+from envs.core.render import GRID, INK, PAPER, SEAT_COLOURS, pale
 
 Colour = tuple[int, int, int] | str
 ELEMENT_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -33,11 +33,6 @@ def colour(value: Colour) -> str:
         return value
     r, g, b = value
     return f"#{int(r):02x}{int(g):02x}{int(b):02x}"
-
-
-def pale(value: tuple[int, int, int], amount: float = 0.5) -> tuple[int, int, int]:
-    """The colour mixed with white (``amount`` 1 is white)."""
-    return tuple(int(c + (255 - c) * amount) for c in value)
 
 
 def _number(value: float) -> str:
@@ -191,6 +186,22 @@ def coordinates(picture: Picture, left: float, top: float, cell: float, rows: in
             picture.centred_text(left + cols * cell + size * 1.1, y, str(r + 1), size=size, fill=ink)
 
 
+def wrap_words(words: str, width: int, indent_once: bool = False) -> list[str]:
+    """Words wrapped at ``width`` characters for a panel's short texts (SVG text does not wrap);
+    a continuation line starts indented by two spaces (with ``indent_once``, only while it
+    holds one word: Fill's panel)."""
+    lines, line = [], ""
+    for word in words.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = "  " + word
+        elif not line:
+            line = word
+        else:
+            line = f"{line} {word}".strip() if indent_once else f"{line} {word}"
+    return lines + [line]
+
+
 def legal_now(game: Any, seats: tuple[int, ...]) -> frozenset[int]:
     """The legal actions when one of ``seats`` is to act (the buttons a picture draws for its
     viewer), else none: a picture never shows what another seat may do."""
@@ -200,4 +211,4 @@ def legal_now(game: Any, seats: tuple[int, ...]) -> frozenset[int]:
 
 
 __all__ = ["FONT", "GRID", "INK", "PAPER", "SEAT_COLOURS", "Picture", "colour", "coordinates", "legal_now", "pale",
-           "seat_key", "smooth_path", "star_points"]
+           "seat_key", "smooth_path", "star_points", "wrap_words"]

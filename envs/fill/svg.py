@@ -12,7 +12,7 @@ the opponent's phase, traps or trap stock.
 from __future__ import annotations
 
 from envs.core.notation import cell_name
-from envs.core.svg import GRID, INK, PAPER, SEAT_COLOURS, Picture, colour, coordinates, legal_now, seat_key
+from envs.core.svg import GRID, INK, PAPER, SEAT_COLOURS, Picture, colour, coordinates, legal_now, seat_key, wrap_words
 from envs.fill.facts import KIND_TITLES, OVER, PLAYER_PHASES, SPECIAL_NAMES
 from envs.fill.render import FILLED, GEM_COLOURS, GEM_LETTERS, LIVE, POISON, ROCK, seat_lines, turn_line, choice_line
 from envs.fill.rules import FillGame
@@ -21,18 +21,6 @@ BOARD_PX = 396
 PANEL_W = 330
 BUTTON_WORDS = {"stay": "stay (I move next)", "swap": "swap (seeder moves)", "no-token": "no token",
                 "double": "use Double", "pass": "use Pass", "trap-token": "use Trap token", "no-trap": "no trap"}
-
-
-def _wrap(words: str, width: int) -> list[str]:
-    """Words wrapped at ``width`` characters (the panel's text is short)."""
-    lines, line = [], ""
-    for word in words.split(" "):
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = "  " + word
-        else:
-            line = f"{line} {word}".strip() if line else word
-    return lines + [line]
 
 
 def _trap(picture: Picture, x0: float, y0: float, cell: float, tint) -> None:
@@ -109,20 +97,20 @@ def svg(game: FillGame, seats: tuple[int, ...] = (), preview: int | None = None)
     picture.text(x, y, ", ".join(rules), size=13)
     y += 26
     tint = SEAT_COLOURS[game.winner] if finished else (SEAT_COLOURS[game.to_move] if game.phase < PLAYER_PHASES else INK)
-    for line in _wrap(turn_line(game, seats), 40):
+    for line in wrap_words(turn_line(game, seats), 40, indent_once=True):
         picture.text(x, y, line, size=14, fill=tint)
         y += 18
     y += 8
     acting = not finished and game.phase < PLAYER_PHASES
     for p, line in enumerate(seat_lines(game, seats)):
-        words = _wrap(line, 36)
+        words = wrap_words(line, 36, indent_once=True)
         seat_key(picture, x, y, p, words[0], acting and game.to_move == p, size=13)
         for more in words[1:]:
             y += 16
             picture.text(x + 33, y, more, size=13)
         y += 22
     if game.choice >= 0:
-        for line in _wrap(choice_line(game), 42):
+        for line in wrap_words(choice_line(game), 42, indent_once=True):
             picture.text(x, y, line, size=13)
             y += 16
         y += 4

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.notation import column_name
-from envs.core.render import GRID, INK, SEAT_COLOURS, LastMove, canvas, font, last_move_key, mark_last, to_array
+from envs.core.render import GRID, INK, SEAT_COLOURS, LastMove, canvas, font, last_move_key, mark_last, pale, to_array
 from envs.knot.geometry import KINDS, SLOT_CORNERS, SLOT_PORTS
 from envs.core.game import CHANCE
 from envs.knot.rules import BONUS, DEAL, OVER, PLACE, KnotGame, place_limit
@@ -152,10 +152,6 @@ def _port_dir(port: int) -> tuple[float, float]:
     return (nx + tx, ny + ty)
 
 
-def _pale(colour, amount=0.5):
-    return tuple(int(c + (255 - c) * amount) for c in colour)
-
-
 def _bezier(p0, p1, p2, p3, steps=24):
     pts = []
     for i in range(steps + 1):
@@ -181,6 +177,48 @@ def strand_path(slot: int, x0: float, y0: float, cell: float) -> list[tuple[floa
     pts.insert(0, (a[0] - da[0] * ext, a[1] - da[1] * ext))
     pts.append((b[0] - db[0] * ext, b[1] - db[1] * ext))
     return pts
+
+
+def crossing_marks(game: KnotGame, ox: float, oy: float, cell: float):
+    """Every side of every square as both pictures mark it: ``(x, y, bar)`` at the side's
+    midpoint, ``bar`` the half-length ``(dx, dy)`` of a blocked crossing's grey bar along the
+    side, ``None`` for an open crossing (a small dot)."""
+    for q in range(game.n):
+        r, c = divmod(q, game.size)
+        x0, y0 = ox + c * cell, oy + r * cell
+        blocked = game.blocked_sides(q)
+        for side in range(4):
+            mx, my = _MID[side]
+            x, y = x0 + mx * cell, y0 + my * cell
+            if blocked >> side & 1:
+                yield x, y, ((cell * 0.22, 0) if side in (0, 2) else (0, cell * 0.22))
+            else:
+                yield x, y, None
+
+
+def woven_strands(strands, ox: float, oy: float, size: int, cell: float):
+    """The strands as both pictures weave them: ``bands``, one ``(points, tint, closed)`` a
+    strand, drawn first; then ``over``, the part of each strand near its odd port that passes
+    on top, as ``(outline, longer, tint, closed)``: every outline before every longer band, so
+    the two halves of an over-pass meeting at a crossing join without a seam."""
+    bands, over = [], []
+    for sq, k, t, owner, closed in strands:
+        r, c = divmod(sq, size)
+        points = strand_path(4 * k + t, ox + c * cell, oy + r * cell, cell)
+        tint = SEAT_COLOURS[owner] if closed else pale(SEAT_COLOURS[owner], 0.45)
+        bands.append((points, tint, closed))
+        odd_first = SLOT_PORTS[4 * k + t][0] % 2
+        over.append((points[:8] if odd_first else points[-8:], points[:10] if odd_first else points[-10:], tint, closed))
+    return bands, over
+
+
+def end_point(end: int, ox: float, oy: float, size: int, cell: float) -> tuple[float, float]:
+    """Where an open end's dot sits: at its side's midpoint, a little inside its square."""
+    sq, port = end >> 3, end & 7
+    r, c = divmod(sq, size)
+    mx, my = _MID[port // 2]
+    dx, dy = _port_dir(port)
+    return ox + c * cell + mx * cell - dx * cell * 0.06, oy + r * cell + my * cell - dy * cell * 0.06
 
 
 MARGIN = 44  # room for the coordinates outside the bands that bulge past the board's edge
@@ -215,8 +253,8 @@ def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64, last: LastM
     image, draw = canvas(width, height)
     # grid, coordinates and crossing dots
     for i in range(size + 1):
-        draw.line((ox, oy + i * cell, ox + board, oy + i * cell), fill=_pale(GRID, 0.6), width=1)
-        draw.line((ox + i * cell, oy, ox + i * cell, oy + board), fill=_pale(GRID, 0.6), width=1)
+        draw.line((ox, oy + i * cell, ox + board, oy + i * cell), fill=pale(GRID, 0.6), width=1)
+        draw.line((ox + i * cell, oy, ox + i * cell, oy + board), fill=pale(GRID, 0.6), width=1)
     for c in range(size):
         x = ox + c * cell + cell // 2 - 3
         draw.text((x, 4), column_name(c), fill=INK, font=small)
@@ -225,60 +263,33 @@ def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64, last: LastM
         y = oy + r * cell + cell // 2 - 7
         draw.text((6, y), str(r + 1), fill=INK, font=small)
         draw.text((ox + board + MARGIN - 20, y), str(r + 1), fill=INK, font=small)
-    for q in range(game.n):
-        r, c = divmod(q, size)
-        x0, y0 = ox + c * cell, oy + r * cell
-        b = game.blocked_sides(q)
-        for side in range(4):
-            mx, my = _MID[side]
-            px, py = x0 + mx * cell, y0 + my * cell
-            if b >> side & 1:
-                dx, dy = (cell * 0.22, 0) if side in (0, 2) else (0, cell * 0.22)
-                draw.line((px - dx, py - dy, px + dx, py + dy), fill=GRID, width=3)
-            else:
-                draw.ellipse((px - 1.5, py - 1.5, px + 1.5, py + 1.5), fill=_pale(GRID, 0.3))
+    for px, py, bar in crossing_marks(game, ox, oy, cell):
+        if bar:
+            dx, dy = bar
+            draw.line((px - dx, py - dy, px + dx, py + dy), fill=GRID, width=3)
+        else:
+            draw.ellipse((px - 1.5, py - 1.5, px + 1.5, py + 1.5), fill=pale(GRID, 0.3))
     placed = last_square(last)
     if placed >= 0:  # the last placement's square, framed under the ribbons
         r, c = divmod(placed, size)
         mark_last(draw, (ox + c * cell, oy + r * cell, ox + (c + 1) * cell, oy + (r + 1) * cell), width=3)
     band = max(6, cell // 6)
-    strands = game.strands()
-    paths = []
-    for sq, k, t, owner, closed in strands:
-        r, c = divmod(sq, size)
-        pts = strand_path(4 * k + t, ox + c * cell, oy + r * cell, cell)
-        colour = SEAT_COLOURS[owner] if closed else _pale(SEAT_COLOURS[owner], 0.45)
-        paths.append((pts, colour, closed, 4 * k + t))
-
-    def draw_band(pts, colour, closed):
+    bands, over = woven_strands(game.strands(), ox, oy, size, cell)
+    for pts, colour, closed in bands:
         draw.line(pts, fill=INK, width=band + 4, joint="curve")
         draw.line(pts, fill=colour, width=band, joint="curve")
         if closed:
-            draw.line(pts, fill=_pale(colour, 0.75), width=max(1, band // 4), joint="curve")
-
-    for pts, colour, closed, slot in paths:
-        draw_band(pts, colour, closed)
-    # over-passes: the part of each strand near its odd port goes on top (outlines first, so
-    # the two halves of an over-pass meeting at a crossing join without a seam)
-    pieces = []
-    for pts, colour, closed, slot in paths:
-        odd_first = SLOT_PORTS[slot][0] % 2
-        pieces.append((pts[:8] if odd_first else pts[-8:], pts[:10] if odd_first else pts[-10:], colour, closed))
-    for piece, _, _, _ in pieces:
+            draw.line(pts, fill=pale(colour, 0.75), width=max(1, band // 4), joint="curve")
+    for piece, _, _, _ in over:  # the over-passes on top (woven_strands)
         draw.line(piece, fill=INK, width=band + 4, joint="curve")
-    for _, longer, colour, closed in pieces:
+    for _, longer, colour, closed in over:
         draw.line(longer, fill=colour, width=band, joint="curve")
         if closed:
-            draw.line(longer, fill=_pale(colour, 0.75), width=max(1, band // 4), joint="curve")
+            draw.line(longer, fill=pale(colour, 0.75), width=max(1, band // 4), joint="curve")
     # open ends
     for p in range(game.n_players):
         for e in game.ends[p]:
-            sq, port = e >> 3, e & 7
-            r, c = divmod(sq, size)
-            mx, my = _MID[port // 2]
-            dx, dy = _port_dir(port)
-            px = ox + c * cell + mx * cell - dx * cell * 0.06
-            py = oy + r * cell + my * cell - dy * cell * 0.06
+            px, py = end_point(e, ox, oy, size, cell)
             rad = band * 0.75
             draw.ellipse((px - rad, py - rad, px + rad, py + rad), fill=(255, 255, 255),
                          outline=SEAT_COLOURS[p], width=3)

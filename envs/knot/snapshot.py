@@ -16,17 +16,7 @@ from typing import Any
 from envs.core.game import int_field, int_list, require, short_repr
 from envs.knot.geometry import FIT, KIND_NAMES
 from envs.knot.options import (
-    BLIND,
-    DEAL,
-    DEALING,
-    DRAW,
-    HAND_SIZE,
-    MAX_DECK,
-    OVER,
-    PENDING_NAMES,
-    PHASE_NAMES,
-    PLACE,
-    deck_totals,
+    BLIND, DEAL, DEALING, DRAW, HAND_SIZE, MAX_DECK, OVER, PENDING_NAMES, PHASE_NAMES, PLACE, deck_totals,
     place_limit,
 )
 

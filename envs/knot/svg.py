@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from envs.core.game import CHANCE
 from envs.core.notation import cell_name, column_name
-from envs.core.svg import GRID, INK, SEAT_COLOURS, Picture, colour, legal_now, pale, seat_key, smooth_path
-from envs.knot.geometry import KINDS, SLOT_PORTS
-from envs.knot.render import _MID, _port_dir, strand_path, turn_line
+from envs.core.svg import GRID, INK, SEAT_COLOURS, Picture, colour, legal_now, pale, seat_key, smooth_path, wrap_words
+from envs.knot.geometry import KINDS
+from envs.knot.render import crossing_marks, end_point, strand_path, turn_line, woven_strands
 from envs.knot.rules import KnotGame
 
 CELL = 64
@@ -40,21 +40,12 @@ def _band(picture: Picture, points, tint, closed: bool, band: float, **attrs) ->
 def _strands(picture: Picture, strands, ox: float, oy: float, size: int, cell: float) -> None:
     """The bands, then the over-passes on top (the part of each strand near its odd port)."""
     band = max(6, cell / 6)
-    paths = []
-    for sq, k, t, owner, closed in strands:
-        r, c = divmod(sq, size)
-        points = strand_path(4 * k + t, ox + c * cell, oy + r * cell, cell)
-        tint = SEAT_COLOURS[owner] if closed else pale(SEAT_COLOURS[owner], 0.45)
-        paths.append((points, tint, closed, 4 * k + t))
-    for points, tint, closed, _ in paths:
+    bands, over = woven_strands(strands, ox, oy, size, cell)
+    for points, tint, closed in bands:
         _band(picture, points, tint, closed, band)
-    pieces = []
-    for points, tint, closed, slot in paths:
-        odd_first = SLOT_PORTS[slot][0] % 2
-        pieces.append((points[:8] if odd_first else points[-8:], points[:10] if odd_first else points[-10:], tint, closed))
-    for piece, _, _, _ in pieces:
+    for piece, _, _, _ in over:
         picture.path(smooth_path(piece), stroke=INK, stroke_width=band + 4, stroke_linejoin="round")
-    for _, longer, tint, closed in pieces:
+    for _, longer, tint, closed in over:
         d = smooth_path(longer)
         picture.path(d, stroke=tint, stroke_width=band, stroke_linejoin="round")
         if closed:
@@ -83,27 +74,16 @@ def svg(game: KnotGame, seats: tuple[int, ...] = (), preview: int | None = None)
         picture.centred_text(ox + i * CELL + CELL / 2, oy + board + MARGIN - 14, column_name(i), size=13)
         picture.centred_text(14, oy + i * CELL + CELL / 2, str(i + 1), size=13)
         picture.centred_text(ox + board + MARGIN - 14, oy + i * CELL + CELL / 2, str(i + 1), size=13)
-    for q in range(game.n):
-        r, c = divmod(q, size)
-        x0, y0 = ox + c * CELL, oy + r * CELL
-        blocked = game.blocked_sides(q)
-        for side in range(4):
-            mx, my = _MID[side]
-            x, y = x0 + mx * CELL, y0 + my * CELL
-            if blocked >> side & 1:
-                dx, dy = (CELL * 0.22, 0) if side in (0, 2) else (0, CELL * 0.22)
-                picture.line(x - dx, y - dy, x + dx, y + dy, stroke=GRID, stroke_width=3)
-            else:
-                picture.circle(x, y, 1.5, fill=pale(GRID, 0.3))
+    for x, y, bar in crossing_marks(game, ox, oy, CELL):
+        if bar:
+            dx, dy = bar
+            picture.line(x - dx, y - dy, x + dx, y + dy, stroke=GRID, stroke_width=3)
+        else:
+            picture.circle(x, y, 1.5, fill=pale(GRID, 0.3))
     _strands(picture, game.strands(), ox, oy, size, CELL)
     for p in range(game.n_players):
         for e in sorted(game.ends[p]):
-            sq, port = e >> 3, e & 7
-            r, c = divmod(sq, size)
-            mx, my = _MID[port // 2]
-            dx, dy = _port_dir(port)
-            x = ox + c * CELL + mx * CELL - dx * CELL * 0.06
-            y = oy + r * CELL + my * CELL - dy * CELL * 0.06
+            x, y = end_point(e, ox, oy, size, CELL)
             picture.circle(x, y, max(6, CELL / 6) * 0.75, fill=(255, 255, 255), stroke=colour(SEAT_COLOURS[p]),
                            stroke_width=3)
     if preview is not None and can_preview(game, preview):
@@ -143,7 +123,7 @@ def _panel(picture: Picture, game: KnotGame, seats: tuple[int, ...], px: float) 
         else:
             known = [KINDS[k] for k in range(4) for _ in range(game.known[p][k])]
             words = f"hand: {sum(hand)} strands" + (f" (taken face up: {', '.join(known)})" if known else "")
-            for line in _wrap(words, 44):
+            for line in wrap_words(words, 44):
                 picture.text(px + 33, y + 14, line, size=13)
                 y += 17
             y += 13
@@ -167,7 +147,7 @@ def _panel(picture: Picture, game: KnotGame, seats: tuple[int, ...], px: float) 
     picture.centred_text(x0 + 6 + ICON / 2, y + 6 + ICON / 2, str(count), size=15, fill=(255, 255, 255), weight="bold")
     picture.element("pile", x0, y, ICON + 6, ICON + 6, f"the pile ({count} strands)")
     y += ICON + 30
-    for line in _wrap(turn_line(game), 44):
+    for line in wrap_words(turn_line(game), 44):
         picture.text(px, y, line, size=13)
         y += 17
     legal = legal_now(game, seats)
@@ -180,17 +160,6 @@ def _panel(picture: Picture, game: KnotGame, seats: tuple[int, ...], px: float) 
         picture.text(px, y, line, size=12, fill=(110, 110, 110))
         y += 16
     picture.height = max(picture.height, y + 10)
-
-
-def _wrap(words: str, width: int) -> list[str]:
-    lines, line = [], ""
-    for word in words.split(" "):
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = "  " + word
-        else:
-            line = f"{line} {word}" if line else word
-    return lines + [line]
 
 
 def element(game: KnotGame, action: int) -> str | None:

@@ -16,25 +16,8 @@ from typing import Any
 from envs.core.game import IllegalActionError
 from envs.core.notation import cell_name, parse_cell
 from envs.uzor.common import (
-    CHANCE_OUTCOMES,
-    COLOURS,
-    DEAD_TAKE,
-    DISCARD,
-    FORK,
-    GOAL,
-    GOAL0,
-    HAND,
-    IDLE_LIMIT,
-    MARKET,
-    MOTIFS,
-    OVER,
-    PASS,
-    PLACE,
-    STONE,
-    REFILL,
-    TAKE,
-    TYPES,
-    tile_name,
+    CHANCE_OUTCOMES, COLOURS, DEAD_TAKE, DISCARD, FORK, GOAL, GOAL0, HAND, IDLE_LIMIT, MARKET, MOTIFS, OVER, PASS,
+    PLACE, STONE, REFILL, TAKE, TYPES, tile_name,
 )
 
 WANTED = {

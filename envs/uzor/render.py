@@ -21,22 +21,8 @@ import numpy as np
 from envs.core.notation import cell_name, column_name
 from envs.core.render import GRID, INK, LAST_MOVE, PAPER, SEAT_COLOURS, LastMove, canvas, font, to_array
 from envs.uzor.common import (
-    COLOURS,
-    DEAD_TAKE,
-    DEAL,
-    DISCARD,
-    EMPTY,
-    FORK,
-    GOAL,
-    IDLE_LIMIT,
-    MOTIFS,
-    OVER,
-    PASS,
-    PLACE,
-    REFILL,
-    STONE,
-    TAKE,
-    tile_name,
+    COLOURS, DEAD_TAKE, DEAL, DISCARD, EMPTY, FORK, GOAL, IDLE_LIMIT, MOTIFS, OVER, PASS, PLACE, REFILL, STONE,
+    TAKE, tile_name,
 )
 
 MOTIF_LETTERS = "CSWBX"
@@ -256,8 +242,7 @@ def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None, last: Las
             y += 16
         y += 8
     faceup = game.discards
-    draw.text((px, y), f"supply: {sum(game.facedown) + len(faceup)} tiles" + (", face up at the bottom:" if faceup else ""),
-              fill=INK, font=label)
+    draw.text((px, y), supply_words(game), fill=INK, font=label)
     y += 18
     if faceup:
         for i, t in enumerate(faceup[-8:]):
@@ -269,26 +254,20 @@ def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None, last: Las
     y += 4
     draw.text((px, y), "the Map (points; crossed out: closed, by whom)", fill=INK, font=label)
     y += 20
-    owners = {k: p for p, k, _ in game.closed}
-    shapes = _first_shapes(game)
-    criteria = game.geo.map.criteria
-    for k, name in enumerate(names):
-        cells, hollow = shapes[k]
-        extent = max(max(r, c) for r, c in cells) + 1
+    for k, name, cells, hollow, extent, owner, criterion in map_rows(game):
         unit = 6 if extent <= 5 else max(2, 30 // extent)
         rows = max(r for r, _ in cells) + 1
         row_h = max(18, rows * unit + 6)
         _shape(draw, cells, px, y + 3, unit, hollow)
         text = f"{k:>2} {name}  {points[k]}"
         tx = px + 38
-        crossed = k in owners
+        crossed = owner is not None
         draw.text((tx, y), text, fill=GRID if crossed else INK, font=small)
         end = tx + draw.textlength(text, font=small)
-        draw.text((end + 6, y), CRITERION_WORDS[criteria[k]], fill=GRID, font=small)
-        end += 6 + draw.textlength(CRITERION_WORDS[criteria[k]], font=small)
+        draw.text((end + 6, y), criterion, fill=GRID, font=small)
+        end += 6 + draw.textlength(criterion, font=small)
         if crossed:
             draw.line([(tx, y + 7), (tx + draw.textlength(text, font=small), y + 7)], fill=CROSS_OUT, width=2)
-            owner = owners[k]
             draw.text((end + 8, y), f"closed by player_{owner}", fill=SEAT_COLOURS[owner], font=small)
         elif k in game.fork:
             draw.text((end + 8, y), "completed now", fill=COMPLETED, font=small)
@@ -313,6 +292,26 @@ def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None, last: Las
     draw.text((x + 20, y + 4), "placed last", fill=INK, font=small)
 
     return to_array(image.crop((0, 0, width, y + 30)))
+
+
+def supply_words(game) -> str:
+    """The supply's size, and whether face-up discards lie at its bottom (the pictures draw
+    the last of them after these words)."""
+    return f"supply: {sum(game.facedown) + len(game.discards)} tiles" + (
+        ", face up at the bottom:" if game.discards else "")
+
+
+def map_rows(game):
+    """The Map's patterns as the pictures list them: ``(k, name, cells, hollow, extent, owner,
+    criterion)``: the cells of the first orientation, whether its centre is hollow, its larger
+    side, the seat that closed it (``None`` while open), and its criterion in words."""
+    owners = {k: p for p, k, _ in game.closed}
+    shapes = _first_shapes(game)
+    criteria = game.geo.map.criteria
+    for k, name in enumerate(game.geo.map.names):
+        cells, hollow = shapes[k]
+        extent = max(max(r, c) for r, c in cells) + 1
+        yield k, name, cells, hollow, extent, owners.get(k), CRITERION_WORDS[criteria[k]]
 
 
 def _first_shapes(game) -> list[tuple[tuple[tuple[int, int], ...], bool]]:

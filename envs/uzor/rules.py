@@ -21,32 +21,8 @@ from envs.core.bits import set_bits as bits_of
 from envs.core.game import Game, SnapshotError, require
 from envs.core.notation import cell_name
 from envs.uzor.common import (
-    CHANCE_OUTCOMES,
-    COLOURS,
-    COPIES,
-    DEAD_TAKE,
-    DEAL,
-    DEALT,
-    DISCARD,
-    EMPTY,
-    FORK,
-    GOAL,
-    HAND,
-    IDLE_LIMIT,
-    MARKET,
-    MOTIFS,
-    OVER,
-    PASS,
-    PHASES,
-    PLACE,
-    REFILL,
-    STONE,
-    SUPPLY_MAX,
-    TAKE,
-    TILES,
-    TYPES,
-    ActionLayout,
-    tile_name,
+    CHANCE_OUTCOMES, COLOURS, COPIES, DEAD_TAKE, DEAL, DEALT, DISCARD, EMPTY, FORK, GOAL, HAND, IDLE_LIMIT, MARKET,
+    MOTIFS, OVER, PASS, PHASES, PLACE, REFILL, STONE, SUPPLY_MAX, TAKE, TILES, TYPES, ActionLayout, tile_name,
 )
 from envs.uzor.notation import NotationMixin
 from envs.uzor.options import DEFAULTS, check_options

@@ -24,7 +24,7 @@ from envs.core.notation import cell_name, column_name
 from envs.core.svg import GRID, INK, PAPER, SEAT_COLOURS, Picture, colour, legal_now, seat_key, star_points
 from envs.uzor.common import COLOURS, EMPTY, FORK, MOTIFS, OVER, STONE, tile_name
 from envs.uzor.render import (
-    COMPLETED, CRITERION_WORDS, CROSS_OUT, LAST_MARK, STONE_FILL, TILE_COLOURS, _first_shapes, status as _status,
+    COMPLETED, CROSS_OUT, LAST_MARK, STONE_FILL, TILE_COLOURS, map_rows, status as _status, supply_words,
 )
 
 SLOT = 34
@@ -142,8 +142,7 @@ def svg(game, seats: tuple[int, ...] = (), preview: int | None = None) -> str:
             y += 20
         y += 8
     faceup = game.discards
-    words = f"supply: {sum(game.facedown) + len(faceup)} tiles" + (", face up at the bottom:" if faceup else "")
-    picture.text(px, y, words, size=13)
+    picture.text(px, y, supply_words(game), size=13)
     y += 6
     if faceup:
         for i, t in enumerate(faceup[-10:]):
@@ -152,12 +151,7 @@ def svg(game, seats: tuple[int, ...] = (), preview: int | None = None) -> str:
     y += 18
     picture.text(px, y, "the Map: close a completed pattern for its points", size=13, weight="bold")
     y += 8
-    owners = {k: p for p, k, _ in game.closed}
-    shapes = _first_shapes(game)
-    criteria = game.geo.map.criteria
-    for k, name in enumerate(names):
-        cells, hollow = shapes[k]
-        extent = max(max(r, c) for r, c in cells) + 1
+    for k, name, cells, hollow, extent, owner, criterion in map_rows(game):
         unit = 5 if extent <= 5 else max(2, 25 // extent)
         row_h = 24
         for r, c in cells:
@@ -166,14 +160,14 @@ def svg(game, seats: tuple[int, ...] = (), preview: int | None = None) -> str:
             rows, cols = max(r for r, _ in cells) + 1, max(c for _, c in cells) + 1
             picture.rect(px + 2 + (cols // 2) * unit, y + 3 + (rows // 2) * unit, unit - 1, unit - 1,
                          stroke=colour(INK), stroke_width=0.8)
-        crossed = k in owners
+        crossed = owner is not None
         label = f"{name} {points[k]}"
         picture.text(px + 36, y + 15, label, size=13, fill=GRID if crossed else INK,
                      weight="bold" if k in game.fork else None)
-        picture.text(px + 140, y + 15, CRITERION_WORDS[criteria[k]], size=12, fill=GRID)
+        picture.text(px + 140, y + 15, criterion, size=12, fill=GRID)
         if crossed:
             picture.line(px + 34, y + 10, px + 36 + 7.5 * len(label), y + 10, stroke=CROSS_OUT, stroke_width=2)
-            picture.text(px + 270, y + 15, f"closed by player_{owners[k]}", size=12, fill=SEAT_COLOURS[owners[k]])
+            picture.text(px + 270, y + 15, f"closed by player_{owner}", size=12, fill=SEAT_COLOURS[owner])
         elif k in game.fork and game.phase == FORK:
             picture.text(px + 270, y + 15, "completed now", size=12, fill=COMPLETED, weight="bold")
         state = "crossed out" if crossed else "completed now" if k in game.fork and game.phase == FORK else "open"

@@ -25,24 +25,8 @@ from typing import Any
 
 from envs.core.game import CHANCE, TERMINAL
 from envs.uzor.common import (
-    COPIES,
-    DEAD_TAKE,
-    DEAL,
-    DISCARD,
-    EMPTY,
-    FORK,
-    GOAL,
-    GOAL0,
-    HAND,
-    IDLE_LIMIT,
-    MARKET,
-    OVER,
-    PASS,
-    PLACE,
-    REFILL,
-    TAKE,
-    TILES,
-    TYPES,
+    COPIES, DEAD_TAKE, DEAL, DISCARD, EMPTY, FORK, GOAL, GOAL0, HAND, IDLE_LIMIT, MARKET, OVER, PASS, PLACE, REFILL,
+    TAKE, TILES, TYPES,
 )
 from envs.uzor.patterns import MAP_SIZE
 

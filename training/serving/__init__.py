@@ -1,6 +1,6 @@
 """Putting agents in front of people and programs: the bot protocol (``protocol``), the one
-server behind every transport (``bot_server``), the stdin transport (``stdio``) and terminal play
-(``terminal``).
+server behind every transport (``bot_server``; the agents a request may name: ``agent_specs``), the
+stdin transport (``stdio``) and terminal play (``terminal``).
 
 May import: ``envs``, ``training.agents``, ``training.common``. Never imports ``training.jobs``.
 """

@@ -16,7 +16,7 @@ import traceback
 import zipfile
 import zlib
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -25,6 +25,7 @@ import envs
 from envs.core.game import SnapshotError
 from training import bot_table, game_name, load_agent
 from training.agents.checkpoint import portable_options
+from training.serving.agent_specs import AgentSpecChecks, shipped_checkpoints
 from training.serving.deadline import thread_deadline
 from training.serving.protocol import (
     DEFAULT_MAX_LINE_BYTES, PROTOCOL, PROTOCOL_VERSION, REQUESTS, SURROGATE, RequestError, _finite_float, _is_int,
@@ -34,8 +35,6 @@ from training.serving.web_games import DEFAULT_MAX_GAMES, GameCounter, WebGames
 
 DEFAULT_MAX_SIMULATIONS = 10_000  # per move, for "mcts:N…" agents (--max-simulations)
 DEFAULT_MOVE_TIME_LIMIT_S = 30.0  # the agent's work on one move or one probabilities answer
-MCTS_DEFAULT_SIMULATIONS = 200  # what "mcts" alone asks for (training.search.mcts.DEFAULT_SIMULATIONS)
-AGENT_FILE_SUFFIXES = (".zip", ".onnx")
 MAX_SEED = 2**63 - 1
 ROOT = Path(__file__).resolve().parents[2]
 PROBABILITY_TOLERANCE = 1e-6
@@ -47,39 +46,6 @@ class MoveTimeout(BaseException):
 
 
 # ----- the game a front end plays -----------------------------------------------------------------
-
-def shipped_checkpoints(name: str, agents_dir: Path) -> list[str]:
-    """The agent files shipped for a game that a request can name: those its manifest lists
-    (``checkpoints/<game>/agents.json``; nothing else in the folder is looked at) that lie under
-    the agents folder, as paths relative to it."""
-    from training.agents.manifest import ManifestError, entries
-
-    try:
-        found = [Path(entry["path"]) for entry in entries(name)]
-    except ManifestError:
-        return []
-    base = agents_dir.resolve()
-    shown_paths = []
-    for path in found:
-        try:
-            shown_paths.append(path.resolve().relative_to(base).as_posix())
-        except ValueError:
-            continue  # outside the agents folder: a request could not load it
-    return shown_paths
-
-
-def mcts_simulations(spec: str) -> int | None:
-    """The simulations a move an ``mcts`` spec asks for (``mcts``, ``mcts:N``, ``mcts:N:…``, and
-    later settings such as ``net=`` alike), or None when N is not a number (load_agent says so)."""
-    parts = spec.split(":")
-    if len(parts) == 1:
-        return MCTS_DEFAULT_SIMULATIONS
-    try:
-        return int(parts[1])
-    except ValueError:
-        return None
-
-
 @dataclass
 class Session:
     """The game of the last successful ``new_game``."""
@@ -98,12 +64,13 @@ class Session:
         return len(self.env.possible_agents)
 
 
-class BotServer(WebGames):
+class BotServer(WebGames, AgentSpecChecks):
     """Answers one parsed request at a time; ``serve`` does the line reading and writing (one
     server per client: the games ``web_*`` requests hold are its own, ``training.serving.web_games``).
 
     ``listed_files_only``: agent files only as ``list_agents`` lists them (the shipped ones),
-    never another path a client names (the web server, open to anyone who reaches it)."""
+    never another path a client names (the web server, open to anyone who reaches it;
+    ``training.serving.agent_specs`` checks every agent a request names)."""
 
     def __init__(
         self,
@@ -159,72 +126,6 @@ class BotServer(WebGames):
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
-
-    def check_agent_spec(self, spec: str, name: str) -> str:
-        """Refuse, before loading anything, a spec over the work limits or a file that is not a
-        suite agent file under the agents folder; returns the spec to load (files' paths put
-        under the agents folder, ``net=PATH`` of a guided search included)."""
-        if spec.split(":")[0] == "mcts":
-            simulations = mcts_simulations(spec)
-            if simulations is not None and simulations > self.max_simulations:
-                raise RequestError(
-                    "over_limit",
-                    f"agent {shown(spec)} asks for {simulations} simulations a move; this server allows at most "
-                    f"{self.max_simulations} (--max-simulations)",
-                )
-            parts = spec.split(":")
-            for index, part in enumerate(parts[2:], start=2):
-                key, _, value = part.partition("=")
-                if key == "net" and value and value != "trained":
-                    self.listed_file(value, name)
-                    parts[index] = "net=" + self.agent_file(value, ".zip")
-            return ":".join(parts)
-        if spec in bot_table(name) or spec == "trained":
-            return spec
-        looks_like_file = "/" in spec or "\\" in spec or "." in spec
-        if not looks_like_file:
-            return spec
-        self.listed_file(spec, name)
-        return self.agent_file(spec, AGENT_FILE_SUFFIXES)
-
-    def listed_file(self, spec: str, name: str) -> None:
-        """With ``listed_files_only``, refuse an agent file that ``list_agents`` does not list."""
-        if self.listed_files_only and spec not in shipped_checkpoints(name, self.agents_dir):
-            raise RequestError(
-                "bad_agent",
-                f"agent file {shown(spec)} is refused: this server loads only the agent files list_agents lists "
-                "for the game (the shipped ones), and named bots",
-            )
-
-    def agent_file(self, spec: str, suffixes: tuple[str, ...] | str) -> str:
-        """The path to load for an agent file named in a request: a suite file type, a relative
-        path under the agents folder (no absolute path, no '..', no link out of it); refused
-        before the disk is looked at, so that no answer tells what exists elsewhere."""
-        if not spec.lower().endswith(suffixes):
-            raise RequestError(
-                "bad_agent",
-                f"agent file {shown(spec)} is neither a suite checkpoint or network file (.zip) nor an exported policy (.onnx); "
-                "the server loads no other files (no torch or pickle files)",
-            )
-        outside = (
-            f"agent file {shown(spec)} is refused: agent files are named by a relative path under this server's "
-            "agents folder (its working folder, or --agents-dir), with '/' between folders and no '..'"
-        )
-        if "\\" in spec or any(ord(c) < 32 for c in spec):
-            raise RequestError("bad_agent", outside)
-        relative = PurePosixPath(spec)
-        if relative.is_absolute() or spec.startswith("~") or ".." in relative.parts:
-            raise RequestError("bad_agent", outside)
-        path = self.agents_dir / relative
-        try:
-            inside = path.resolve().is_relative_to(self.agents_dir.resolve())
-        except (OSError, RuntimeError, ValueError):
-            inside = False
-        if not inside:  # a symbolic link out of the folder: refused without looking further
-            raise RequestError("bad_agent", outside)
-        # What the file is and whether it may be read (a regular file, its size, its zip directory
-        # before zipfile reads it) is the one agent-file reader's to say (training.agents.files).
-        return str(path)
 
     # ----- framing ---------------------------------------------------------------------------------
     def answer_line(self, line: bytes) -> dict[str, Any]:
@@ -349,17 +250,7 @@ class BotServer(WebGames):
                 )
             with self.time_limit("its probabilities"):
                 answer["probabilities"] = self.probabilities(game, observation)
-        try:
-            with self.time_limit("a move"):
-                action = int(agent.act(observation))
-        except RequestError:
-            raise
-        except Exception as error:
-            traceback.print_exc(file=sys.stderr)
-            raise RequestError("agent_error", f"agent {shown(session.agent_spec)} failed: {error}") from None
-        reason = game.why_illegal(action)
-        if reason is not None:
-            raise RequestError("agent_error", f"agent {session.agent_spec!r} chose action {action}, which is illegal: {reason}")
+        action = self.agent_action(agent, session.agent_spec, observation, game)
         answer.update(action=action, notation=game.action_to_string(action))
         return answer
 

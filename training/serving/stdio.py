@@ -27,11 +27,14 @@ import traceback
 from pathlib import Path
 from typing import Any, BinaryIO
 
-# The request shapes and the answers live in training.serving.protocol and training.serving.bot_server; their
-# names stay importable from here.
+# The request shapes and the answers live in training.serving.protocol, training.serving.bot_server and
+# training.serving.agent_specs; their names stay importable from here.
+from training.serving.agent_specs import (  # noqa: F401
+    AGENT_FILE_SUFFIXES, MCTS_DEFAULT_SIMULATIONS, mcts_simulations, shipped_checkpoints,
+)
 from training.serving.bot_server import (  # noqa: F401
-    AGENT_FILE_SUFFIXES, DEFAULT_MAX_SIMULATIONS, DEFAULT_MOVE_TIME_LIMIT_S, MAX_SEED, MCTS_DEFAULT_SIMULATIONS,
-    PROBABILITY_TOLERANCE, ROOT, BotServer, MoveTimeout, Session, mcts_simulations, shipped_checkpoints,
+    DEFAULT_MAX_SIMULATIONS, DEFAULT_MOVE_TIME_LIMIT_S, MAX_SEED, PROBABILITY_TOLERANCE, ROOT, BotServer, MoveTimeout,
+    Session,
 )
 from training.serving.web_games import DEFAULT_MAX_GAMES
 from training.serving.protocol import (  # noqa: F401

@@ -103,6 +103,16 @@ def phase_of(env) -> str | None:
     return env.snapshot()["state"].get("phase")
 
 
+def opponent_seats(name: str, others: list[int], opponents: list[str]) -> dict[int, str]:
+    """The bot spec of each other seat: one ``--opponent`` for all of them, or one a seat."""
+    if len(opponents) == 1:
+        return dict.fromkeys(others, opponents[0])
+    if len(opponents) == len(others):
+        return dict(zip(others, opponents))
+    raise ValueError(f"{name} with these options has {len(others)} other seats: give one --opponent for all "
+                     f"of them or one per seat, not {len(opponents)}")
+
+
 class TerminalGame:
     """One game: a person in ``seat``, bots in the other seats, text in and out."""
 
@@ -122,17 +132,9 @@ class TerminalGame:
             raise ValueError(f"--seat must be 0…{players - 1} in this game, not {seat}")
         # the pictures show what this seat may know (its own hidden items) and nothing more
         self.env = envs.load(self.name).raw_env(render_mode="ansi", viewer=seat, **options)
-        others = [i for i in range(players) if i != seat]
-        if len(opponents) == 1:
-            opponents = opponents * len(others)
-        if len(opponents) != len(others):
-            raise ValueError(
-                f"{self.name} with these options has {len(others)} other seats: give one --opponent for all "
-                f"of them or one per seat, not {len(opponents)}"
-            )
         self.seat = seat
         self.seed = seed
-        self.specs = dict(zip(others, opponents))
+        self.specs = opponent_seats(self.name, [i for i in range(players) if i != seat], opponents)
         self.bots = {i: load_agent(spec, self.name, seed=seed + 1 + i, **options) for i, spec in self.specs.items()}
         self.undo_stack: list[tuple[dict, str]] = []  # (snapshot before, notation) of this turn's steps
 

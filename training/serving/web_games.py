@@ -351,6 +351,22 @@ class WebGames:
         game.play(self.person_action(game, request["move"]))
         return game.view()
 
+    def agent_action(self, agent: Any, spec: str, observation: dict, game: Any) -> int:
+        """The agent's move in ``game`` within the move time limit, legal there: its failure
+        (traceback on stderr) or an illegal choice is the request's ``agent_error``."""
+        try:
+            with self.time_limit("a move", spec):
+                action = int(agent.act(observation))
+        except RequestError:
+            raise
+        except Exception as error:
+            traceback.print_exc(file=sys.stderr)
+            raise RequestError("agent_error", f"agent {shown(spec)} failed: {error}") from None
+        reason = game.why_illegal(action)
+        if reason is not None:
+            raise RequestError("agent_error", f"agent {spec!r} chose action {action}, which is illegal: {reason}")
+        return action
+
     def do_web_bot(self, request: dict) -> dict:
         """A bot's turn: the moves of the bot to act until another seat is to act or the game
         ends (``bot_moves``: each seat and notation; a move in a phase secret to the person
@@ -368,17 +384,7 @@ class WebGames:
             secret = phase_of(env) in game.description.play.secret_phases
             agent, spec = game.agents[bot], game.specs[bot]
             observation = env.observe(env.possible_agents[bot])
-            try:
-                with self.time_limit("a move", spec):
-                    action = int(agent.act(observation))
-            except RequestError:
-                raise
-            except Exception as error:
-                traceback.print_exc(file=sys.stderr)
-                raise RequestError("agent_error", f"agent {shown(spec)} failed: {error}") from None
-            reason = game.game.why_illegal(action)
-            if reason is not None:
-                raise RequestError("agent_error", f"agent {spec!r} chose action {action}, which is illegal: {reason}")
+            action = self.agent_action(agent, spec, observation, game.game)
             if not secret:
                 moves.append({"seat": bot, "notation": game.game.action_to_string(action)})
             game.step(action)

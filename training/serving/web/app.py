@@ -68,6 +68,27 @@ SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
 ]
 
+# The limits on the command line, each a WebConfig field of the same name: (option, type,
+# default, help, the smallest value allowed: a count from 1 or 0, None for seconds above 0).
+LIMIT_OPTIONS = (
+    ("--max-message-bytes", int, DEFAULT_MAX_MESSAGE_BYTES,
+     f"longest request message answered (default {DEFAULT_MAX_MESSAGE_BYTES}); "
+     f"{FRAME_LIMIT_FACTOR}x that closes the connection", 1),
+    ("--max-games", int, DEFAULT_MAX_GAMES, f"open games per client (default {DEFAULT_MAX_GAMES})", 0),
+    ("--max-server-games", int, DEFAULT_MAX_SERVER_GAMES,
+     f"open games over the whole server (default {DEFAULT_MAX_SERVER_GAMES})", 0),
+    ("--max-connections", int, DEFAULT_MAX_CONNECTIONS, f"clients connected at once (default {DEFAULT_MAX_CONNECTIONS})", 1),
+    ("--move-time-limit", float, DEFAULT_MOVE_TIME_LIMIT_S,
+     f"seconds a bot may think about one move (default {DEFAULT_MOVE_TIME_LIMIT_S:g})", None),
+    ("--max-simulations", int, DEFAULT_MAX_SIMULATIONS,
+     f"most simulations a move an mcts:N opponent may ask for (default {DEFAULT_MAX_SIMULATIONS})", 1),
+    ("--search-threads", int, DEFAULT_SEARCH_THREADS,
+     f"worker threads for bot moves and game starts (default {DEFAULT_SEARCH_THREADS})", 1),
+    ("--threads", int, DEFAULT_THREADS, f"worker threads for every other request (default {DEFAULT_THREADS})", 1),
+    ("--idle-timeout", float, DEFAULT_IDLE_TIMEOUT_S,
+     f"seconds a connection may stay silent before it is closed (default {DEFAULT_IDLE_TIMEOUT_S:g})", None),
+)
+
 
 @dataclass
 class WebConfig:
@@ -243,48 +264,25 @@ def main(argv: list[str] | None = None) -> None:
                                      description="Play the suite's games in a browser (docs/web.md).")
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
-    parser.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_MESSAGE_BYTES,
-                        help=f"longest request message answered (default {DEFAULT_MAX_MESSAGE_BYTES}); "
-                             f"{FRAME_LIMIT_FACTOR}x that closes the connection")
-    parser.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES,
-                        help=f"open games per client (default {DEFAULT_MAX_GAMES})")
-    parser.add_argument("--max-server-games", type=int, default=DEFAULT_MAX_SERVER_GAMES,
-                        help=f"open games over the whole server (default {DEFAULT_MAX_SERVER_GAMES})")
-    parser.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
-                        help=f"clients connected at once (default {DEFAULT_MAX_CONNECTIONS})")
-    parser.add_argument("--move-time-limit", type=float, default=DEFAULT_MOVE_TIME_LIMIT_S,
-                        help=f"seconds a bot may think about one move (default {DEFAULT_MOVE_TIME_LIMIT_S:g})")
-    parser.add_argument("--max-simulations", type=int, default=DEFAULT_MAX_SIMULATIONS,
-                        help=f"most simulations a move an mcts:N opponent may ask for (default {DEFAULT_MAX_SIMULATIONS})")
-    parser.add_argument("--search-threads", type=int, default=DEFAULT_SEARCH_THREADS,
-                        help=f"worker threads for bot moves and game starts (default {DEFAULT_SEARCH_THREADS})")
-    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
-                        help=f"worker threads for every other request (default {DEFAULT_THREADS})")
-    parser.add_argument("--idle-timeout", type=float, default=DEFAULT_IDLE_TIMEOUT_S,
-                        help=f"seconds a connection may stay silent before it is closed (default {DEFAULT_IDLE_TIMEOUT_S:g})")
+    for flag, kind, default, words, _ in LIMIT_OPTIONS:
+        parser.add_argument(flag, type=kind, default=default, help=words)
     parser.add_argument("--agents-dir", default=str(ROOT),
                         help="the folder whose shipped agent files list_agents lists (default: the repository)")
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                         help="another site whose pages may connect (e.g. https://games.example.org); repeatable")
     args = parser.parse_args(argv)
-    for name in ("max_message_bytes", "max_connections", "max_simulations", "search_threads", "threads"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be at least 1, not {getattr(args, name)}")
-    for name in ("max_games", "max_server_games"):
-        if getattr(args, name) < 0:
-            parser.error(f"--{name.replace('_', '-')} must be at least 0, not {getattr(args, name)}")
-    for name in ("move_time_limit", "idle_timeout"):
-        value = getattr(args, name)
-        if not (math.isfinite(value) and value > 0):
-            parser.error(f"--{name.replace('_', '-')} must be a number of seconds above 0, not {value}")
+    limits = {flag[2:].replace("-", "_"): smallest for flag, _, _, _, smallest in LIMIT_OPTIONS}
+    for least in (1, 0, None):  # the order of the refusals: the counts from 1, from 0, then the seconds
+        for name in (name for name, smallest in limits.items() if smallest == least):
+            value = getattr(args, name)
+            if least is None and not (math.isfinite(value) and value > 0):
+                parser.error(f"--{name.replace('_', '-')} must be a number of seconds above 0, not {value}")
+            if least is not None and value < least:
+                parser.error(f"--{name.replace('_', '-')} must be at least {least}, not {value}")
     if not Path(args.agents_dir).is_dir():
         parser.error(f"--agents-dir {args.agents_dir!r} is not a folder")
-    config = WebConfig(
-        max_message_bytes=args.max_message_bytes, max_games=args.max_games, max_server_games=args.max_server_games,
-        max_connections=args.max_connections, move_time_limit=args.move_time_limit,
-        max_simulations=args.max_simulations, search_threads=args.search_threads, threads=args.threads,
-        idle_timeout=args.idle_timeout, agents_dir=Path(args.agents_dir), allowed_origins=tuple(args.allow_origin),
-    )
+    config = WebConfig(**{name: getattr(args, name) for name in limits}, agents_dir=Path(args.agents_dir),
+                       allowed_origins=tuple(args.allow_origin))
     import uvicorn
 
     app = create_app(config)
