@@ -55,6 +55,7 @@ import envs
 from envs.core.game import margins as score_margins
 from training.common.flags import parse_flags
 from training.agents.network import search_values, squash_margins
+from training.bots import bot_kit
 from training.common.processes import one_thread_per_worker, single_thread_pool
 
 # ----- configuration ---------------------------------------------------------------------------
@@ -862,7 +863,7 @@ class Run:
         if config.eval_mcts_games or final:
             count = config.eval_mcts_games if not final else max(config.eval_mcts_games, 0)
             if count:
-                ladder = self.description.bot_kit().ladders[0]
+                ladder = bot_kit(self.description).ladders[0]
                 opponent = f"mcts:100{ladder.mcts}"
                 search = f"mcts:{config.simulations}:net={path}"
                 results[f"search vs {opponent}"] = evaluate_agent(self.workers, self.game, self.options, search,
