@@ -9,13 +9,13 @@ import warnings
 import numpy as np
 import pytest
 
-from tests.clients import CASE_IDS, CASES
+from tests.clients import CASES
 from wrappers.self_play import SelfPlayEnv
 
 pytest.importorskip("stable_baselines3", reason="the train extra is not installed (pip install -e .[train])")
 
 
-@pytest.mark.parametrize(("game", "options"), CASES, ids=CASE_IDS)
+@pytest.mark.parametrize(("game", "options"), CASES)
 def test_stable_baselines3_check_env_passes_without_warnings(game, options):
     from stable_baselines3.common.env_checker import check_env
 
@@ -25,7 +25,7 @@ def test_stable_baselines3_check_env_passes_without_warnings(game, options):
     assert [str(w.message) for w in caught if not issubclass(w.category, DeprecationWarning)] == []
 
 
-@pytest.mark.parametrize(("game", "options"), CASES, ids=CASE_IDS)
+@pytest.mark.parametrize(("game", "options"), CASES)
 @pytest.mark.parametrize("render_mode", [None, "ansi", "rgb_array"])
 def test_gymnasium_check_env_passes(game, options, render_mode):
     from gymnasium.utils.env_checker import check_env
