@@ -152,12 +152,15 @@ class TestOptions:
     ``tests/openspiel``, ``tests/clients``), so that no test keeps a table of games:
 
     * ``quick`` — a small board where whole games take moments: tiny training and
-      search-and-learn runs, the guided search, terminal play;
-    * ``search`` — where the MCTS tests, the bot server's full games and every named bot play
-      (default: ``quick``): small, with the optional hidden items on where a game has them;
+      search-and-learn runs, the guided search, Shimmy's API test;
+    * ``search`` — small, with the optional hidden items on where a game has them (default:
+      ``quick``): the MCTS tests, the searches' hidden-information tests (which stop random
+      games after up to 30 moves: long enough games), the bot server's full games, every named
+      bot, terminal play;
     * ``more`` — other option sets worth a check (variants, other boards, other numbers of
-      players): the sampling, symmetry, OpenSpiel, ONNX and RL-library tests try each, besides
-      ``quick`` (and the defaults where they are cheap).
+      players): the sampling and symmetry tests try ``quick``, ``search`` and each of these;
+      the OpenSpiel tests and the observations doc's check the defaults too; the ONNX and
+      RL-library tests each number of players they reach.
 
     Every set is checked against the engine's options when the description is built.
     """
