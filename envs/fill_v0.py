@@ -63,7 +63,9 @@ for the winner, 0 otherwise (0 for both until the end), a float32 array in seat 
   placed in their own order.
 """
 
-from envs.core import BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.core import (
+    BoardView, Gallery, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, TestOptions, wrapped_factory,
+)
 from envs.fill import render, sampling, svg, terminal
 from envs.fill.observer import FillObserver
 from envs.fill.rules import FillGame
@@ -86,6 +88,10 @@ GAME = GameDescription(
     board=BoardView.from_module(svg),
     bots="training.bots.fill",
     docs="docs/fill.md",
+    shipped=True,
+    test_options=TestOptions(search={"traps": True, "rocks": True, "gems": True},
+                             more=({"size": 7, "lines": "strict"},)),
+    gallery=Gallery(options={"traps": True, "rocks": True, "gems": True}),
     extra_methods=("time_left_now", "can_still_be_filled", "legal_cells", "poisoned_cells"),
     benchmark_options={
         "default": {},

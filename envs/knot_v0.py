@@ -65,7 +65,9 @@ during the game, plus the longest-ribbon bonus at the end).
   counts per kind and the draw waiting for the pile, never an order.
 """
 
-from envs.core import BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.core import (
+    BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, TestOptions, wrapped_factory,
+)
 from envs.knot import render, sampling, svg, terminal
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import KnotGame
@@ -88,6 +90,9 @@ GAME = GameDescription(
     board=BoardView.from_module(svg),
     bots="training.bots.knot",
     docs="docs/knot.md",
+    shipped=True,
+    test_options=TestOptions(quick={"size": 4}, search={"players": 3, "size": 4},
+                             more=({"players": 4, "size": 5},)),
     extra_methods=("ribbons", "strands", "placements", "bonus_owner"),
     benchmark_options={"2 players": {"players": 2}, "4 players": {"players": 4}},
 )

@@ -63,7 +63,9 @@ it from its seeded generator (or the scripted `throws`), so agents never see it.
   the throws so far only.
 """
 
-from envs.core import BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.core import (
+    BoardView, Gallery, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, TestOptions, wrapped_factory,
+)
 from envs.loom import render, sampling, svg
 from envs.loom.observer import LoomObserver
 from envs.loom.rules import LoomGame
@@ -81,6 +83,9 @@ GAME = GameDescription(
     board=BoardView.from_module(svg),
     bots="training.bots.loom",
     docs="docs/loom.md",
+    shipped=True,
+    test_options=TestOptions(more=({"bounty": 0},)),
+    gallery=Gallery(share=0.55),
     extra_methods=("gain",),
 )
 

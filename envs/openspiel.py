@@ -23,9 +23,13 @@ state through the game's sampler (what ``open_spiel.python.algorithms.ismcts.ISM
 calls). The information state is the seat's observation (which keeps the public history the
 seat needs) with the move number; it is not a perfect-recall record of every past observation.
 
-:class:`SuiteBot` plays any suite agent (a ``load_agent`` spec) as a ``pyspiel.Bot``, so suite
-agents enter OpenSpiel's ``evaluate_bots``; :class:`OpenSpielAgent` is the reverse, an OpenSpiel
-bot acting as a suite agent (it searches a state sampled from the seat's observation).
+:class:`AgentBot` plays any suite agent as a ``pyspiel.Bot``, so suite agents enter OpenSpiel's
+``evaluate_bots`` (``training.agents.openspiel.SuiteBot`` takes a ``load_agent`` spec instead);
+:class:`OpenSpielAgent` is the reverse, an OpenSpiel bot acting as a suite agent (it searches a
+state sampled from the seat's observation).
+
+Games registered after this module is imported (:func:`envs.registry.register`) join with
+:func:`register`.
 """
 
 from __future__ import annotations
@@ -303,16 +307,16 @@ class SuiteObserver:
 
 # ----- bots both ways -------------------------------------------------------------------------------
 
-class SuiteBot(pyspiel.Bot):
-    """A suite agent (any ``load_agent`` spec) as a ``pyspiel.Bot`` for ``player_id``: it sees
-    only that seat's observation of the state it is asked about."""
+class AgentBot(pyspiel.Bot):
+    """A suite agent (any object with ``act(observation) -> int``) as a ``pyspiel.Bot`` for
+    ``player_id``: it sees only that seat's observation of the state it is asked about. (The
+    training stack's ``training.agents.openspiel.SuiteBot`` builds the agent from a
+    ``load_agent`` spec.)"""
 
-    def __init__(self, game: SuiteGame, player_id: int, spec: str, seed: int | None = None):
+    def __init__(self, game: SuiteGame, player_id: int, agent: Any):
         pyspiel.Bot.__init__(self)
-        from training import load_agent
-
         self.player_id = player_id
-        self.agent = load_agent(spec, game.description.name, seed=seed, **game.env_options)
+        self.agent = agent
 
     def step(self, state: SuiteState) -> int:
         return int(self.agent.act(state.observation_dict(self.player_id)))
@@ -358,6 +362,7 @@ def parameters_from_options(description: GameDescription, options: dict[str, Any
 
 
 def register(description: GameDescription) -> None:
+    """Register a suite game with pyspiel as ``abstract_<short_name>`` (once)."""
     short = game_short_name(description)
     if short in pyspiel.registered_names():
         return
@@ -369,5 +374,5 @@ def register(description: GameDescription) -> None:
 for _description in envs.DESCRIPTIONS:
     register(_description)
 
-__all__ = ["EngineBox", "OpenSpielAgent", "SuiteBot", "SuiteGame", "SuiteObserver", "SuiteState",
+__all__ = ["AgentBot", "EngineBox", "OpenSpielAgent", "SuiteGame", "SuiteObserver", "SuiteState",
            "game_short_name", "options_from_parameters", "parameters_from_options", "register"]

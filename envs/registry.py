@@ -3,33 +3,98 @@
 ``describe("fill")`` (or ``"fill_v0"``) returns a game's :class:`~envs.core.description.GameDescription`;
 ``GAMES`` lists them all. Every game module is imported here, so a game that fails to import
 fails loudly instead of silently dropping out of every test that loops over the games.
+
+A game of the suite is one line of ``BUILT_IN``. Games that live elsewhere (a test's toy game,
+an experiment) join with :func:`register`, or by naming their public modules in the environment
+variable ``SUITE_GAMES`` (import paths, separated by commas or spaces), which every process that
+imports ``envs`` reads — worker processes and subprocesses (the bot server, terminal play) see
+the same games as their parent.
 """
 
 from __future__ import annotations
 
-from envs import fill_v0, knot_v0, linecatch_v0, loom_v0, uzor_v0
+import importlib
+import os
+from types import ModuleType
+
 from envs.core.description import GameDescription
 
-GAMES: tuple[GameDescription, ...] = (
-    linecatch_v0.GAME,
-    loom_v0.GAME,
-    fill_v0.GAME,
-    uzor_v0.GAME,
-    knot_v0.GAME,
+BUILT_IN = (
+    "envs.linecatch_v0",
+    "envs.loom_v0",
+    "envs.fill_v0",
+    "envs.uzor_v0",
+    "envs.knot_v0",
 )
-MODULES = {
-    linecatch_v0.GAME.name: linecatch_v0,
-    loom_v0.GAME.name: loom_v0,
-    fill_v0.GAME.name: fill_v0,
-    uzor_v0.GAME.name: uzor_v0,
-    knot_v0.GAME.name: knot_v0,
-}
-_BY_NAME = {game.name: game for game in GAMES}
+"""The public modules of the suite's own games, in the order of the docs: one line per game."""
+
+EXTRA_VARIABLE = "SUITE_GAMES"
+
+GAMES: list[GameDescription] = []
+"""Every registered description, in order (updated in place by :func:`register`)."""
+NAMES: list[str] = []
+"""Their env names, in the same order (updated in place)."""
+MODULES: dict[str, ModuleType] = {}
+_BY_NAME: dict[str, GameDescription] = {}
+
+
+def register(description: GameDescription) -> GameDescription:
+    """Add a game to the registry (and to PettingZoo's, as ``abstract/<short_name>-v0``): its
+    public module, ``description.module``, is imported now. Registering the same description
+    again does nothing; another game under a taken name is a ``ValueError``."""
+    if not isinstance(description, GameDescription):
+        raise TypeError(f"register takes a GameDescription, not {type(description).__name__}")
+    known = _BY_NAME.get(description.name)
+    if known is description:
+        return description
+    if known is not None:
+        raise ValueError(f"a game named {description.name!r} is registered already ({known.module})")
+    module = importlib.import_module(description.module)
+    _BY_NAME[description.name] = description
+    MODULES[description.name] = module
+    GAMES.append(description)
+    NAMES.append(description.name)
+    _register_with_pettingzoo(description)
+    return description
+
+
+def register_module(path: str) -> GameDescription:
+    """Import a public game module by its import path and register its ``GAME``."""
+    return register(importlib.import_module(path).GAME)
+
+
+def _pettingzoo_has_registry() -> bool:
+    """PettingZoo's registry came with 1.27; older releases (1.24.3 on; AgileRL pins one) have
+    none, and the envs work the same without it."""
+    try:
+        from pettingzoo import aec_registry, register  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+PETTINGZOO_HAS_REGISTRY = _pettingzoo_has_registry()
+
+
+def _register_with_pettingzoo(description: GameDescription) -> None:
+    if not PETTINGZOO_HAS_REGISTRY:
+        return
+    from pettingzoo import aec_registry
+    from pettingzoo import register as pettingzoo_register
+
+    env_id = f"abstract/{description.short_name}-v0"
+    if env_id not in aec_registry:
+        pettingzoo_register("aec", env_id, entry_point=f"{description.module}:env")
+
+
+def extra_modules() -> list[str]:
+    """The import paths ``SUITE_GAMES`` names (none when it is unset)."""
+    return os.environ.get(EXTRA_VARIABLE, "").replace(",", " ").split()
 
 
 def names() -> list[str]:
     """The env names, in order: ``["linecatch_v0", "loom_v0", ...]``."""
-    return [game.name for game in GAMES]
+    return list(NAMES)
 
 
 def canonical_name(name: str) -> str:
@@ -52,3 +117,7 @@ def describe(name: str) -> GameDescription:
 def module(name: str):
     """The public env module of a game (``envs.loom_v0``): ``env()``, ``raw_env``."""
     return MODULES[canonical_name(name)]
+
+
+for _path in (*BUILT_IN, *extra_modules()):
+    register_module(_path)

@@ -71,7 +71,9 @@ the `tiles` / `goals` scripts); searches and OpenSpiel see them (`chance_outcome
   given seed is not the one it was.
 """
 
-from envs.core import BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, wrapped_factory
+from envs.core import (
+    BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, TestOptions, wrapped_factory,
+)
 from envs.uzor import render, sampling, svg
 from envs.uzor.observer import UzorObserver
 from envs.uzor.rules import UzorGame
@@ -91,6 +93,8 @@ GAME = GameDescription(
     board=BoardView.from_module(svg),
     bots="training.bots.uzor",
     docs="docs/uzor.md",
+    shipped=True,
+    test_options=TestOptions(quick={"board_size": 9}),
     extra_methods=("completions", "acceptance"),
     benchmark_options={"default 21x21": {}, "15x15": {"board_size": 15}},
 )

@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import envs  # noqa: E402
 from envs.core.game import CHANCE, draw_outcome  # noqa: E402
+from training.bots import bot_kit  # noqa: E402
 
 
 def aec_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
@@ -119,7 +120,7 @@ def search_speed(name: str, positions: int = 5, simulations: int = 200, seed: in
     from training.search.mcts import MCTSAgent, parse_mcts_spec
 
     description = envs.describe(name)
-    spec = description.bot_kit().ladders[0]
+    spec = bot_kit(description).ladders[0]
     module = envs.load(name)
     sampling = description.sampling
     rng = random.Random(seed)
@@ -220,7 +221,7 @@ def main() -> None:
         print("| game | options | MCTS settings | simulations/s | sampled state µs | clone µs |")
         print("|---|---|---|---:|---:|---:|")
         for name in names:
-            spec = envs.describe(name).bot_kit().ladders[0]
+            spec = bot_kit(name).ladders[0]
             sims, sample, clone = search_speed(name)
             print(f"| {name} | {spec.options or 'default'} | mcts{spec.mcts or ''} | {sims:,.0f} | {sample:.1f} | {clone:.1f} |", flush=True)
         return

@@ -2,7 +2,9 @@
 notation, rendering and observation helpers."""
 
 from envs.core.aec import IllegalActionWrapper, SuiteEnv, classic_wrappers, wrapped_factory
-from envs.core.description import BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling
+from envs.core.description import (
+    BoardView, Gallery, GameDescription, GameFacts, PlayRules, Renderers, Sampling, TestOptions,
+)
 from envs.core.game import (
     CHANCE,
     TERMINAL,
@@ -15,7 +17,7 @@ from envs.core.game import (
 from envs.core.observer import Observer
 
 __all__ = [
-    "CHANCE", "TERMINAL", "BoardView", "Game", "GameDescription", "GameFacts", "IllegalActionError", "IllegalActionWrapper",
-    "Observer", "OptionError", "PlayRules", "Renderers", "Sampling", "SnapshotError", "SuiteEnv",
-    "classic_wrappers", "ranked_returns", "wrapped_factory",
+    "CHANCE", "TERMINAL", "BoardView", "Gallery", "Game", "GameDescription", "GameFacts", "IllegalActionError",
+    "IllegalActionWrapper", "Observer", "OptionError", "PlayRules", "Renderers", "Sampling", "SnapshotError",
+    "SuiteEnv", "TestOptions", "classic_wrappers", "ranked_returns", "wrapped_factory",
 ]

@@ -14,9 +14,8 @@ methods of the engine.
 
 from __future__ import annotations
 
-import importlib
 import random
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 import numpy as np
@@ -64,10 +63,13 @@ class GameFacts:
         return "zero_sum" if players == 2 else "general_sum"
 
 
-def _from_module(cls: type, module: Any) -> Any:
+def _from_module(cls: type, module: Any, **settings: Any) -> Any:
     """A dataclass of hooks, each the module's attribute of the field's name (a missing one is
-    an AttributeError here)."""
-    return cls(**{f.name: getattr(module, f.name) for f in fields(cls)})
+    an AttributeError here); fields with defaults that are settings, not hooks, come from
+    ``settings``."""
+    hooks = {f.name: getattr(module, f.name) for f in fields(cls) if f.name not in settings
+             and f.default is MISSING and f.default_factory is MISSING}
+    return cls(**hooks, **settings)
 
 
 @dataclass(frozen=True)
@@ -127,17 +129,22 @@ class Sampling:
     * ``complete_snapshot(partial, seat, rng)`` fills in a snapshot whose hidden items (those
       ``seat`` may not know) were left out, and returns a complete, validated snapshot;
     * ``strip_hidden(snapshot, seat)`` leaves out of a full snapshot what ``seat`` may not
-      know, in the form ``complete_snapshot`` reads.
+      know, in the form ``complete_snapshot`` reads;
+    * ``keeps_seat`` — a drawn state has the observing seat to act (``False`` where an
+      observation does not say which seat it is, so a drawn state may seat the other player in
+      the same position: Linecatch).
     """
 
     sampler: Callable[[Any, dict], Callable[[random.Random], Any]]
     complete_snapshot: Callable[[dict, int, random.Random], dict]
     strip_hidden: Callable[[dict, int], dict]
+    keeps_seat: bool = True
 
     @classmethod
-    def from_module(cls, module: Any) -> Sampling:
-        """The functions of these names in a game's sampling module."""
-        return _from_module(cls, module)
+    def from_module(cls, module: Any, **settings: Any) -> Sampling:
+        """The functions of these names in a game's sampling module (and ``settings``:
+        ``keeps_seat``)."""
+        return _from_module(cls, module, **settings)
 
 
 @dataclass(frozen=True)
@@ -171,6 +178,53 @@ class PlayRules:
 
 
 @dataclass(frozen=True)
+class TestOptions:
+    """Option sets the suite's generic tests play a game under (``tests/core``, ``tests/training``,
+    ``tests/openspiel``, ``tests/clients``), so that no test keeps a table of games:
+
+    * ``quick`` — a small board where whole games take moments: tiny training and
+      search-and-learn runs, the guided search, Shimmy's API test;
+    * ``search`` — small, with the optional hidden items on where a game has them (default:
+      ``quick``): the MCTS tests, the searches' hidden-information tests (which stop random
+      games after up to 30 moves: long enough games), the bot server's full games, every named
+      bot, terminal play;
+    * ``more`` — other option sets worth a check (variants, other boards, other numbers of
+      players): the sampling and symmetry tests try ``quick``, ``search`` and each of these;
+      the OpenSpiel tests and the observations doc's check the defaults too; the ONNX and
+      RL-library tests each number of players they reach.
+
+    Every set is checked against the engine's options when the description is built.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    quick: Mapping[str, Any] = field(default_factory=dict)
+    search: Mapping[str, Any] | None = None
+    more: tuple[Mapping[str, Any], ...] = ()
+
+    def search_options(self) -> dict[str, Any]:
+        return dict(self.quick if self.search is None else self.search)
+
+    def all(self) -> list[dict[str, Any]]:
+        """``quick``, ``search`` and ``more``, each once, in that order."""
+        found: list[dict[str, Any]] = []
+        for options in (self.quick, self.search_options(), *self.more):
+            if dict(options) not in found:
+                found.append(dict(options))
+        return found
+
+
+@dataclass(frozen=True)
+class Gallery:
+    """How ``scripts/render_gallery.py`` draws the game's picture for the README: under
+    ``options`` (those that show more of the game), ``share`` of the way through a seeded game
+    of heuristic bots."""
+
+    share: float = 0.5
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class GameDescription:
     """Everything the suite knows about one game (see the module docstring).
 
@@ -180,11 +234,20 @@ class GameDescription:
       observer class, the only place hidden information is filtered;
     * ``render``, ``sampling``, ``play``, ``board`` — see :class:`Renderers`, :class:`Sampling`,
       :class:`PlayRules`, :class:`BoardView`;
-    * ``bots`` — the module holding the game's bots and search hooks, imported when first
-      asked for (bots and search depend on the training stack's agent interface; envs do not):
-      it must define ``KIT``, a :class:`training.bots.BotKit`;
+    * ``bots`` — the import path of the module holding the game's bots and search hooks
+      (``"training.bots.fill"``): it defines ``KIT``, which the training stack reads
+      (``training.bots.bot_kit``); envs never import it;
+    * ``docs`` — the game's page (``"docs/fill.md"``), or ``None`` for a game without pages (a
+      test's toy game). A game with a page is published: docs/index.md lists the page,
+      docs/observations.md has a ``## <name>`` section laying out its vector, and the README
+      shows its picture, ``docs/images/<short_name>.png`` (drawn as ``gallery`` says);
+    * ``shipped`` — a trained agent for the default options is shipped in
+      ``checkpoints/<short_name>/`` (``load_agent("trained", game)``);
+    * ``module`` — the import path of the public module (``raw_env``, ``env``, ``GAME``);
+      default ``"envs.<name>"``;
+    * ``test_options`` — the option sets the generic tests play (:class:`TestOptions`);
+    * ``gallery`` — how the README picture is drawn (:class:`Gallery`);
     * ``benchmark_options`` — labelled option sets ``scripts/benchmark.py`` times;
-    * ``docs`` — the game's page in ``docs/``;
     * ``extra_methods`` — engine methods ``env.unwrapped`` exposes too (Loom's ``gain``).
     """
 
@@ -196,9 +259,13 @@ class GameDescription:
     render: Renderers
     sampling: Sampling
     play: PlayRules
-    board: BoardView
     bots: str
-    docs: str
+    docs: str | None
+    board: BoardView | None = None  # None: no web page for this game (the tests' toy games)
+    shipped: bool = False
+    module: str = ""
+    test_options: TestOptions = field(default_factory=TestOptions)
+    gallery: Gallery = field(default_factory=Gallery)
     benchmark_options: Mapping[str, dict] = field(default_factory=lambda: {"default": {}})
     extra_methods: tuple[str, ...] = ()
 
@@ -213,6 +280,14 @@ class GameDescription:
         for option in self.runtime_options:
             if option not in self.engine.OPTIONS:
                 raise ValueError(f"game {self.name!r}: runtime option {option!r} is not an option")
+        if not self.module:
+            object.__setattr__(self, "module", f"envs.{self.name}")
+        for label, options in [("test_options", o) for o in self.test_options.all()] + [
+                ("gallery", self.gallery.options), *self.benchmark_options.items()]:
+            try:
+                self.engine.resolve_options(dict(options))
+            except ValueError as error:
+                raise ValueError(f"game {self.name!r}: {label} {dict(options)!r}: {error}") from None
 
     @property
     def runtime_options(self) -> tuple[str, ...]:
@@ -244,20 +319,3 @@ class GameDescription:
         from envs.core.game import json_ready
 
         return {k: json_ready(v) for k, v in options.items() if k not in self.runtime_options}
-
-    # ----- the parts that live in the training stack -----------------------------------------
-    def bot_kit(self):
-        """The game's :class:`training.bots.BotKit` (imported on first use)."""
-        kit = _KITS.get(self.name)
-        if kit is None:
-            module = importlib.import_module(self.bots)
-            kit = module.KIT  # an AttributeError here means the bot module lacks its KIT
-            from training.bots import BotKit
-
-            if not isinstance(kit, BotKit):
-                raise TypeError(f"{self.bots}.KIT must be a training.bots.BotKit, not {type(kit).__name__}")
-            _KITS[self.name] = kit
-        return kit
-
-
-_KITS: dict[str, Any] = {}

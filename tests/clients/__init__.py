@@ -1,8 +1,9 @@
 """Real RL libraries run on the suite the way their own documentation says to."""
 
-# Every game with its default options, and Knot for three players.
-CASES = [("linecatch_v0", {}), ("loom_v0", {}), ("fill_v0", {}), ("uzor_v0", {}), ("knot_v0", {}), ("knot_v0", {"players": 3})]
-CASE_IDS = ["linecatch", "loom", "fill", "uzor", "knot", "knot-3p"]
+from tests.cases import seat_count_cases
+
+# Every game with its default options, and at each other number of players its option sets reach.
+CASES = seat_count_cases()
 
 
 def is_outcome(returns) -> bool:

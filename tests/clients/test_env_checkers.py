@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from envs.core.aec import IllegalMoveWarning
-from tests.clients import CASE_IDS, CASES
+from tests.clients import CASES, CASE_IDS
 from wrappers.self_play import SelfPlayEnv
 
 pytest.importorskip("stable_baselines3", reason="the train extra is not installed (pip install -e .[train])")
 
 
-@pytest.mark.parametrize(("game", "options"), CASES, ids=CASE_IDS)
+@pytest.mark.parametrize(("game", "options"), CASES)
 def test_stable_baselines3_check_env_passes_without_warnings(game, options):
     from stable_baselines3.common.env_checker import check_env
 
@@ -27,7 +27,7 @@ def test_stable_baselines3_check_env_passes_without_warnings(game, options):
     assert [str(w.message) for w in caught if not issubclass(w.category, ignored)] == []
 
 
-@pytest.mark.parametrize(("game", "options"), CASES, ids=CASE_IDS)
+@pytest.mark.parametrize(("game", "options"), CASES)
 @pytest.mark.parametrize("render_mode", [None, "ansi", "rgb_array"])
 def test_gymnasium_check_env_passes(game, options, render_mode):
     from gymnasium.utils.env_checker import check_env

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import envs
-from tests.clients import CASE_IDS, CASES, is_outcome
+from tests.clients import CASES, is_outcome
 
 pytest.importorskip("tianshou", reason="the clients extra is not installed (pip install -e .[clients])")
 
@@ -22,7 +22,7 @@ from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
 EPISODES = 4
 
 
-@pytest.mark.parametrize(("game", "options"), CASES, ids=CASE_IDS)
+@pytest.mark.parametrize(("game", "options"), CASES)
 def test_tianshou_masked_random_policies_play_whole_games(game, options):
     def make():
         return PettingZooEnv(envs.load(game).env(**options))

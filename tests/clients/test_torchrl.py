@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import envs
-from tests.clients import CASE_IDS, CASES, is_outcome
+from tests.clients import CASES, is_outcome
 
 pytest.importorskip("torchrl", reason="the clients extra is not installed (pip install -e .[clients])")
 
@@ -25,7 +25,7 @@ def wrapped(game: str, options: dict, seed: int):
         return PettingZooWrapper(env=pettingzoo_env, use_mask=True, seed=seed), pettingzoo_env
 
 
-@pytest.mark.parametrize(("game", "options"), CASES, ids=CASE_IDS)
+@pytest.mark.parametrize(("game", "options"), CASES)
 def test_torchrl_checks_the_specs_and_plays_a_whole_game_of_legal_moves(game, options):
     env, pettingzoo_env = wrapped(game, options, seed=3)
     with warnings.catch_warnings():

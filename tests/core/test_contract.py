@@ -4,8 +4,10 @@ positions of random games."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,17 +15,28 @@ import pytest
 import envs
 from envs.core.description import GameDescription
 from envs.core.game import CHANCE, TERMINAL, draw_outcome
-from training.bots import BotKit
+from training.bots import BotKit, bot_kit
 
 GAMES = envs.GAMES
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_registry_lists_every_game_module():
     import pkgutil
 
-    modules = sorted(m.name for m in pkgutil.iter_modules(envs.__path__) if m.name.endswith("_v0"))
-    assert modules == sorted(GAMES), "a game module the registry does not list is a game no test sees"
+    modules = sorted(f"envs.{m.name}" for m in pkgutil.iter_modules(envs.__path__) if m.name.endswith("_v0"))
+    assert modules == sorted(envs.registry.BUILT_IN), "a game module the registry does not list is a game no test sees"
     assert all(isinstance(d, GameDescription) for d in envs.DESCRIPTIONS)
+    assert envs.GAMES == [d.name for d in envs.DESCRIPTIONS] and len(set(envs.GAMES)) == len(envs.GAMES)
+
+
+def test_registering_is_once_per_game():
+    description = envs.DESCRIPTIONS[0]
+    assert envs.register(description) is description and envs.GAMES.count(description.name) == 1
+    with pytest.raises(ValueError, match="registered already"):
+        envs.register(dataclasses.replace(description))
+    with pytest.raises(TypeError, match="GameDescription"):
+        envs.register(description.name)
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -50,12 +63,25 @@ def test_the_description_matches_the_env(game):
     assert raw.action_space(raw.possible_agents[0]).n == description.num_actions({})
     assert raw.observation_space(raw.possible_agents[0])["observation"].shape == (raw.observer.size,)
     assert facts.utility(players) == ("zero_sum" if players == 2 else "general_sum")
-    assert description.docs == f"docs/{description.short_name}.md"
+    assert envs.load(game).__name__ == description.module
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_published_game_has_its_page_and_a_shipped_one_its_agents(game):
+    """``docs`` names the game's page (listed in docs/index.md; the observations section and
+    the README picture are checked by tests/training/test_onnx.py and tests/docs/test_readme.py);
+    ``shipped`` says whether checkpoints/<short_name>/ holds trained agents."""
+    description = envs.describe(game)
+    short = description.short_name
+    if description.docs is not None:
+        assert description.docs == f"docs/{short}.md" and (ROOT / description.docs).is_file()
+        assert f"]({short}.md)" in (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    assert description.shipped == any((ROOT / "checkpoints" / short).glob("*.zip"))
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_the_bot_kit_is_complete(game):
-    kit = envs.describe(game).bot_kit()
+    kit = bot_kit(game)
     assert isinstance(kit, BotKit)
     bots = kit.named_bots()
     assert {"random", "heuristic"} <= set(bots)

@@ -10,14 +10,7 @@ import numpy as np
 import pytest
 
 import envs
-
-OPTION_SETS = {
-    "linecatch_v0": [{}, {"rows": 3, "cols": 4, "pro": True}],
-    "loom_v0": [{}, {"bounty": 0}],
-    "fill_v0": [{"traps": True, "gems": True, "rocks": True}, {}],
-    "uzor_v0": [{"board_size": 9}],
-    "knot_v0": [{}, {"players": 3}],
-}
+from tests.cases import imperfect_games, option_cases, search
 
 
 def positions(game: str, options: dict, games: int, seed: int):
@@ -42,13 +35,7 @@ def positions(game: str, options: dict, games: int, seed: int):
         yield env, env.game.current_player()
 
 
-def cases():
-    for game in envs.GAMES:
-        for options in OPTION_SETS[game]:
-            yield pytest.param(game, options, id=f"{game}-{options}")
-
-
-@pytest.mark.parametrize("game,options", cases())
+@pytest.mark.parametrize("game,options", option_cases())
 def test_samples_reproduce_the_observation_and_mask(game, options):
     sampling = envs.describe(game).sampling
     observer = envs.describe(game).make_observer(options)
@@ -60,7 +47,7 @@ def test_samples_reproduce_the_observation_and_mask(game, options):
         draw = sampling.sampler(seen, options)
         for _ in range(3):
             state = draw(rng)
-            assert state.current_player() == seat or game == "linecatch_v0"
+            assert state.current_player() == seat or not sampling.keeps_seat
             again = observer.observe(state, state.current_player())
             assert again.tobytes() == np.asarray(seen["observation"]).tobytes()
             assert state.legal_actions() == np.flatnonzero(seen["action_mask"]).tolist()
@@ -68,7 +55,7 @@ def test_samples_reproduce_the_observation_and_mask(game, options):
     assert checked >= 60
 
 
-@pytest.mark.parametrize("game,options", cases())
+@pytest.mark.parametrize("game,options", option_cases())
 def test_a_stripped_snapshot_completes_to_a_state_the_seat_cannot_tell_apart(game, options):
     sampling = envs.describe(game).sampling
     module = envs.load(game)
@@ -83,12 +70,12 @@ def test_a_stripped_snapshot_completes_to_a_state_the_seat_cannot_tell_apart(gam
         assert np.array_equal(other.observe(name)["action_mask"], env.observe(name)["action_mask"])
 
 
-@pytest.mark.parametrize("game", ["fill_v0", "uzor_v0", "knot_v0"])
+@pytest.mark.parametrize("game", imperfect_games())
 def test_completions_differ_in_hidden_items_only(game):
     """Stripping really removes something: different seeds complete to different full states
     (for some position), yet the seat's observation never differs."""
     sampling = envs.describe(game).sampling
-    options = OPTION_SETS[game][0]
+    options = search(game)
     differed = 0
     for env, seat in positions(game, options, 25, seed=300):
         partial = sampling.strip_hidden(env.snapshot(), seat)

@@ -11,20 +11,7 @@ import pytest
 
 import envs
 from envs.core.game import CHANCE, draw_outcome
-
-OPTION_SETS = {
-    "linecatch_v0": [{}, {"rows": 3, "cols": 5, "pro": True}],
-    "loom_v0": [{}],
-    "fill_v0": [{"traps": True, "rocks": True, "gems": True}, {"lines": "strict"}],
-    "uzor_v0": [{"board_size": 9}],
-    "knot_v0": [{}, {"players": 3}],
-}
-
-
-def cases():
-    for game in envs.GAMES:
-        for options in OPTION_SETS[game]:
-            yield pytest.param(game, options, id=f"{game}-{options}")
+from tests.cases import option_cases
 
 
 def views(state, observer, seats: int, actions: int):
@@ -37,7 +24,7 @@ def views(state, observer, seats: int, actions: int):
     return out
 
 
-@pytest.mark.parametrize("game,options", cases())
+@pytest.mark.parametrize("game,options", option_cases())
 def test_declared_symmetries_commute_with_play(game, options):
     description = envs.describe(game)
     resolved = description.resolve_options(options)

@@ -7,7 +7,7 @@
 * Its shell blocks use one form (``python`` of the activated venv); every ``python -m <module>
   --flag …`` names a module that exists and flags its ``--help`` lists, and every repository path
   it names exists.
-* It shows a picture of every game, and every relative link and picture in it points at a file
+* It shows a picture of every published game (``docs`` set), and every relative link and picture in it points at a file
   that exists.
 """
 
@@ -22,6 +22,7 @@ import sys
 import pytest
 
 import envs
+from tests.cases import published_games
 from tests.docs.markdown import README, ROOT, blocks, check_command, run_block, shell_commands
 
 PYTHON = blocks(README, "python")
@@ -106,9 +107,9 @@ def test_commands_name_real_scripts_modules_flags_and_files():
 
 
 # ----- pictures ------------------------------------------------------------------------------------
-def test_the_readme_shows_every_game():
+def test_the_readme_shows_every_published_game():
     text = README.read_text(encoding="utf-8")
-    for game in envs.GAMES:
+    for game in published_games():
         short = envs.describe(game).short_name
         assert f"(docs/images/{short}.png)" in text, f"no picture of {short} in the README"
         assert (ROOT / "docs" / "images" / f"{short}.png").is_file()

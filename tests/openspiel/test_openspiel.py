@@ -14,27 +14,15 @@ import envs
 import envs.openspiel  # noqa: F401  (registers the games)
 import pyspiel
 from envs.core.game import OptionError
-from envs.openspiel import OpenSpielAgent, SuiteBot
-
-OPTION_SETS = {
-    "linecatch": [{"rows": 3, "cols": 3}, {}, {"rows": 4, "cols": 5, "pro": True}],
-    "loom": [{}, {"bounty": 0}],
-    "fill": [{}, {"traps": True, "rocks": True, "gems": True}, {"size": 7, "lines": "strict"}],
-    "uzor": [{"board_size": 9}, {}],
-    "knot": [{}, {"players": 3}, {"players": 4}],
-}
+from envs.openspiel import OpenSpielAgent
+from tests.cases import imperfect_games, option_cases, option_sets, quick, search
+from training.agents.openspiel import SuiteBot
 
 
 def load(game: str, options: dict):
     description = envs.describe(game)
     return pyspiel.load_game(f"abstract_{description.short_name}",
                              envs.openspiel.parameters_from_options(description, options))
-
-
-def cases():
-    for game, sets in OPTION_SETS.items():
-        for options in sets:
-            yield pytest.param(game, options, id=f"{game}-{json.dumps(options)}")
 
 
 def test_every_game_is_registered_with_the_declared_facts():
@@ -55,7 +43,7 @@ def test_every_game_is_registered_with_the_declared_facts():
     assert pyspiel.load_game("abstract_knot").get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
 
 
-@pytest.mark.parametrize("game,options", cases())
+@pytest.mark.parametrize("game,options", option_cases(defaults=True))
 def test_pyspiel_random_sim_test(game, options):
     pyspiel.random_sim_test(load(game, options), num_sims=3, serialize=True, verbose=False)
 
@@ -71,7 +59,7 @@ def test_parameters_are_the_env_options_with_the_same_messages():
     assert defaults["bounty"] == envs.describe("loom").engine.OPTIONS["bounty"]
 
 
-@pytest.mark.parametrize("game,options", cases())
+@pytest.mark.parametrize("game,options", option_cases(defaults=True))
 def test_chance_outcomes_are_distributions_and_the_aec_env_replays_the_same_game(game, options):
     """Play the AEC env with its seeded chance; replay its history (chance outcomes included)
     through the pyspiel game: the same positions, observations and returns at every step."""
@@ -195,12 +183,12 @@ def test_openspiel_ismcts_bot_beats_random_at_fill_with_hidden_traps():
     assert win_rate("fill", {"traps": True}, ismcts_bot(40, 1), 20) >= 0.8
 
 
-@pytest.mark.parametrize("game,options", [("uzor", {"board_size": 9}), ("knot", {"size": 4})])
-def test_openspiel_ismcts_plays_whole_games_of_the_long_hidden_information_games(game, options):
-    # A strength test would need minutes here (rollouts of 100+ moves). Instead ISMCTS plays one
-    # whole game against random; at each of its turns the states it would search, drawn by
-    # resample_from_infostate, share the mover's information state and legal moves.
-    spiel = load(game, options)
+@pytest.mark.parametrize("game", imperfect_games())
+def test_openspiel_ismcts_plays_whole_games_of_the_hidden_information_games(game):
+    # A strength test would need minutes in the long games (rollouts of 100+ moves). Instead
+    # ISMCTS plays one whole game against random; at each of its turns the states it would
+    # search, drawn by resample_from_infostate, share the mover's information state and legal moves.
+    spiel = load(game, search(game))
     bot = ismcts_bot(8, 1)(spiel, 0)
     opponent = [SuiteBot(spiel, p, "random", seed=p) for p in range(spiel.num_players())]
     rng = np.random.RandomState(0)
@@ -250,12 +238,12 @@ def shimmy_env(cls, game: str, options: dict):
                config=envs.openspiel.parameters_from_options(description, options))
 
 
-@pytest.mark.parametrize("game", list(OPTION_SETS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_shimmy_turns_each_pyspiel_game_back_into_a_pettingzoo_env(game):
     from pettingzoo.test import api_test
     from shimmy import OpenSpielCompatibilityV0
 
-    options = OPTION_SETS[game][0]
+    options = quick(game)
     env = shimmy_env(OpenSpielCompatibilityV0, game, options)
     api_test(env, num_cycles=200)
     env.reset(seed=0)
@@ -299,7 +287,7 @@ def test_shimmy_2_0_1_truncates_games_with_chance_and_pays_the_second_leaver_twi
     assert left[first][0] == returns[int(first[-1])] and left[second][0] == 2 * returns[int(second[-1])]
 
 
-@pytest.mark.parametrize("game", list(OPTION_SETS))
+@pytest.mark.parametrize("game", envs.GAMES)
 def test_the_documented_shimmy_subclass_plays_every_game_to_its_end_and_pays_once(game, monkeypatch):
     from pettingzoo.test import api_test
 
@@ -311,7 +299,7 @@ def test_the_documented_shimmy_subclass_plays_every_game_to_its_end_and_pays_onc
     assert run_block(code, namespace, "docs/openspiel.md, the Shimmy subclass").strip() == str(
         ["player_0", "player_1", "player_2"])
     cls = namespace["SuiteOpenSpielCompatibility"]
-    for options in OPTION_SETS[game][:2]:
+    for options in option_sets(game)[:2]:
         env = shimmy_env(cls, game, options)
         for seed in range(2):
             moves, left = play_shimmy_game(env, seed)
@@ -319,4 +307,4 @@ def test_the_documented_shimmy_subclass_plays_every_game_to_its_end_and_pays_onc
             assert state.is_terminal() and moves <= state.get_game().max_game_length()
             returns = state.returns()
             assert left == {f"player_{p}": (returns[p], True, False) for p in range(len(returns))}
-    api_test(shimmy_env(cls, game, OPTION_SETS[game][0]), num_cycles=200)
+    api_test(shimmy_env(cls, game, quick(game)), num_cycles=200)

@@ -21,6 +21,8 @@ from training.search.guided import (
 )
 from training.evaluation.tournament import play_game
 from training.agents.checkpoint import CheckpointError
+from tests.cases import imperfect_games, quick, shipped_games
+from tests.cases import search as search_options
 from tests.training.hidden_states import positions_with_two_hidden_worlds
 from training.agents.network import Architecture, PolicyValueNet, load_network, read_network_file, save_network
 
@@ -34,13 +36,6 @@ def has_planes(game: str) -> bool:
 
 
 PLANE_GAMES = [g for g in envs.GAMES if has_planes(g)]
-SMALL = {  # small option sets where a tiny run plays in seconds
-    "linecatch_v0": {"rows": 3, "cols": 4},
-    "loom_v0": {},
-    "fill_v0": {},
-    "uzor_v0": {"board_size": 9},
-    "knot_v0": {"size": 4},
-}
 
 
 def random_net(game: str, options: dict, seed: int = 0, filters: int = 8, blocks: int = 1) -> PolicyValueNet:
@@ -97,7 +92,7 @@ def test_the_convolution_equals_the_benchmarks_sliding_window_reference(monkeypa
 def test_numpy_network_equals_the_trained_torch_network(game):
     import torch
 
-    options = SMALL[game]
+    options = quick(game)
     config = AlphaZeroConfig(game=game, options=options, filters=8, blocks=2, seed=1)
     description = envs.describe(game)
     observer = description.make_observer(options)
@@ -142,7 +137,7 @@ LEAF_SETTINGS = {"network": {}, "playouts": {"hook_weight": 0.5, "playout": 2}}
 @pytest.mark.parametrize("leaves", LEAF_SETTINGS)
 @pytest.mark.parametrize("game", PLANE_GAMES)
 def test_guided_search_is_legal_in_every_game(game, leaves):
-    options = SMALL[game]
+    options = quick(game)
     net = random_net(game, options)
     search = GuidedSearch(game, options, simulations=12, **LEAF_SETTINGS[leaves])
     evaluator = NetworkEvaluator(net, search.observer, search.seats)
@@ -167,7 +162,7 @@ def test_with_the_hooks_whole_weight_the_value_heads_have_no_say(game):
     """``hook=1`` (Uzor's recorded setting): leaves are scored by the game's evaluation after the
     play-out, so two networks that differ only in their value and margin heads search alike
     (same policy, same move); with ``hook=0`` the heads score the leaves and the searches part."""
-    options = SMALL[game]
+    options = quick(game)
     net = random_net(game, options, seed=6)
     other_heads = dict(net.weights)
     rng = np.random.default_rng(9)
@@ -239,7 +234,7 @@ def test_guided_search_finds_the_winning_square_with_a_random_network():
 
 @pytest.mark.parametrize("game", PLANE_GAMES)
 def test_a_tiny_run_writes_an_agent_that_plays_full_games_and_resumes(game, tmp_path):
-    options = SMALL[game]
+    options = quick(game)
     argv = ["--game", game, "--options", json.dumps(options), "--iterations", "1", "--games-per-iteration", "2",
             "--simulations", "4", "--concurrent-games", "2", "--workers", "1", "--filters", "8", "--blocks", "1",
             "--steps-per-iteration", "2", "--batch-size", "16", "--eval-every", "1", "--eval-games", "2",
@@ -271,7 +266,7 @@ def test_a_tiny_run_writes_an_agent_that_plays_full_games_and_resumes(game, tmp_
 def test_no_evaluation_games_records_no_score(tmp_path):
     """--eval-games 0 skips the scheduled evaluations: no score of 0% over no games in the history,
     no best.zip chosen by one; the run still writes latest.zip and its scheduled snapshots."""
-    argv = ["--game", "linecatch", "--options", json.dumps(SMALL["linecatch_v0"]), "--iterations", "2",
+    argv = ["--game", "linecatch", "--options", json.dumps({"rows": 3, "cols": 4}), "--iterations", "2",
             "--games-per-iteration", "2", "--simulations", "4", "--concurrent-games", "2", "--workers", "1",
             "--filters", "8", "--blocks", "1", "--steps-per-iteration", "2", "--batch-size", "16",
             "--eval-every", "1", "--eval-games", "0", "--final-eval-games", "0", "--out-dir", str(tmp_path)]
@@ -287,7 +282,7 @@ def test_no_evaluation_games_records_no_score(tmp_path):
 def test_the_final_evaluation_scores_the_better_of_best_and_last(tmp_path, monkeypatch):
     import training.jobs.alphazero as alphazero
 
-    argv = ["--game", "linecatch", "--options", json.dumps(SMALL["linecatch_v0"]), "--iterations", "1",
+    argv = ["--game", "linecatch", "--options", json.dumps({"rows": 3, "cols": 4}), "--iterations", "1",
             "--games-per-iteration", "2", "--simulations", "4", "--concurrent-games", "2", "--workers", "1",
             "--filters", "8", "--blocks", "1", "--steps-per-iteration", "2", "--batch-size", "16",
             "--eval-every", "1", "--eval-games", "2", "--final-eval-games", "0", "--out-dir", str(tmp_path)]
@@ -357,8 +352,8 @@ def test_agent_files_refuse_damage_and_other_options(tmp_path):
             load_network(bad)
 
 
-@pytest.mark.parametrize("game", envs.GAMES)
-def test_trained_plays_full_games_at_the_default_options_of_every_game(game):
+@pytest.mark.parametrize("game", shipped_games())
+def test_trained_plays_full_games_at_the_default_options_of_every_shipped_game(game):
     trained = load_agent("trained", game, seed=0)
     players = envs.describe(game).engine.num_players_for(envs.describe(game).resolve_options({}))
     for seed in range(2):
@@ -480,12 +475,12 @@ def test_a_network_exports_to_onnx_and_plays_the_same_moves_without_torch(tmp_pa
 
 
 @pytest.mark.parametrize("leaves", LEAF_SETTINGS)
-@pytest.mark.parametrize("game", [g for g in ("fill_v0", "uzor_v0", "knot_v0") if g in PLANE_GAMES])
+@pytest.mark.parametrize("game", [g for g in imperfect_games() if g in PLANE_GAMES])
 def test_the_guided_search_does_not_move_when_an_opponents_hidden_items_change(game, leaves):
     """Two true states that differ only in what the seat cannot see (a stripped snapshot
     completed with two seeds) give the seeded network-guided search the same policy and move
     (with play-outs too: they run on the sampled states alone)."""
-    options = {"fill_v0": {"traps": True, "gems": True, "rocks": True}}.get(game, SMALL[game])
+    options = search_options(game)
     net = random_net(game, options, seed=4)
     search = GuidedSearch(game, options, simulations=10, **LEAF_SETTINGS[leaves])
     evaluator = NetworkEvaluator(net, search.observer, search.seats)

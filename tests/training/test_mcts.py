@@ -11,25 +11,17 @@ import pytest
 
 import envs
 from envs.linecatch.rules import LinecatchGame
+from tests.cases import imperfect_games, search
 from tests.training.hidden_states import positions_with_two_hidden_worlds
 from training import load_agent
 from training.evaluation.tournament import play_match
 from training.evaluation.ladder import LadderSpec, deal_interval, markdown, run_ladder
 from training.search.mcts import MCTSAgent, parse_mcts_spec
 
-SMALL = {
-    "linecatch_v0": {"rows": 4, "cols": 4},
-    "loom_v0": {},
-    "fill_v0": {"traps": True, "gems": True, "rocks": True},
-    "uzor_v0": {"board_size": 9},
-    "knot_v0": {"players": 3, "size": 4},
-}
-
-
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_mcts_plays_full_games_through_the_wrapped_env(game):
     """The classic wrappers end the game on an illegal action: every game must end normally."""
-    options = SMALL[game]
+    options = search(game)
     env = envs.load(game).env(**options)
     env.reset(seed=3)
     agent = load_agent("mcts:12:depth=8", game, seed=0, **options)
@@ -96,11 +88,11 @@ def test_mcts_beats_random():
     assert result.score >= 0.8
 
 
-@pytest.mark.parametrize("game", ["fill_v0", "uzor_v0", "knot_v0"])
+@pytest.mark.parametrize("game", imperfect_games())
 def test_the_choice_does_not_move_when_an_opponents_hidden_items_change(game):
     """Two true states that differ only in hidden items (a stripped snapshot completed with two
     seeds) give the same seeded search the same answer; the states really differ."""
-    options = SMALL[game]
+    options = search(game)
     compared = differed = 0
     for env, name, worlds in positions_with_two_hidden_worlds(game, options, 12, random.Random(7)):
         differed += worlds[0] != worlds[1]

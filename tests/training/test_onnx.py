@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import envs
+from tests.cases import option_sets, published_games, seat_count_cases
 from training import load_agent
 from training.agents.checkpoint import CheckpointError, PolicyAgent, env_spaces, portable_options, read_checkpoint, save_checkpoint
 from training.agents.onnx_agent import (
@@ -26,9 +27,11 @@ pytest.importorskip("onnxruntime", reason="the onnx extra is not installed (pip 
 from training.agents.export_onnx import build_model, export_onnx, main as export_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-# Every game with default options, plus Knot for three players (a different relative-seat layout).
-CASES = [("linecatch_v0", {}), ("loom_v0", {}), ("fill_v0", {}), ("uzor_v0", {}), ("knot_v0", {}), ("knot_v0", {"players": 3})]
-CASE_IDS = ["linecatch", "loom", "fill", "uzor", "knot", "knot-3p"]
+# Every game with default options, and at each other number of players its option sets reach
+# (a different relative-seat layout): (game, options, name).
+CASES = [(*case.values, case.id) for case in seat_count_cases()]
+KNOT_3P = next((game, options, name) for game, options, name in CASES
+               if game == "knot_v0" and envs.describe(game).num_players(options) == 3)
 POSITIONS = 1000
 SEED = 11
 
@@ -101,7 +104,7 @@ def exported(tmp_path_factory):
     torch.set_num_threads(1)
     folder = tmp_path_factory.mktemp("onnx")
     made = {}
-    for (game, options), name in zip(CASES, CASE_IDS):
+    for game, options, name in CASES:
         model, config = fresh_policy(game, options, SEED)
         full = resolved(game, options)
         observation_shape, action_n = env_spaces(game, full)
@@ -115,7 +118,7 @@ def exported(tmp_path_factory):
     return made
 
 
-@pytest.mark.parametrize(("game", "options", "name"), [(*case, name) for case, name in zip(CASES, CASE_IDS)], ids=CASE_IDS)
+@pytest.mark.parametrize(("game", "options", "name"), CASES, ids=[name for _, _, name in CASES])
 def test_onnx_matches_the_torch_policy_on_recorded_positions(exported, game, options, name):
     model, checkpoint, path = exported[name]
     agent = load_agent(str(path), game, seed=0, **options)
@@ -144,16 +147,17 @@ def test_onnx_matches_the_torch_policy_on_recorded_positions(exported, game, opt
 
 
 def test_action_probabilities_and_seeded_sampling(exported):
-    _, _, path = exported["knot-3p"]
-    observations, masks = record_positions("knot_v0", {"players": 3}, 40, 3)
-    greedy = load_agent(str(path), "knot", players=3)
+    game, options, name = KNOT_3P
+    _, _, path = exported[name]
+    observations, masks = record_positions(game, options, 40, 3)
+    greedy = load_agent(str(path), game, **options)
     for observation, mask in zip(observations, masks):
         probabilities = greedy.action_probabilities({"observation": observation, "action_mask": mask})
         assert probabilities.shape == mask.shape and abs(probabilities.sum() - 1) < 1e-9
         assert (probabilities[mask == 0] == 0).all() and (probabilities[mask > 0] > 0).all()
     played = []
     for _ in range(2):
-        sampler = load_onnx_agent(path, "knot", seed=5, sample=True, players=3)
+        sampler = load_onnx_agent(path, game, seed=5, sample=True, **options)
         played.append([sampler.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks)])
     assert played[0] == played[1]
     assert all(masks[i][a] == 1 for i, a in enumerate(played[0]))
@@ -258,14 +262,14 @@ print(json.dumps({"results": results, "torch": "torch" in sys.modules, "onnx": "
 
 
 def test_load_agent_plays_full_games_from_onnx_without_torch(exported):
-    games = [(str(exported[name][2]), game, options) for (game, options), name in zip(CASES, CASE_IDS)]
+    games = [(str(exported[name][2]), game, options) for game, options, name in CASES]
     done = subprocess.run(
         [sys.executable, "-c", TORCH_FREE_GAMES, json.dumps(games)], cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["torch"] is False and report["onnx"] is False
-    assert [r["game"] for r in report["results"]] == [game for game, _ in CASES]
+    assert [r["game"] for r in report["results"]] == [game for game, _, _ in CASES]
     assert all(r["over"] and r["moves"] > 0 for r in report["results"])
 
 
@@ -318,14 +322,6 @@ def test_loading_errors_say_what_is_wrong(exported, tmp_path):
 # ----- docs/observations.md -------------------------------------------------------------------
 
 OBSERVATIONS_DOC = ROOT / "docs" / "observations.md"
-# Besides the defaults, one other option set per game, so the formulas are checked as formulas.
-OTHER_OPTIONS = {
-    "linecatch_v0": {"rows": 4, "cols": 7, "pro": True},
-    "loom_v0": {"bounty": 30},
-    "fill_v0": {"size": 8, "gems": True, "traps": True},
-    "uzor_v0": {"board_size": 13},
-    "knot_v0": {"players": 4},
-}
 
 
 def evaluate(expression: str, names: dict[str, int]) -> int:
@@ -361,15 +357,17 @@ def documented_layouts() -> dict[str, dict]:
     return layouts
 
 
-def test_observations_doc_covers_every_game():
-    assert sorted(documented_layouts()) == sorted(envs.GAMES)
+def test_observations_doc_covers_every_published_game():
+    assert sorted(documented_layouts()) == sorted(published_games())
 
 
-@pytest.mark.parametrize("game", envs.GAMES)
+@pytest.mark.parametrize("game", published_games())
 def test_observations_doc_matches_the_observers(game):
+    """At the defaults and at every option set the game's tests try, so that the formulas are
+    checked as formulas."""
     layout = documented_layouts()[game]
     module = envs.load(game)
-    for index, options in enumerate(({}, OTHER_OPTIONS[game])):
+    for index, options in enumerate(option_sets(game, defaults=True)):
         full = resolved(game, options)
         observer = module.raw_env(**options).observer
         names = {key: value for key, value in full.items() if isinstance(value, int)}

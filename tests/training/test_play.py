@@ -9,6 +9,7 @@ and plays to the final scores.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import envs
+from tests.cases import search
 from training.serving.terminal import PROMPT, group_moves
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -247,12 +249,12 @@ def test_bad_command_lines_are_refused_with_a_reason(args, words):
     assert words in result.stderr
 
 
-@pytest.mark.parametrize("game,option", [
-    ("linecatch", "rows=4"), ("loom", "bounty=8"), ("fill", "traps=true"), ("uzor", "board_size=9"), ("knot", "size=4"),
-])
-def test_a_full_game_of_every_game_in_the_terminal(game, option):
-    """Seat 1 against the heuristic, moves picked from `help`, to the final scores."""
-    terminal = Terminal("--game", game, "--opponent", "heuristic", "--seat", "1", "--seed", "5", "--option", option)
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_a_full_game_of_every_game_in_the_terminal(game):
+    """Seat 1 against the heuristic, moves picked from `help`, to the final scores (under the
+    game's search-test options: small, with its optional hidden items)."""
+    options = [word for name, value in search(game).items() for word in ("--option", f"{name}={json.dumps(value)}")]
+    terminal = Terminal("--game", game, "--opponent", "heuristic", "--seat", "1", "--seed", "5", *options)
     terminal.read_until(PROMPT)
     text = play_to_the_end(terminal, random.Random(5), lambda moves: moves)
     check_final_scores(text, seat=1)

@@ -7,6 +7,7 @@ import pytest
 
 import envs
 from envs import linecatch_v0
+from tests.cases import search
 from training import load_agent
 from wrappers.seat_bots import SeatBots
 from wrappers.self_play import SelfPlayEnv
@@ -127,7 +128,7 @@ def test_every_named_bot_plays_legal_moves_to_the_end(game):
     from training.evaluation.tournament import play_game
 
     module = envs.load(game)
-    options = {"rows": 4, "cols": 4} if game == "linecatch_v0" else {}
+    options = search(game)
     n = module.GAME.num_players(options)
     for name in bot_table(game):
         agents = [load_agent(name, game, seed=i, **options) for i in range(n)]

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import envs
+from tests.cases import search
 from training.serving.stdio import REQUESTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,20 +113,22 @@ def partial_snapshot(env, seat: int) -> dict:
 
 # ----- full games through the protocol ----------------------------------------------------------------
 
-# game -> (options, agent): checkpoints where one fits the options, else bots; Fill with traps,
-# rocks and gems and Knot with three players, so that there is hidden information to leave out.
-FULL_GAMES = {
-    "linecatch_v0": ({"rows": 4, "cols": 4}, "checkpoints/linecatch/linecatch_4x4__maskppo__1.zip"),
-    "loom_v0": ({}, "checkpoints/loom/loom__maskppo__0.zip"),
-    "fill_v0": ({"traps": True, "rocks": True, "gems": True}, "random"),
-    "uzor_v0": ({"board_size": 15}, "random"),
-    "knot_v0": ({"players": 3, "size": 6}, "random"),
-}
+def full_game(game: str) -> tuple[dict, str]:
+    """The options (the game's search-test options: small, with its optional hidden items, so
+    that there is hidden information to leave out) and the agent: the shipped agent where one
+    fits the options, else the random bot."""
+    from training.agents.network_agent import shipped_agent
+
+    options = search(game)
+    try:
+        return options, shipped_agent(game, options).relative_to(ROOT).as_posix()
+    except ValueError:
+        return options, "random"
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_a_full_game_through_the_protocol(server, game):
-    options, agent = FULL_GAMES[game]
+    options, agent = full_game(game)
     seed = 7
     started = server.ok("new_game", game=game, options=options, agent=agent, seed=seed)
     assert started["game"] == game and started["completes_hidden_items"]

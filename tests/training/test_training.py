@@ -11,18 +11,18 @@ import numpy as np
 import pytest
 
 import envs
+from tests.cases import quick
 from training import bot_table, load_agent
 from training.agents.checkpoint import CheckpointError, read_checkpoint
 from training.evaluation.tournament import play_game
 from training.jobs.ppo import TrainConfig, train
 
 ROOT = Path(__file__).resolve().parents[2]
-SMALL = {"linecatch_v0": {"rows": 4, "cols": 4}}
 
 
 def tiny_config(game: str, tmp_path: Path, **overrides) -> TrainConfig:
     values = dict(
-        game=game, options=SMALL.get(game, {}), total_timesteps=256, n_envs=1, n_steps=128,
+        game=game, options=quick(game), total_timesteps=256, n_envs=1, n_steps=128,
         batch_size=64, n_epochs=1, net_arch=[32], eval_every=128, eval_games=2,
         final_eval_games=4, out_dir=str(tmp_path), progress_bar=False,
         opponents=[name for name in ("random", "heuristic") if name in bot_table(game)],
@@ -41,9 +41,9 @@ def test_a_tiny_training_run_writes_a_loadable_checkpoint(game, tmp_path):
     assert "python -m training.train" in meta["command"]
     evaluation = json.loads((path.parent / "evaluation.json").read_text())
     assert evaluation["final_evaluation"]["random"]["games"] == 4
-    agent = load_agent(str(path), game, seed=0, **SMALL.get(game, {}))
-    n = len(envs.load(game).raw_env(**SMALL.get(game, {})).possible_agents)
-    returns, _ = play_game(game, [agent] * n, 1, SMALL.get(game, {}))
+    agent = load_agent(str(path), game, seed=0, **quick(game))
+    n = len(envs.load(game).raw_env(**quick(game)).possible_agents)
+    returns, _ = play_game(game, [agent] * n, 1, quick(game))
     assert set(returns) <= {-1, 0, 1}
 
 
@@ -75,7 +75,7 @@ def test_two_subprocess_envs_train(tmp_path):
 
 
 def test_loading_errors_say_what_is_wrong(tmp_path):
-    summary = train(tiny_config("linecatch_v0", tmp_path))
+    summary = train(tiny_config("linecatch_v0", tmp_path, options={"rows": 4, "cols": 4}))
     good = Path(summary["checkpoint"])
     with pytest.raises(CheckpointError, match="trained for 'linecatch_v0', not 'loom_v0'"):
         load_agent(str(good), "loom")

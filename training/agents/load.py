@@ -36,9 +36,9 @@ def game_name(game: str) -> str:
 
 def bot_table(game: str) -> dict[str, Any]:
     """Every named bot of a game: ``{"random": RandomAgent, "heuristic": ..., ...}``."""
-    import envs
+    from training.bots import bot_kit
 
-    return envs.describe(game).bot_kit().named_bots()
+    return bot_kit(game).named_bots()
 
 
 def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) -> Agent:

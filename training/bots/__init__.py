@@ -1,13 +1,15 @@
 """What a game gives the training stack: its bots, its search hooks, its ladders, its agents.
 
 Each ``training/bots/<game>.py`` ends with ``KIT = BotKit(...)``; the game's description names
-that module (``GameDescription.bots``) and ``description.bot_kit()`` returns the kit. Every
-field is typed and has no silent default for a hook: a misspelt hook is a ``NameError`` when
-the module is imported, not a fallback found later.
+that module by its import path (``GameDescription.bots``) and :func:`bot_kit` imports it and
+returns the kit (envs never import the training stack: the layers point one way). Every field
+is typed and has no silent default for a hook: a misspelt hook is a ``NameError`` when the
+module is imported, not a fallback found later.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -81,3 +83,22 @@ class BotKit:
             table["solver"] = self.solver
         table.update(self.others)
         return table
+
+
+_KITS: dict[str, BotKit] = {}
+
+
+def bot_kit(game) -> BotKit:
+    """A game's :class:`BotKit` — ``game`` a name (``"fill"``, ``"fill_v0"``) or a description:
+    the ``KIT`` of the module its description names (imported on first use)."""
+    import envs
+
+    description = envs.describe(game) if isinstance(game, str) else game
+    kit = _KITS.get(description.name)
+    if kit is None:
+        module = importlib.import_module(description.bots)
+        kit = module.KIT  # an AttributeError here means the bot module lacks its KIT
+        if not isinstance(kit, BotKit):
+            raise TypeError(f"{description.bots}.KIT must be a training.bots.BotKit, not {type(kit).__name__}")
+        _KITS[description.name] = kit
+    return kit

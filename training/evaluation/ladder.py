@@ -28,13 +28,13 @@ from pathlib import Path
 
 import envs
 from training import game_name
-from training.bots import LadderSpec
+from training.bots import LadderSpec, bot_kit
 from training.evaluation.tournament import PairResult, play_pair_parallel, players_of, short, wilson_interval
 
 
 def ladders(game: str) -> tuple[LadderSpec, ...]:
     """The game's ladders (its bot kit's ``ladders``): option sets, MCTS settings, agents."""
-    return envs.describe(game).bot_kit().ladders
+    return bot_kit(game).ladders
 
 
 def rungs(spec: LadderSpec) -> list[str]:

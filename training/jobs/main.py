@@ -26,6 +26,7 @@ from pathlib import Path
 
 import envs
 from training import bot_table, load_agent
+from training.bots import bot_kit
 from training.evaluation.tournament import draw_chart, markdown_table, round_robin
 
 from training.jobs import ppo as trainer  # parse_config(argv) reads the flags, train(config, command) runs
@@ -55,7 +56,7 @@ def tournament(games: int, seed: int) -> None:
         bots = [name for name in ("heuristic", "random") if name in bot_table(game)]
         plan.append((game, {}, bots))
     for game in envs.GAMES:  # where a game's ladder adds rungs (Linecatch 4×4: the exact solver)
-        for ladder in envs.describe(game).bot_kit().ladders:
+        for ladder in bot_kit(game).ladders:
             if ladder.extra:
                 plan.append((game, ladder.options, [*ladder.extra, "heuristic", "random"]))
     for game, options, agents in plan:

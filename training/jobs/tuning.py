@@ -68,6 +68,7 @@ from envs.core.game import margins as score_margins
 from envs.core.game import ranked_returns
 from training.common.flags import parse_flags
 from training.jobs.config import require_counts, require_optimiser, require_shares
+from training.bots import bot_kit
 
 SELF = "self"  # the opponent that is the agent itself
 POSITION_KEYS = ("vectors", "masks", "policies", "values", "margins", "critical")  # a recorded position's arrays
@@ -165,7 +166,7 @@ def play_positions(task: dict) -> dict:
     from training.agents.network import load_network
 
     game, options, teacher_spec = task["game"], task["options"], task.get("teacher", "")
-    solved = envs.describe(game).bot_kit().search.solved
+    solved = bot_kit(game).search.solved
     net, meta = load_network(task["agent"])
     scale = float(meta["margin_scale"])
     rows: dict[str, list] = {key: [] for key in POSITION_KEYS}
@@ -454,7 +455,7 @@ def read_agent(config: EndgameConfig):
         description = envs.describe(str(meta.get("game")))
     except (KeyError, ValueError):
         raise ValueError(f"--agent {config.agent!r} is for an unknown game {meta.get('game')!r}") from None
-    if description.bot_kit().search.solved is None and not config.teacher:
+    if bot_kit(description).search.solved is None and not config.teacher:
         raise ValueError(f"--agent {config.agent!r} plays {description.name}, whose search hooks have no exact "
                          "solver (SearchHooks.solved): there are no solved endgames to learn from "
                          "(--teacher SPEC labels the agent's moves with a bot's instead)")

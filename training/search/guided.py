@@ -33,6 +33,7 @@ import envs
 from envs.core.game import CHANCE, TERMINAL, draw_outcome, margins, ranked_returns
 from envs.core.observer import as_vector
 from training.agents.base import legal_from_mask
+from training.bots import bot_kit
 
 C_VISIT = 50.0  # σ(q) = (C_VISIT + max visits) · C_SCALE · q, the paper's constants
 C_SCALE = 0.1
@@ -190,7 +191,7 @@ class GuidedSearch:
         self.value_mix, self.margin_scale = value_mix, margin_scale
         if not 0.0 <= hook_weight <= 1.0:
             raise ValueError(f"the hook value weight must lie in [0, 1], not {hook_weight!r}")
-        hooks = self.description.bot_kit().search
+        hooks = bot_kit(self.description).search
         # A solved endgame is scored exactly rather than by the network (Fill's exact search).
         self.solved = hooks.solved
         # AlphaGo's λ: a leaf's value mixes the network's with the game's own evaluation hook.

@@ -30,6 +30,7 @@ import numpy as np
 import envs
 from envs.core.game import CHANCE, TERMINAL, draw_outcome, relative_margins
 from training.agents.base import legal_from_mask
+from training.bots import bot_kit
 
 DEFAULT_SIMULATIONS = 200
 DEFAULT_EXPLORATION = 0.5  # on returns in [-1, 1]
@@ -80,7 +81,7 @@ class MCTSAgent:
             raise ValueError(f"MCTS rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
         description = envs.describe(game)
         self.game = description.name
-        hooks = description.bot_kit().search
+        hooks = bot_kit(description).search
         # rollout=random: uniform play-outs and tree order, no game knowledge at all.
         self.preferred = hooks.preferred if rollout == "heuristic" else None
         # The root's candidates may come from a costlier rule: it is asked once per move.

@@ -260,6 +260,8 @@ class WebGames:
     def do_web_new_game(self, request: dict) -> dict:
         name = self.game_name(request["game"])
         description = envs.describe(name)
+        if description.board is None:
+            raise RequestError("unknown_game", f"{name} has no board view (GameDescription.board): it cannot be played on the page")
         options = dict(request.get("options", {}))
         try:
             resolved = description.resolve_options(options)

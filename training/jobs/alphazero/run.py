@@ -9,6 +9,7 @@ from typing import Any
 
 import envs
 import numpy as np
+from training.bots import bot_kit
 from training.jobs.alphazero.config import AlphaZeroConfig, check_config
 from training.jobs.alphazero.evaluation import evaluate_agent
 from training.jobs.alphazero.learning import Learner, ReplayBuffer
@@ -189,7 +190,7 @@ class Run:
         if config.eval_mcts_games or final:
             count = config.eval_mcts_games if not final else max(config.eval_mcts_games, 0)
             if count:
-                ladder = self.description.bot_kit().ladders[0]
+                ladder = bot_kit(self.description).ladders[0]
                 opponent = f"mcts:100{ladder.mcts}"
                 search = f"mcts:{config.simulations}:net={path}"
                 results[f"search vs {opponent}"] = evaluate_agent(self.workers, self.game, self.options, search,

@@ -1,0 +1,1 @@
+"""Nim, the toy perfect-information game (see ``rules``)."""
