@@ -63,21 +63,16 @@ for the winner, 0 otherwise (0 for both until the end), a float32 array in seat 
   placed in their own order.
 """
 
-from envs.core import (
-    BoardView, Gallery, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, TestOptions, wrapped_factory,
-)
-from envs.fill import render, sampling, svg, terminal
+from envs.core import Gallery, GameDescription, GameFacts, PlayRules, SuiteEnv, TestOptions, wrapped_factory
+from envs.fill import terminal
 from envs.fill.observer import FillObserver
 from envs.fill.rules import FillGame
 
-GAME = GameDescription(
-    name="fill_v0",
-    short_name="fill",
+GAME = GameDescription.built_in(
+    "fill",
     facts=GameFacts("Fill", min_players=2, max_players=2, chance="explicit", information="imperfect"),
     engine=FillGame,
     observer=FillObserver,
-    render=Renderers.from_module(render),
-    sampling=Sampling.from_module(sampling),
     play=PlayRules(
         undo_rule="in Fill, a token or trap choice can be taken back until you fill a cell",
         undo_phases=frozenset({"token", "trap"}),
@@ -85,10 +80,6 @@ GAME = GameDescription(
         rules_summary=terminal.RULES_SUMMARY,
         narrate=terminal.narrate,
     ),
-    board=BoardView.from_module(svg),
-    bots="training.bots.fill",
-    docs="docs/fill.md",
-    shipped=True,
     test_options=TestOptions(search={"traps": True, "rocks": True, "gems": True},
                              more=({"size": 7, "lines": "strict"},)),
     gallery=Gallery(options={"traps": True, "rocks": True, "gems": True}),

@@ -65,21 +65,16 @@ during the game, plus the longest-ribbon bonus at the end).
   counts per kind and the draw waiting for the pile, never an order.
 """
 
-from envs.core import (
-    BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, TestOptions, wrapped_factory,
-)
-from envs.knot import render, sampling, svg, terminal
+from envs.core import GameDescription, GameFacts, PlayRules, public_envs, TestOptions
+from envs.knot import terminal
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import KnotGame
 
-GAME = GameDescription(
-    name="knot_v0",
-    short_name="knot",
+GAME = GameDescription.built_in(
+    "knot",
     facts=GameFacts("Knot", min_players=2, max_players=4, chance="explicit", information="imperfect"),
     engine=KnotGame,
     observer=KnotObserver,
-    render=Renderers.from_module(render),
-    sampling=Sampling.from_module(sampling),
     play=PlayRules(
         undo_rule="in Knot, placements can be taken back until you draw",
         undo_phases=frozenset({"place"}),
@@ -87,10 +82,6 @@ GAME = GameDescription(
         narrate=terminal.narrate,
         group_moves=terminal.group_moves,
     ),
-    board=BoardView.from_module(svg),
-    bots="training.bots.knot",
-    docs="docs/knot.md",
-    shipped=True,
     test_options=TestOptions(quick={"size": 4}, search={"players": 3, "size": 4},
                              more=({"players": 4, "size": 5},)),
     extra_methods=("ribbons", "strands", "placements", "bonus_owner"),
@@ -98,10 +89,6 @@ GAME = GameDescription(
 )
 
 
-class raw_env(SuiteEnv, game=GAME):
-    """The unwrapped knot_v0 AEC environment (raises ValueError on illegal actions)."""
-
-
-env = wrapped_factory(raw_env)
+raw_env, env = public_envs(GAME)
 
 __all__ = ["GAME", "env", "raw_env"]

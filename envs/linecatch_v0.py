@@ -53,38 +53,26 @@ then row number from 1 (`a1` is action 0, `c2` is `1*cols + 2`).
   `observation_format="planes"`; snapshots are checked against what a game can leave behind.
 """
 
-from envs.core import (
-    BoardView, Gallery, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, TestOptions, wrapped_factory,
-)
-from envs.linecatch import render, sampling, svg
+from envs.core import Gallery, GameDescription, GameFacts, PlayRules, public_envs, TestOptions
+from envs.linecatch import render
 from envs.linecatch.observer import LinecatchObserver
 from envs.linecatch.rules import LinecatchGame
 
-GAME = GameDescription(
-    name="linecatch_v0",
-    short_name="linecatch",
+GAME = GameDescription.built_in(
+    "linecatch",
     facts=GameFacts("Linecatch", min_players=2, max_players=2, chance="deterministic", information="perfect"),
     engine=LinecatchGame,
     observer=LinecatchObserver,
-    render=Renderers.from_module(render),
-    sampling=Sampling.from_module(sampling, keeps_seat=False),
     play=PlayRules(undo_rule="in Linecatch every move is final", rules_summary=render.RULES_SUMMARY,
                    narrate=render.narrate),
-    board=BoardView.from_module(svg),
-    bots="training.bots.linecatch",
-    docs="docs/linecatch.md",
-    shipped=True,
     test_options=TestOptions(quick={"rows": 3, "cols": 4}, search={"rows": 4, "cols": 4},
                              more=({"rows": 4, "cols": 5, "pro": True},)),
     gallery=Gallery(share=0.72),
     benchmark_options={"5x5": {}, "5x5 pro": {"pro": True}, "9x9": {"rows": 9, "cols": 9}},
+    sampling={"keeps_seat": False},
 )
 
 
-class raw_env(SuiteEnv, game=GAME):
-    """The unwrapped linecatch_v0 AEC environment (raises ValueError on illegal actions)."""
-
-
-env = wrapped_factory(raw_env)
+raw_env, env = public_envs(GAME)
 
 __all__ = ["GAME", "env", "raw_env"]

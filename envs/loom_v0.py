@@ -63,37 +63,24 @@ it from its seeded generator (or the scripted `throws`), so agents never see it.
   the throws so far only.
 """
 
-from envs.core import (
-    BoardView, Gallery, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, TestOptions, wrapped_factory,
-)
-from envs.loom import render, sampling, svg
+from envs.core import Gallery, GameDescription, GameFacts, PlayRules, public_envs, TestOptions
+from envs.loom import render
 from envs.loom.observer import LoomObserver
 from envs.loom.rules import LoomGame
 
-GAME = GameDescription(
-    name="loom_v0",
-    short_name="loom",
+GAME = GameDescription.built_in(
+    "loom",
     facts=GameFacts("Loom", min_players=2, max_players=2, chance="explicit", information="perfect"),
     engine=LoomGame,
     observer=LoomObserver,
-    render=Renderers.from_module(render),
-    sampling=Sampling.from_module(sampling),
     play=PlayRules(undo_rule="in Loom every weave is final", rules_summary=render.RULES_SUMMARY,
                    narrate=render.narrate),
-    board=BoardView.from_module(svg),
-    bots="training.bots.loom",
-    docs="docs/loom.md",
-    shipped=True,
     test_options=TestOptions(more=({"bounty": 0},)),
     gallery=Gallery(share=0.55),
     extra_methods=("gain",),
 )
 
 
-class raw_env(SuiteEnv, game=GAME):
-    """The unwrapped loom_v0 AEC environment (raises ValueError on illegal actions)."""
-
-
-env = wrapped_factory(raw_env)
+raw_env, env = public_envs(GAME)
 
 __all__ = ["GAME", "env", "raw_env"]

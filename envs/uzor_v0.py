@@ -71,39 +71,25 @@ the `tiles` / `goals` scripts); searches and OpenSpiel see them (`chance_outcome
   given seed is not the one it was.
 """
 
-from envs.core import (
-    BoardView, GameDescription, GameFacts, PlayRules, Renderers, Sampling, SuiteEnv, TestOptions, wrapped_factory,
-)
-from envs.uzor import render, sampling, svg
+from envs.core import GameDescription, GameFacts, PlayRules, public_envs, TestOptions
+from envs.uzor import render
 from envs.uzor.observer import UzorObserver
 from envs.uzor.rules import UzorGame
 
-
-GAME = GameDescription(
-    name="uzor_v0",
-    short_name="uzor",
+GAME = GameDescription.built_in(
+    "uzor",
     facts=GameFacts("Uzor", min_players=2, max_players=2, chance="explicit", information="imperfect"),
     engine=UzorGame,
     observer=UzorObserver,
-    render=Renderers.from_module(render),
-    sampling=Sampling.from_module(sampling),
     # (a seat's own secret goal is on its board: the pictures show the viewer's hidden items)
     play=PlayRules(undo_rule="in Uzor every action is final", rules_summary=render.RULES_SUMMARY,
                    narrate=render.narrate),
-    board=BoardView.from_module(svg),
-    bots="training.bots.uzor",
-    docs="docs/uzor.md",
-    shipped=True,
     test_options=TestOptions(quick={"board_size": 9}),
     extra_methods=("completions", "acceptance"),
     benchmark_options={"default 21x21": {}, "15x15": {"board_size": 15}},
 )
 
 
-class raw_env(SuiteEnv, game=GAME):
-    """The unwrapped uzor_v0 AEC environment (raises ValueError on illegal actions)."""
-
-
-env = wrapped_factory(raw_env)
+raw_env, env = public_envs(GAME)
 
 __all__ = ["GAME", "env", "raw_env"]

@@ -1,7 +1,7 @@
 """Shared core of the suite: the engine contract, the game description, the one AEC adapter,
 notation, rendering and observation helpers."""
 
-from envs.core.aec import IllegalActionWrapper, SuiteEnv, classic_wrappers, wrapped_factory
+from envs.core.aec import IllegalActionWrapper, SuiteEnv, classic_wrappers, public_envs, wrapped_factory
 from envs.core.description import (
     BoardView, Gallery, GameDescription, GameFacts, PlayRules, Renderers, Sampling, TestOptions,
 )
@@ -19,5 +19,5 @@ from envs.core.observer import Observer
 __all__ = [
     "CHANCE", "TERMINAL", "BoardView", "Gallery", "Game", "GameDescription", "GameFacts", "IllegalActionError",
     "IllegalActionWrapper", "Observer", "OptionError", "PlayRules", "Renderers", "Sampling", "SnapshotError",
-    "SuiteEnv", "TestOptions", "classic_wrappers", "ranked_returns", "wrapped_factory",
+    "SuiteEnv", "TestOptions", "classic_wrappers", "public_envs", "ranked_returns", "wrapped_factory",
 ]

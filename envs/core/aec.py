@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import warnings
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -428,6 +428,16 @@ def classic_wrappers(raw: SuiteEnv) -> AECEnv:
     wrapped = _TerminateIllegal(raw, illegal_reward=-1)
     wrapped = _AssertOutOfBounds(wrapped)
     return _OrderEnforcing(wrapped)
+
+
+def public_envs(game: GameDescription) -> tuple[type[SuiteEnv], Callable[..., AECEnv]]:
+    """``raw_env, env = public_envs(GAME)``: a game's unwrapped AEC class (raises ValueError on
+    illegal actions) and its ``env(**options)`` factory, named as PettingZoo's classic modules
+    name them and living in the game's public module (so that pickling finds them there)."""
+    module = game.module or f"envs.{game.name}"
+    doc = f"The unwrapped {game.name} AEC environment (raises ValueError on illegal actions)."
+    raw = type("raw_env", (SuiteEnv,), {"__doc__": doc, "__module__": module}, game=game)
+    return raw, wrapped_factory(raw)
 
 
 def wrapped_factory(raw_env: type[SuiteEnv]):

@@ -14,6 +14,7 @@ methods of the engine.
 
 from __future__ import annotations
 
+import importlib
 import random
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
@@ -268,6 +269,21 @@ class GameDescription:
     gallery: Gallery = field(default_factory=Gallery)
     benchmark_options: Mapping[str, dict] = field(default_factory=lambda: {"default": {}})
     extra_methods: tuple[str, ...] = ()
+
+    @classmethod
+    def built_in(cls, short_name: str, *, sampling: dict | None = None, **given: Any) -> GameDescription:
+        """A game laid out as this suite's own are, whose parts follow from its short name: the
+        folder ``envs/<short_name>/`` with ``render``, ``sampling`` and ``svg`` modules, the bots
+        module ``training.bots.<short_name>``, the page ``docs/<short_name>.md`` and trained
+        agents in ``checkpoints/<short_name>/``. ``sampling`` holds :class:`Sampling`'s settings
+        (``keeps_seat``); every other field is given as keywords, and a keyword given wins."""
+        package = f"envs.{short_name}"
+        parts = {name: importlib.import_module(f"{package}.{name}") for name in ("render", "sampling", "svg")}
+        derived = {"name": f"{short_name}_v0", "short_name": short_name, "render": Renderers.from_module(parts["render"]),
+                   "sampling": Sampling.from_module(parts["sampling"], **(sampling or {})),
+                   "board": BoardView.from_module(parts["svg"]), "bots": f"training.bots.{short_name}",
+                   "docs": f"docs/{short_name}.md", "shipped": True}
+        return cls(**{**derived, **given})
 
     def __post_init__(self) -> None:
         if self.name != f"{self.short_name}_v0":

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from envs.core.aec import IllegalMoveWarning
-from tests.clients import CASES, CASE_IDS
+from tests.clients import CASES
 from wrappers.self_play import SelfPlayEnv
 
 pytest.importorskip("stable_baselines3", reason="the train extra is not installed (pip install -e .[train])")

@@ -9,7 +9,7 @@ RULES_SUMMARY = ("Each round both players get a secret card; the higher card win
                  "Moves: check or bet 1; facing a bet, call or fold. More chips after the last round wins.")
 
 
-def ansi(game, seats: tuple[int, ...]) -> str:
+def ansi(game, seats: tuple[int, ...], last=None) -> str:  # last: the last move (not marked here)
     rounds = game.options["rounds"]
     lines = [f"round {min(game.round + 1, rounds)} of {rounds}; chips {game.chips[0]} : {game.chips[1]}"]
     for seat in (0, 1):
@@ -20,5 +20,5 @@ def ansi(game, seats: tuple[int, ...]) -> str:
     return "\n".join(lines)
 
 
-def rgb(game, seats: tuple[int, ...]):
+def rgb(game, seats: tuple[int, ...], last=None):
     return text_picture(ansi(game, seats))
