@@ -17,6 +17,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from envs.core.description import GameDescription
 from envs.core.game import (
@@ -121,6 +122,9 @@ class SuiteEnv(AECEnv):
         self.history: list[int] | None = None
         self._scores_seen: list | None = None
         self._legal: frozenset[int] | None = None  # legal actions of the position now (cached)
+        # The action mask of the position now, for the agent to act (cached like _legal: every
+        # change of position goes through step, reset or restore, which drop both).
+        self._mask: np.ndarray | None = None
         self.ended_by_illegal_action = False  # set by env()'s wrapper: the offender got −1
 
     # ----- spaces ---------------------------------------------------------------------------------
@@ -153,9 +157,13 @@ class SuiteEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
         game = self.game
-        mask = np.zeros(self._num_actions, np.int8)
         if game.current_player() == player:
-            mask[game.legal_actions()] = 1
+            mask = self._mask
+            if mask is None:
+                mask = self._mask = game.action_mask()
+            mask = mask.copy()  # the caller's own array: the cached one stays as it is
+        else:
+            mask = np.zeros(self._num_actions, np.int8)
         vector = self.observer.observe(game, player)
         return {"observation": self.observer.planes(vector) if self._planes else vector, "action_mask": mask}
 
@@ -169,8 +177,8 @@ class SuiteEnv(AECEnv):
         game = self.game
         game.apply(action)  # raises IllegalActionError (a ValueError) with the reason
         if self.history is not None:
-            self.history.append(action_index(action, self._num_actions))
-        self._legal = None
+            self.history.append(action if type(action) is int else action_index(action, self._num_actions))
+        self._legal = self._mask = None
         self._resolve_chance()
         self._cumulative_rewards[agent] = 0
         if game.is_terminal():
@@ -197,7 +205,7 @@ class SuiteEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._scores_seen = None
-        self._legal = None
+        self._legal = self._mask = None
         self.ended_by_illegal_action = False
         self._skip_agent_selection = None
         if game.is_terminal():
@@ -225,6 +233,17 @@ class SuiteEnv(AECEnv):
         if self._legal is None:
             self._legal = frozenset(self.game.legal_actions())
         return self._legal
+
+    def is_legal_now(self, index: int) -> bool:
+        """Whether action ``index`` (an int) is legal for the agent to act now: read from the
+        action mask of the position, the one its observation showed (cached until the position
+        changes), so a step after ``last()`` does not list the legal actions again."""
+        if not 0 <= index < self._num_actions:
+            return False
+        mask = self._mask
+        if mask is None:
+            mask = self._mask = self.game.action_mask()
+        return bool(mask[index])
 
     def end_by_illegal_action(self, illegal_reward: float) -> None:
         """PettingZoo's classic convention: the agent to act made an illegal move, so it gets
@@ -336,8 +355,8 @@ class IllegalActionWrapper(wrappers.BaseWrapper):
             else:
                 self.env.step(action)
             return
-        index = action_index(action, raw._num_actions)
-        if index in raw.legal_now():
+        index = action if type(action) is int else action_index(action, raw._num_actions)
+        if raw.is_legal_now(index):
             self.env.step(index)
             return
         reason = raw.game.why_illegal(index) or "that action is not legal now"
@@ -401,7 +420,25 @@ class _AssertOutOfBounds(_with_direct_reads(wrappers.AssertOutOfBoundsWrapper)):
         super().step(action)
 
 
-_OrderEnforcing = _with_direct_reads(wrappers.OrderEnforcingWrapper, guard_reset=True)
+class _OrderEnforcing(_with_direct_reads(wrappers.OrderEnforcingWrapper, guard_reset=True)):
+    """PettingZoo's order checks; ``observe`` and ``last`` go straight to the raw env (the
+    wrappers between only pass ``observe`` on), with the same checks and results."""
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._raw.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple:
+        raw = self._raw
+        agent = self.agent_selection  # refused before reset, as PettingZoo's wrapper does
+        assert agent is not None
+        observation = self.observe(agent) if observe else None
+        return (observation, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent],
+                raw.infos[agent])
+
+
+_OrderEnforcing.__name__ = _OrderEnforcing.__qualname__ = "OrderEnforcingWrapper"  # str(env) as before
 
 
 def classic_wrappers(raw: SuiteEnv) -> AECEnv:

@@ -152,6 +152,14 @@ class Game:
     def legal_actions(self) -> list[int]:
         raise NotImplementedError
 
+    def action_mask(self) -> np.ndarray:
+        """The legal actions now as a fresh ``int8`` array over every action (1 = legal): the
+        AEC env's ``action_mask``. This one marks ``legal_actions()``; an engine may build it
+        more directly (Uzor from its bitboards), always with the same ones."""
+        mask = np.zeros(self.num_actions_for(self.options), np.int8)
+        mask[self.legal_actions()] = 1
+        return mask
+
     def why_illegal(self, action: int) -> str | None:
         raise NotImplementedError
 
