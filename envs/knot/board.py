@@ -23,6 +23,11 @@ from envs.core.game import require
 from envs.knot.geometry import FIT, KIND_MASK, NO_LINK, OTHER_PORT, SLOT_PORTS, TURN_FOR_PORT, slots_of
 
 
+# Per board size, per square: slot mask -> the placement actions of those slots in that square,
+# ascending (filled as masks are met; a pure function of its keys).
+_SQUARE_ACTIONS: dict[int, list[dict[int, tuple[int, ...]]]] = {}
+
+
 class BoardMixin:
     """Strands, ribbons and placements of a :class:`~envs.knot.rules.KnotGame`."""
 
@@ -77,14 +82,17 @@ class BoardMixin:
             bb = g.zone(self.own_bb[player]) if self.own_bb[player] else 0
         else:
             bb = g.full
+        memo = _SQUARE_ACTIONS.setdefault(n, [{} for _ in range(n)]) if bb else ()
         while bb:
             low = bb & -bb
             sq = low.bit_length() - 1
             bb ^= low
             m = FIT[geo_w[sq]] & static[sq] & NO_LINK[lu[sq]] & hm
             if m:
-                for s in slots_of(m):
-                    acts.append(s * n + sq)
+                found = memo[sq].get(m)
+                if found is None:
+                    found = memo[sq][m] = tuple(s * n + sq for s in slots_of(m))
+                acts += found
         # Strands meeting one of the player's ends: grow, join, capture, close.
         ends = self.ends[player]
         if ends:

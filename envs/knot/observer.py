@@ -6,6 +6,7 @@ since) nor the pile's order (only its size).
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,112 @@ from envs.core.observer import Observer, as_vector
 from envs.knot.geometry import SLOTS
 from envs.knot.planes import KnotPlanes
 from envs.knot.rules import BONUS, DEAL, HAND_SIZE, OVER, PLACE, KnotGame, place_limit
+
+
+_ONE = np.float32(1.0).tobytes()
+assert _ONE[:2] == bytes(2)
+_ONE2, _ONE3 = _ONE[2], _ONE[3]  # a 1.0 written into zeros: its two high bytes
+_MARKET_VALUES = [[1.0 if i == j else 0.0 for i in range(5)] for j in range(5)]  # empty, Cut, Run, Hook, Flip
+_PHASE_VALUES = [[1.0 if i == phase else 0.0 for i in range(3)] for phase in range(4)]  # place, draw, over; deal: none
+_ONE_HOT = {P: [[1.0 if i == j else 0.0 for i in range(P)] for j in range(P + 1)] for P in range(2, 5)}  # [P]: none
+
+
+class _BoardBytes:
+    """The board's blocks of the vector with absolute owners, as float32 bytes (``strands``
+    and ``ends`` per owner, ``closed``, ``blocked``), kept for the last board seen.
+
+    ``update`` checks ``game.board_token`` (a fresh object after every placement; holding it
+    keeps it alive, so an identity match can only mean the very same board); for another
+    board it compares the strand and ribbon records with those it was made from: when the
+    board only gained strands (no ribbon of the kept board changed owner, merged or closed)
+    it writes the new strands' entries, else it writes every strand again. The blocked sides
+    are rewritten for the squares whose geometry word changed, the open ends of a player
+    whose ends changed in full.
+    """
+
+    def __init__(self, players: int, squares: int):
+        self.players, self.squares = players, squares
+        self.token: object = None
+        self.geo_w: list[int] = [0] * squares  # the geometry words the blocked sides show
+        self._empty_strands()
+        self.blocked = bytearray(4 * 4 * squares)
+        self.ends = [bytes(4 * 8 * squares)] * players
+        self.end_sets: list[set[int]] = [set() for _ in range(players)]  # the open ends they show
+
+    def _empty_strands(self) -> None:
+        self.strands = [bytearray(4 * 16 * self.squares) for _ in range(self.players)]
+        self.closed = bytearray(4 * 16 * self.squares)
+        # the records the strand blocks show: strands (square, slot, ribbon), the ribbons'
+        # owners and closing order
+        self.sq: list[int] = []
+        self.slot: list[int] = []
+        self.rib: list[int] = []
+        self.owner: list[int] = []
+        self.closed_order: list[int] = []
+
+    def update(self, game: KnotGame) -> None:
+        if game.board_token is self.token:
+            return
+        S = self.squares
+        kept, ribbons = len(self.sq), len(self.owner)
+        st_sq, st_slot, st_rib = game.st_sq, game.st_slot, game.st_rib
+        rib_owner, rib_closed = game.rib_owner, game.rib_closed
+        grown = (len(st_sq) >= kept and st_sq[:kept] == self.sq and st_slot[:kept] == self.slot
+                 and st_rib[:kept] == self.rib and rib_owner[:ribbons] == self.owner
+                 and rib_closed[:ribbons] == self.closed_order)
+        if not grown:
+            self._empty_strands()
+            kept = ribbons = 0
+        strands, closed = self.strands, self.closed
+        new = range(kept, len(st_sq))
+        for s in new:
+            r = st_rib[s]
+            at = 4 * (st_slot[s] * S + st_sq[s])
+            plane = strands[rib_owner[r]]
+            plane[at + 2] = _ONE2
+            plane[at + 3] = _ONE3
+            if rib_closed[r] >= 0:
+                closed[at + 2] = _ONE2
+                closed[at + 3] = _ONE3
+        self.sq += st_sq[kept:]
+        self.slot += st_slot[kept:]
+        self.rib += st_rib[kept:]
+        self.owner += rib_owner[ribbons:]
+        self.closed_order += rib_closed[ribbons:]
+        # blocked sides: the squares whose geometry word changed are looked for among the new
+        # strands' (when the board only grew), then, if some other word differs, everywhere
+        geo_w = game.geo_w
+        if geo_w != self.geo_w:
+            upd = game.geo.geo_upd
+            for sq in {q for s in new for q, _ in upd[st_sq[s] * 16 + st_slot[s]]} if grown else range(S):
+                self._blocked_square(sq, geo_w[sq])
+            if geo_w != self.geo_w:
+                for sq in range(S):
+                    self._blocked_square(sq, geo_w[sq])
+        # open ends: the planes of the players whose ends changed are made again
+        for p, ends in enumerate(game.ends):
+            if ends != self.end_sets[p]:
+                plane = bytearray(4 * 8 * S)
+                for e in ends:
+                    at = 4 * ((e & 7) * S + (e >> 3))
+                    plane[at + 2] = _ONE2
+                    plane[at + 3] = _ONE3
+                self.ends[p] = plane
+                self.end_sets[p] = set(ends)
+        self.token = game.board_token
+
+    def _blocked_square(self, sq: int, word: int) -> None:
+        """The blocked sides of square ``sq`` as geometry word ``word`` gives them (bits 4…7;
+        the planes are side-major)."""
+        if word == self.geo_w[sq]:
+            return
+        self.geo_w[sq] = word
+        blocked, S = self.blocked, self.squares
+        for side in range(4):
+            at = 4 * (side * S + sq) + 2
+            on = word >> (4 + side) & 1
+            blocked[at] = _ONE2 if on else 0
+            blocked[at + 1] = _ONE3 if on else 0
 
 
 class KnotObserver(Observer):
@@ -70,78 +177,53 @@ class KnotObserver(Observer):
         self.ACTOR = take(P, "actor")
         self.PLACED_ANY = take(P, "placed_any")
         self.size = self.layout.size
-        self._block_shift = np.arange(4, 8)[:, None]
-        self._token = None
-        self._planes = None
+        self._board = _BoardBytes(P, S)
+        self._growable_zeros = bytes(4 * 8 * S)
+        self._globals = struct.Struct(f"{self.size - self.HAND}f")  # native float32, rounded as numpy rounds
+        assert self.HAND == self.GROWABLE + 8 * S and self.PLACED_ANY + P == self.size
         self._board_planes = KnotPlanes(self)
 
     def observe(self, game: KnotGame, player: int) -> np.ndarray:
+        # The vector is joined from float32 bytes: the board's blocks with absolute owners,
+        # kept between calls (_BoardBytes) and put in the observer's order by owner; the
+        # growable ends; then every global entry packed at once.
         P, S = self.players, self.n
-        obs = np.zeros(self.size, np.float32)
-        rel = [(p - player) % P for p in range(P)]
-        if game.st_sq:
-            strands, closed, blocked, ends = self._board(game)
-            block, eblock = SLOTS * S, 8 * S
-            for j in range(P):
-                p = (player + j) % P
-                obs[self.STRANDS + j * block:self.STRANDS + (j + 1) * block] = strands[p * block:(p + 1) * block]
-                obs[self.ENDS + j * eblock:self.ENDS + (j + 1) * eblock] = ends[p * eblock:(p + 1) * eblock]
-            obs[self.CLOSED:self.CLOSED + block] = closed
-            obs[self.BLOCKED:self.BLOCKED + 4 * S] = blocked
-            if game.phase == PLACE and game.player == player and game.growable:
-                obs[[self.GROWABLE + (e & 7) * S + (e >> 3) for e in game.growable]] = 1.0
-        hand = game.hands[player]
-        for k in range(4):
-            obs[self.HAND + k] = hand[k] / HAND_SIZE
-        for slot in (0, 1):
-            obs[self.MARKET + 5 * slot + game.market[slot] + 1] = 1.0
-        obs[self.PILE] = game.pile_size() / self.total
-        scores = game.scores()
-        for p in range(P):
-            j = rel[p]
-            obs[self.SCORES + j] = min(scores[p] / self.score_scale, 1.0)
-            obs[self.HAND_SIZES + j] = sum(game.hands[p]) / HAND_SIZE
-            obs[self.PLACED_ANY + j] = float(game.placed_any[p])
-            if j:
-                for k in range(4):
-                    obs[self.KNOWN + (j - 1) * 4 + k] = game.known[p][k] / HAND_SIZE
-        obs[self.TURN] = min(game.turn / self.turn_scale, 1.0)
-        obs[self.LIMIT] = place_limit(game.turn) / 3
-        if game.player == player and game.phase != OVER:
-            obs[self.PLACED] = game.placed / 3
-        if game.phase != DEAL:  # during the deal no phase and no actor
-            obs[self.PHASE + game.phase] = 1.0
+        board = self._board
+        board.update(game)
+        order = [(player + j) % P for j in range(P)]  # relative seat j is absolute seat order[j]
+        parts = [board.strands[p] for p in order]
+        parts += [board.closed, board.blocked]
+        parts += [board.ends[p] for p in order]
+        growable = game.growable
+        if growable and game.phase == PLACE and game.player == player:
+            grow = bytearray(self._growable_zeros)
+            for e in growable:
+                at = 4 * ((e & 7) * S + (e >> 3))
+                grow[at + 2] = _ONE2
+                grow[at + 3] = _ONE3
+            parts.append(grow)
+        else:
+            parts.append(self._growable_zeros)
+        values = [k / HAND_SIZE for k in game.hands[player]]
+        values += _MARKET_VALUES[game.market[0] + 1] + _MARKET_VALUES[game.market[1] + 1]
+        values.append(game.pile_size() / self.total)
+        scores, scale = game.scores(), self.score_scale
+        values += [min(scores[p] / scale, 1.0) for p in order]
+        values += [sum(game.hands[p]) / HAND_SIZE for p in order]
+        for p in order[1:]:
+            values += [k / HAND_SIZE for k in game.known[p]]
+        values.append(min(game.turn / self.turn_scale, 1.0))
+        values.append(place_limit(game.turn) / 3)
+        phase = game.phase
+        values.append(game.placed / 3 if game.player == player and phase != OVER else 0.0)
+        values += _PHASE_VALUES[phase]  # (none during the opening deal)
         if game.current_player() >= 0:  # nobody acts at a chance node or once over
-            obs[self.ACTOR + rel[game.player]] = 1.0
-        return obs
-
-    def _board(self, game: KnotGame):
-        """Board planes with absolute owners, cached until the board changes.
-
-        ``game.board_token`` is a fresh object after every placement; holding it here keeps it
-        alive, so an identity match can only mean the very same board.
-        """
-        if self._token is game.board_token:
-            return self._planes
-        P, S = self.players, self.n
-        sq = np.array(game.st_sq)
-        slot = np.array(game.st_slot)
-        rib = np.array(game.st_rib)
-        owner = np.array(game.rib_owner)[rib]
-        strands = np.zeros(P * SLOTS * S, np.float32)
-        strands[(owner * SLOTS + slot) * S + sq] = 1.0
-        closed = np.zeros(SLOTS * S, np.float32)
-        is_closed = np.array(game.rib_closed)[rib] >= 0
-        closed[slot[is_closed] * S + sq[is_closed]] = 1.0
-        geo = np.array(game.geo_w)
-        blocked = ((geo[None, :] >> self._block_shift) & 1).ravel().astype(np.float32)
-        ends = np.zeros(P * 8 * S, np.float32)
-        idx = [(p * 8 + (e & 7)) * S + (e >> 3) for p in range(P) for e in game.ends[p]]
-        if idx:
-            ends[idx] = 1.0
-        self._token = game.board_token
-        self._planes = (strands, closed, blocked, ends)
-        return self._planes
+            values += _ONE_HOT[P][(game.player - player) % P]
+        else:
+            values += _ONE_HOT[P][P]
+        values += [float(game.placed_any[p]) for p in order]
+        parts.append(self._globals.pack(*values))
+        return np.frombuffer(bytearray().join(parts), np.float32)
 
     def decode(self, observation) -> dict[str, Any]:
         """Named fields; owners and seats are relative (0 = the observer)."""
