@@ -179,7 +179,8 @@ class SuiteEnv(AECEnv):
         if self.history is not None:
             self.history.append(action if type(action) is int else action_index(action, self._num_actions))
         self._legal = self._mask = None
-        self._resolve_chance()
+        if game.current_player() == CHANCE:
+            self._resolve_chance()
         self._cumulative_rewards[agent] = 0
         if game.is_terminal():
             returns = game.returns()
@@ -422,7 +423,11 @@ class _AssertOutOfBounds(_with_direct_reads(wrappers.AssertOutOfBoundsWrapper)):
 
 class _OrderEnforcing(_with_direct_reads(wrappers.OrderEnforcingWrapper, guard_reset=True)):
     """PettingZoo's order checks; ``observe`` and ``last`` go straight to the raw env (the
-    wrappers between only pass ``observe`` on), with the same checks and results."""
+    wrappers between only pass ``observe`` on), and ``step`` with a plain int in range to the
+    illegal-action wrapper (the bounds wrapper between passes such an int on unchanged), with
+    the same checks and results."""
+
+    _fast_step = None  # the illegal-action wrapper's step (classic_wrappers sets it)
 
     def observe(self, agent: str) -> dict[str, np.ndarray] | None:
         if not self._has_reset:
@@ -433,9 +438,21 @@ class _OrderEnforcing(_with_direct_reads(wrappers.OrderEnforcingWrapper, guard_r
         raw = self._raw
         agent = self.agent_selection  # refused before reset, as PettingZoo's wrapper does
         assert agent is not None
-        observation = self.observe(agent) if observe else None
+        observation = raw.observe(agent) if observe else None  # (reset has been called: observe's check)
         return (observation, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent],
                 raw.infos[agent])
+
+    def step(self, action: Any) -> None:
+        # A plain int in range, after reset, with agents left: the checks below pass it on
+        # unchanged to the illegal-action wrapper, which this calls at once.
+        fast = self._fast_step
+        if fast is not None and type(action) is int and self._has_reset:
+            raw = self._raw
+            if raw.agents and 0 <= action < raw._num_actions:
+                self._has_updated = True
+                fast(action)
+                return
+        super().step(action)
 
 
 _OrderEnforcing.__name__ = _OrderEnforcing.__qualname__ = "OrderEnforcingWrapper"  # str(env) as before
@@ -443,9 +460,10 @@ _OrderEnforcing.__name__ = _OrderEnforcing.__qualname__ = "OrderEnforcingWrapper
 
 def classic_wrappers(raw: SuiteEnv) -> AECEnv:
     """PettingZoo's classic chain (illegal action −1 and game over, bounds, order) over ``raw``."""
-    wrapped = _TerminateIllegal(raw, illegal_reward=-1)
-    wrapped = _AssertOutOfBounds(wrapped)
-    return _OrderEnforcing(wrapped)
+    illegal = _TerminateIllegal(raw, illegal_reward=-1)
+    ordered = _OrderEnforcing(_AssertOutOfBounds(illegal))
+    ordered._fast_step = illegal.step
+    return ordered
 
 
 def wrapped_factory(raw_env: type[SuiteEnv]):

@@ -22,6 +22,7 @@ assert _ONE[:2] == bytes(2)
 _ONE2, _ONE3 = _ONE[2], _ONE[3]  # a 1.0 written into zeros: its two high bytes
 _MARKET_VALUES = [[1.0 if i == j else 0.0 for i in range(5)] for j in range(5)]  # empty, Cut, Run, Hook, Flip
 _PHASE_VALUES = [[1.0 if i == phase else 0.0 for i in range(3)] for phase in range(4)]  # place, draw, over; deal: none
+_BLOCKED_BITS = 0xF0  # a square's blocked sides in its geometry word (envs.knot.board)
 _ONE_HOT = {P: [[1.0 if i == j else 0.0 for i in range(P)] for j in range(P + 1)] for P in range(2, 5)}  # [P]: none
 
 
@@ -44,7 +45,7 @@ class _BoardBytes:
         self.geo_w: list[int] = [0] * squares  # the geometry words the blocked sides show
         self._empty_strands()
         self.blocked = bytearray(4 * 4 * squares)
-        self.ends = [bytes(4 * 8 * squares)] * players
+        self.ends = [bytearray(4 * 8 * squares) for _ in range(players)]
         self.end_sets: list[set[int]] = [set() for _ in range(players)]  # the open ends they show
 
     def _empty_strands(self) -> None:
@@ -89,38 +90,46 @@ class _BoardBytes:
         self.closed_order += rib_closed[ribbons:]
         # blocked sides: the squares whose geometry word changed are looked for among the new
         # strands' (when the board only grew), then, if some other word differs, everywhere
-        geo_w = game.geo_w
-        if geo_w != self.geo_w:
+        geo_w, kept_w = game.geo_w, self.geo_w
+        if geo_w != kept_w:
             upd = game.geo.geo_upd
-            for sq in {q for s in new for q, _ in upd[st_sq[s] * 16 + st_slot[s]]} if grown else range(S):
-                self._blocked_square(sq, geo_w[sq])
-            if geo_w != self.geo_w:
+            for sq in [q for s in new for q, _ in upd[st_sq[s] * 16 + st_slot[s]]] if grown else range(S):
+                word = geo_w[sq]
+                if (word ^ kept_w[sq]) & _BLOCKED_BITS:
+                    self._blocked_square(sq, word)
+                kept_w[sq] = word
+            if geo_w != kept_w:  # a word changed elsewhere (not by the new strands): every square
                 for sq in range(S):
                     self._blocked_square(sq, geo_w[sq])
-        # open ends: the planes of the players whose ends changed are made again
+        # open ends: the entries of the ends gone and of the ends new
         for p, ends in enumerate(game.ends):
-            if ends != self.end_sets[p]:
-                plane = bytearray(4 * 8 * S)
-                for e in ends:
+            shown = self.end_sets[p]
+            if ends != shown:
+                plane = self.ends[p]
+                for e in shown - ends:
+                    at = 4 * ((e & 7) * S + (e >> 3))
+                    plane[at + 2] = plane[at + 3] = 0
+                for e in ends - shown:
                     at = 4 * ((e & 7) * S + (e >> 3))
                     plane[at + 2] = _ONE2
                     plane[at + 3] = _ONE3
-                self.ends[p] = plane
                 self.end_sets[p] = set(ends)
         self.token = game.board_token
 
     def _blocked_square(self, sq: int, word: int) -> None:
         """The blocked sides of square ``sq`` as geometry word ``word`` gives them (bits 4…7;
-        the planes are side-major)."""
-        if word == self.geo_w[sq]:
-            return
+        the planes are side-major): the entries of the sides whose bit changed."""
+        kept = self.geo_w[sq]
         self.geo_w[sq] = word
-        blocked, S = self.blocked, self.squares
-        for side in range(4):
-            at = 4 * (side * S + sq) + 2
-            on = word >> (4 + side) & 1
-            blocked[at] = _ONE2 if on else 0
-            blocked[at + 1] = _ONE3 if on else 0
+        changed = (word ^ kept) >> 4 & 15
+        if changed:
+            blocked, S = self.blocked, self.squares
+            for side in range(4):
+                if changed >> side & 1:
+                    at = 4 * (side * S + sq) + 2
+                    on = word >> (4 + side) & 1
+                    blocked[at] = _ONE2 if on else 0
+                    blocked[at + 1] = _ONE3 if on else 0
 
 
 class KnotObserver(Observer):
