@@ -34,15 +34,14 @@ class _BoardBytes:
     keeps it alive, so an identity match can only mean the very same board); for another
     board it compares the strand and ribbon records with those it was made from: when the
     board only gained strands (no ribbon of the kept board changed owner, merged or closed)
-    it writes the new strands' entries, else it writes every strand again. The blocked sides
-    are rewritten for the squares whose geometry word changed, the open ends of a player
-    whose ends changed in full.
+    it writes the new strands' entries, else it writes every strand again. Likewise the
+    blocked sides (those of the new strands, or all), and the open ends that changed.
     """
 
     def __init__(self, players: int, squares: int):
         self.players, self.squares = players, squares
         self.token: object = None
-        self.geo_w: list[int] = [0] * squares  # the geometry words the blocked sides show
+        self.sides: list[int] = [0] * squares  # per square, the blocked sides shown (bits 4…7 of its word)
         self._empty_strands()
         self.blocked = bytearray(4 * 4 * squares)
         self.ends = [bytearray(4 * 8 * squares) for _ in range(players)]
@@ -88,19 +87,19 @@ class _BoardBytes:
         self.rib += st_rib[kept:]
         self.owner += rib_owner[ribbons:]
         self.closed_order += rib_closed[ribbons:]
-        # blocked sides: the squares whose geometry word changed are looked for among the new
-        # strands' (when the board only grew), then, if some other word differs, everywhere
-        geo_w, kept_w = game.geo_w, self.geo_w
-        if geo_w != kept_w:
+        # blocked sides: a square's geometry word is the union of what the strands laid on the
+        # board put in it (envs.knot.board._lay), so a board that only grew blocks what it did
+        # and what its new strands block; another board is read whole
+        if grown:
             upd = game.geo.geo_upd
-            for sq in [q for s in new for q, _ in upd[st_sq[s] * 16 + st_slot[s]]] if grown else range(S):
-                word = geo_w[sq]
-                if (word ^ kept_w[sq]) & _BLOCKED_BITS:
-                    self._blocked_square(sq, word)
-                kept_w[sq] = word
-            if geo_w != kept_w:  # a word changed elsewhere (not by the new strands): every square
-                for sq in range(S):
-                    self._blocked_square(sq, geo_w[sq])
+            for s in new:
+                for sq, bits in upd[st_sq[s] * 16 + st_slot[s]]:
+                    if bits & ~self.sides[sq] & _BLOCKED_BITS:
+                        self._blocked_square(sq, self.sides[sq] | bits)
+        else:
+            geo_w = game.geo_w
+            for sq in range(S):
+                self._blocked_square(sq, geo_w[sq])
         # open ends: the entries of the ends gone and of the ends new
         for p, ends in enumerate(game.ends):
             shown = self.end_sets[p]
@@ -119,13 +118,13 @@ class _BoardBytes:
     def _blocked_square(self, sq: int, word: int) -> None:
         """The blocked sides of square ``sq`` as geometry word ``word`` gives them (bits 4…7;
         the planes are side-major): the entries of the sides whose bit changed."""
-        kept = self.geo_w[sq]
-        self.geo_w[sq] = word
-        changed = (word ^ kept) >> 4 & 15
+        kept = self.sides[sq]
+        changed = (word ^ kept) & _BLOCKED_BITS
         if changed:
+            self.sides[sq] = kept ^ changed
             blocked, S = self.blocked, self.squares
             for side in range(4):
-                if changed >> side & 1:
+                if changed >> (4 + side) & 1:
                     at = 4 * (side * S + sq) + 2
                     on = word >> (4 + side) & 1
                     blocked[at] = _ONE2 if on else 0
@@ -187,6 +186,7 @@ class KnotObserver(Observer):
         self.PLACED_ANY = take(P, "placed_any")
         self.size = self.layout.size
         self._board = _BoardBytes(P, S)
+        self._orders = [tuple((player + j) % P for j in range(P)) for player in range(P)]
         self._growable_zeros = bytes(4 * 8 * S)
         self._globals = struct.Struct(f"{self.size - self.HAND}f")  # native float32, rounded as numpy rounds
         assert self.HAND == self.GROWABLE + 8 * S and self.PLACED_ANY + P == self.size
@@ -199,7 +199,7 @@ class KnotObserver(Observer):
         P, S = self.players, self.n
         board = self._board
         board.update(game)
-        order = [(player + j) % P for j in range(P)]  # relative seat j is absolute seat order[j]
+        order = self._orders[player]  # relative seat j is absolute seat order[j]
         parts = [board.strands[p] for p in order]
         parts += [board.closed, board.blocked]
         parts += [board.ends[p] for p in order]
@@ -213,23 +213,19 @@ class KnotObserver(Observer):
             parts.append(grow)
         else:
             parts.append(self._growable_zeros)
-        values = [k / HAND_SIZE for k in game.hands[player]]
-        values += _MARKET_VALUES[game.market[0] + 1] + _MARKET_VALUES[game.market[1] + 1]
-        values.append(game.pile_size() / self.total)
+        hands, known, market, phase = game.hands, game.known, game.market, game.phase
         scores, scale = game.scores(), self.score_scale
+        values = [*[k / HAND_SIZE for k in hands[player]], *_MARKET_VALUES[market[0] + 1],
+                  *_MARKET_VALUES[market[1] + 1], game.pile_size() / self.total]
         values += [min(scores[p] / scale, 1.0) for p in order]
-        values += [sum(game.hands[p]) / HAND_SIZE for p in order]
+        values += [sum(hands[p]) / HAND_SIZE for p in order]
         for p in order[1:]:
-            values += [k / HAND_SIZE for k in game.known[p]]
-        values.append(min(game.turn / self.turn_scale, 1.0))
-        values.append(place_limit(game.turn) / 3)
-        phase = game.phase
-        values.append(game.placed / 3 if game.player == player and phase != OVER else 0.0)
+            values += [k / HAND_SIZE for k in known[p]]
+        values += (min(game.turn / self.turn_scale, 1.0), place_limit(game.turn) / 3,
+                   game.placed / 3 if game.player == player and phase != OVER else 0.0)
         values += _PHASE_VALUES[phase]  # (none during the opening deal)
-        if game.current_player() >= 0:  # nobody acts at a chance node or once over
-            values += _ONE_HOT[P][(game.player - player) % P]
-        else:
-            values += _ONE_HOT[P][P]
+        # the actor (none at a chance node or once over), then who has placed before
+        values += _ONE_HOT[P][(game.player - player) % P if game.current_player() >= 0 else P]
         values += [float(game.placed_any[p]) for p in order]
         parts.append(self._globals.pack(*values))
         return np.frombuffer(bytearray().join(parts), np.float32)
