@@ -85,7 +85,7 @@ def draw_outcome(outcomes: list[tuple[int, float]], rng) -> int:
     ``random.Random``): the same generator state gives the same outcome on every machine."""
     if len(outcomes) == 1:
         return outcomes[0][0]
-    point = rng.random() * sum(p for _, p in outcomes)
+    point = rng.random() * sum([p for _, p in outcomes])
     for outcome, probability in outcomes:
         point -= probability
         if point < 0:
