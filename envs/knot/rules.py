@@ -226,7 +226,8 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
                 self._raise_illegal(action)
             self._place(slot, sq)
             return
-        if self.why_illegal(action) is not None:
+        legal = self._legal  # (the legal list of this position, when it was asked for: the same test)
+        if not (action in legal if legal is not None else self.why_illegal(action) is None):
             self._raise_illegal(action)
         self._legal = self._places = None
         if action == base:
