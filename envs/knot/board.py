@@ -88,7 +88,9 @@ class BoardMixin:
             bb = g.zone(self.own_bb[player]) if self.own_bb[player] else 0
         else:
             bb = g.full
-        memo = _SQUARE_ACTIONS.setdefault(n, [{} for _ in range(n)]) if bb else ()
+        memo = _SQUARE_ACTIONS.get(n)
+        if memo is None:
+            memo = _SQUARE_ACTIONS[n] = [{} for _ in range(n)]
         for sq in set_bits(bb):
             m = FIT[geo_w[sq]] & static[sq] & NO_LINK[lu[sq]] & hm
             if m:

@@ -61,6 +61,7 @@ _SLOT_BYTES = [np.eye(SLOT, dtype=np.float32)[j].tobytes() for j in range(SLOT)]
 _FACE_DOWN = [_SLOT_BYTES[0] * k for k in range(SUPPLY_MAX + 1)]  # k face-down places
 _FOUR_FLOATS = struct.Struct("4f")  # native float32: a Python float rounded to nearest, as numpy does
 _LEFT = bytes(max(COPIES - x, 0) for x in range(256))  # translate: a count on the table -> what is left
+_ZERO_HANDS = bytes(2 * TYPES)
 # the flags' block: MY_GOAL 15, TO_MOVE, SEAT, PHASE 7, REPEATED, CONTINUED (offsets in bytes)
 _GOAL_AT = 0
 _TO_MOVE_AT = _GOAL_AT + 4 * MAP_SIZE
@@ -95,7 +96,6 @@ def _crossed_bytes(crossed: int) -> bytes:
         _CROSSED_BYTES.clear()
     found = _CROSSED_BYTES[crossed] = b"".join([_ONE if crossed >> k & 1 else bytes(4) for k in range(MAP_SIZE)])
     return found
-_ZERO_HANDS = bytes(2 * TYPES)
 
 
 class UzorObserver(Observer):
