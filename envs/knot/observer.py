@@ -33,9 +33,9 @@ class _BoardBytes:
     ``update`` checks ``game.board_token`` (a fresh object after every placement; holding it
     keeps it alive, so an identity match can only mean the very same board); for another
     board it compares the strand and ribbon records with those it was made from: when the
-    board only gained strands (no ribbon of the kept board changed owner, merged or closed)
-    it writes the new strands' entries, else it writes every strand again. Likewise the
-    blocked sides (those of the new strands, or all), and the open ends that changed.
+    board only gained strands it writes what they block, and their entries unless a ribbon of
+    the kept board changed owner, merged or closed (then every strand's again); another board
+    is read whole. The open ends: those that changed.
     """
 
     def __init__(self, players: int, squares: int):
@@ -65,15 +65,28 @@ class _BoardBytes:
         kept, ribbons = len(self.sq), len(self.owner)
         st_sq, st_slot, st_rib = game.st_sq, game.st_slot, game.st_rib
         rib_owner, rib_closed = game.rib_owner, game.rib_closed
-        grown = (len(st_sq) >= kept and st_sq[:kept] == self.sq and st_slot[:kept] == self.slot
-                 and st_rib[:kept] == self.rib and rib_owner[:ribbons] == self.owner
-                 and rib_closed[:ribbons] == self.closed_order)
-        if not grown:
+        laid = len(st_sq) >= kept and st_sq[:kept] == self.sq and st_slot[:kept] == self.slot
+        # blocked sides: a square's geometry word is the union of what the strands laid on it
+        # and beside it put there (envs.knot.board._lay), so when the board only gained strands
+        # their updates say what else is blocked; another board is read whole
+        if laid:
+            upd, sides = game.geo.geo_upd, self.sides
+            for s in range(kept, len(st_sq)):
+                for sq, bits in upd[st_sq[s] * 16 + st_slot[s]]:
+                    if bits & ~sides[sq] & _BLOCKED_BITS:
+                        self._blocked_square(sq, sides[sq] | bits)
+        else:
+            sides = self.sides
+            for sq, word in enumerate(game.geo_w):
+                if (word ^ sides[sq]) & _BLOCKED_BITS:
+                    self._blocked_square(sq, word)
+        # strands: the new ones written, unless a ribbon of the kept board changed (then all)
+        if not (laid and st_rib[:kept] == self.rib and rib_owner[:ribbons] == self.owner
+                and rib_closed[:ribbons] == self.closed_order):
             self._empty_strands()
             kept = ribbons = 0
         strands, closed = self.strands, self.closed
-        new = range(kept, len(st_sq))
-        for s in new:
+        for s in range(kept, len(st_sq)):
             r = st_rib[s]
             at = 4 * (st_slot[s] * S + st_sq[s])
             plane = strands[rib_owner[r]]
@@ -87,19 +100,6 @@ class _BoardBytes:
         self.rib += st_rib[kept:]
         self.owner += rib_owner[ribbons:]
         self.closed_order += rib_closed[ribbons:]
-        # blocked sides: a square's geometry word is the union of what the strands laid on the
-        # board put in it (envs.knot.board._lay), so a board that only grew blocks what it did
-        # and what its new strands block; another board is read whole
-        if grown:
-            upd = game.geo.geo_upd
-            for s in new:
-                for sq, bits in upd[st_sq[s] * 16 + st_slot[s]]:
-                    if bits & ~self.sides[sq] & _BLOCKED_BITS:
-                        self._blocked_square(sq, self.sides[sq] | bits)
-        else:
-            geo_w = game.geo_w
-            for sq in range(S):
-                self._blocked_square(sq, geo_w[sq])
         # open ends: the entries of the ends gone and of the ends new
         for p, ends in enumerate(game.ends):
             shown = self.end_sets[p]
