@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from envs.core.game import CHANCE, TERMINAL, Game
 from envs.knot import options as knot_options
 from envs.knot.board import BoardMixin
@@ -199,6 +201,20 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
             acts = []
         self._legal = acts
         return acts[:]
+
+    def action_mask(self) -> np.ndarray:
+        """``legal_actions()`` as an ``int8`` array over every action; while placing, straight
+        from the placements (no sorted list made)."""
+        mask = np.zeros(16 * self.n + 4, np.int8)
+        legal = self._legal
+        if legal is None and self.phase == PLACE and self.pending < 0:
+            places = self._placement_actions()
+            mask[places] = 1
+            if self.placed or not places:
+                mask[16 * self.n] = 1  # END
+            return mask
+        mask[self.legal_actions() if legal is None else legal] = 1
+        return mask
 
     # ----- applying actions ------------------------------------------------------------------------
     def apply(self, action: Any) -> None:
