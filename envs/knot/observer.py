@@ -7,6 +7,8 @@ since) nor the pile's order (only its size).
 from __future__ import annotations
 
 import struct
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -20,10 +22,49 @@ from envs.knot.rules import BONUS, DEAL, HAND_SIZE, OVER, PLACE, KnotGame, place
 _ONE = np.float32(1.0).tobytes()
 assert _ONE[:2] == bytes(2)
 _ONE2, _ONE3 = _ONE[2], _ONE[3]  # a 1.0 written into zeros: its two high bytes
-_MARKET_VALUES = [[1.0 if i == j else 0.0 for i in range(5)] for j in range(5)]  # empty, Cut, Run, Hook, Flip
-_PHASE_VALUES = [[1.0 if i == phase else 0.0 for i in range(3)] for phase in range(4)]  # place, draw, over; deal: none
+_ONE_FLOAT, _THREE_FLOATS = struct.Struct("f"), struct.Struct("3f")  # native float32, rounded as numpy rounds
+
+
+def _floats(values) -> bytes:
+    """Numbers as float32 bytes (each rounded to nearest, as numpy rounds a Python float)."""
+    return struct.pack(f"{len(values)}f", *values)
+
+
+_MARKET_BYTES = [_floats([float(i == j) for i in range(5)]) for j in range(5)]  # a slot: empty, Cut, Run, Hook, Flip
+_PHASE_BYTES = [_floats([float(i == phase) for i in range(3)]) for phase in range(4)]  # place, draw, over; deal: none
+
+
+class _KeptFloats:
+    """Global blocks as float32 bytes, kept by the numbers they show (a hand, the seats' hand
+    sizes, scores, known strands, who has placed: each changes seldom); cleared whole when
+    full."""
+
+    LIMIT = 4096
+
+    def __init__(self):
+        self.kept: dict = {}
+
+    def floats(self, kind: str, numbers: tuple, divisor: int) -> bytes:
+        """``numbers`` each divided by ``divisor``."""
+        found = self.kept.get((kind, numbers))
+        if found is None:
+            found = self._keep((kind, numbers), _floats([x / divisor for x in numbers]))
+        return found
+
+    def scores(self, points: tuple, scale: float) -> bytes:
+        """Points / ``scale``, at most 1."""
+        found = self.kept.get(("scores", points))
+        if found is None:
+            found = self._keep(("scores", points), _floats([min(x / scale, 1.0) for x in points]))
+        return found
+
+    def _keep(self, key, value: bytes) -> bytes:
+        if len(self.kept) >= self.LIMIT:
+            self.kept.clear()
+        self.kept[key] = value
+        return value
+
 _BLOCKED_BITS = 0xF0  # a square's blocked sides in its geometry word (envs.knot.board)
-_ONE_HOT = {P: [[1.0 if i == j else 0.0 for i in range(P)] for j in range(P + 1)] for P in range(2, 5)}  # [P]: none
 
 
 class _BoardBytes:
@@ -187,9 +228,16 @@ class KnotObserver(Observer):
         self.size = self.layout.size
         self._board = _BoardBytes(P, S)
         self._orders = [tuple((player + j) % P for j in range(P)) for player in range(P)]
+        self._seats = [itemgetter(*order) for order in self._orders]  # a per-seat list in my order
         self._growable_zeros = bytes(4 * 8 * S)
-        self._globals = struct.Struct(f"{self.size - self.HAND}f")  # native float32, rounded as numpy rounds
-        assert self.HAND == self.GROWABLE + 8 * S and self.PLACED_ANY + P == self.size
+        self._actor_bytes = [_floats([float(j == actor) for j in range(P)]) for actor in range(P + 1)]  # [P]: none
+        self._kept = _KeptFloats()
+        # the blocks observe() joins, in this order
+        assert [self.HAND, self.MARKET, self.PILE, self.SCORES, self.HAND_SIZES, self.KNOWN, self.TURN, self.LIMIT,
+                self.PLACED, self.PHASE, self.ACTOR, self.PLACED_ANY, self.size] == [
+            self.GROWABLE + 8 * S, self.HAND + 4, self.MARKET + 10, self.PILE + 1, self.SCORES + P,
+            self.HAND_SIZES + P, self.KNOWN + 4 * (P - 1), self.TURN + 1, self.LIMIT + 1, self.PLACED + 1,
+            self.PHASE + 3, self.ACTOR + P, self.PLACED_ANY + P]
         self._board_planes = KnotPlanes(self)
 
     def observe(self, game: KnotGame, player: int) -> np.ndarray:
@@ -213,21 +261,23 @@ class KnotObserver(Observer):
             parts.append(grow)
         else:
             parts.append(self._growable_zeros)
-        hands, known, market, phase = game.hands, game.known, game.market, game.phase
-        scores, scale = game.scores(), self.score_scale
-        values = [*[k / HAND_SIZE for k in hands[player]], *_MARKET_VALUES[market[0] + 1],
-                  *_MARKET_VALUES[market[1] + 1], game.pile_size() / self.total]
-        values += [min(scores[p] / scale, 1.0) for p in order]
-        values += [sum(hands[p]) / HAND_SIZE for p in order]
-        for p in order[1:]:
-            values += [k / HAND_SIZE for k in known[p]]
-        values += (min(game.turn / self.turn_scale, 1.0), place_limit(game.turn) / 3,
-                   game.placed / 3 if game.player == player and phase != OVER else 0.0)
-        values += _PHASE_VALUES[phase]  # (none during the opening deal)
-        # the actor (none at a chance node or once over), then who has placed before
-        values += _ONE_HOT[P][(game.player - player) % P if game.current_player() >= 0 else P]
-        values += [float(game.placed_any[p]) for p in order]
-        parts.append(self._globals.pack(*values))
+        # the globals, block by block: the per-seat ones from the seats' numbers in the
+        # observer's order (an itemgetter), each block's bytes kept by those numbers (they
+        # change seldom); the rest from tables or packed
+        seats, kept = self._seats[player], self._kept
+        hands, market, phase = game.hands, game.market, game.phase
+        parts += (kept.floats("hand", tuple(hands[player]), HAND_SIZE),
+                  _MARKET_BYTES[market[0] + 1], _MARKET_BYTES[market[1] + 1],
+                  _ONE_FLOAT.pack(game.pile_size() / self.total),
+                  kept.scores(seats(game.scores()), self.score_scale),
+                  kept.floats("sizes", tuple(map(sum, seats(hands))), HAND_SIZE),
+                  kept.floats("known", tuple(chain.from_iterable(seats(game.known)[1:])), HAND_SIZE),
+                  _THREE_FLOATS.pack(min(game.turn / self.turn_scale, 1.0), place_limit(game.turn) / 3,
+                                     game.placed / 3 if game.player == player and phase != OVER else 0.0),
+                  _PHASE_BYTES[phase],  # (none during the opening deal)
+                  # the actor (none at a chance node or once over), then who has placed before
+                  self._actor_bytes[(game.player - player) % P if game.current_player() >= 0 else P],
+                  kept.floats("placed", seats(game.placed_any), 1))
         return np.frombuffer(bytearray().join(parts), np.float32)
 
     def decode(self, observation) -> dict[str, Any]:
