@@ -17,6 +17,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from envs.core.description import GameDescription
 from envs.core.game import (
@@ -125,6 +126,9 @@ class SuiteEnv(AECEnv):
         self.last_move: LastMove | None = None
         self._scores_seen: list | None = None
         self._legal: frozenset[int] | None = None  # legal actions of the position now (cached)
+        # The action mask of the position now, for the agent to act (cached like _legal: every
+        # change of position goes through step, reset or restore, which drop both).
+        self._mask: np.ndarray | None = None
         self.ended_by_illegal_action = False  # set by env()'s wrapper: the offender got −1
 
     # ----- spaces ---------------------------------------------------------------------------------
@@ -158,9 +162,13 @@ class SuiteEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
         game = self.game
-        mask = np.zeros(self._num_actions, np.int8)
         if game.current_player() == player:
-            mask[game.legal_actions()] = 1
+            mask = self._mask
+            if mask is None:
+                mask = self._mask = game.action_mask()
+            mask = mask.copy()  # the caller's own array: the cached one stays as it is
+        else:
+            mask = np.zeros(self._num_actions, np.int8)
         vector = self.observer.observe(game, player)
         return {"observation": self.observer.planes(vector) if self._planes else vector, "action_mask": mask}
 
@@ -177,9 +185,10 @@ class SuiteEnv(AECEnv):
         if before is not None:
             self._remember_move(before, action)
         if self.history is not None:
-            self.history.append(action_index(action, self._num_actions))
-        self._legal = None
-        self._resolve_chance()
+            self.history.append(action if type(action) is int else action_index(action, self._num_actions))
+        self._legal = self._mask = None
+        if game.current_player() == CHANCE:
+            self._resolve_chance()
         self._cumulative_rewards[agent] = 0
         if game.is_terminal():
             returns = game.returns()
@@ -215,7 +224,7 @@ class SuiteEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._scores_seen = None
-        self._legal = None
+        self._legal = self._mask = None
         self.ended_by_illegal_action = False
         self._skip_agent_selection = None
         if game.is_terminal():
@@ -243,6 +252,17 @@ class SuiteEnv(AECEnv):
         if self._legal is None:
             self._legal = frozenset(self.game.legal_actions())
         return self._legal
+
+    def is_legal_now(self, index: int) -> bool:
+        """Whether action ``index`` (an int) is legal for the agent to act now: read from the
+        action mask of the position, the one its observation showed (cached until the position
+        changes), so a step after ``last()`` does not list the legal actions again."""
+        if not 0 <= index < self._num_actions:
+            return False
+        mask = self._mask
+        if mask is None:
+            mask = self._mask = self.game.action_mask()
+        return bool(mask[index])
 
     def end_by_illegal_action(self, illegal_reward: float) -> None:
         """PettingZoo's classic convention: the agent to act made an illegal move, so it gets
@@ -355,8 +375,8 @@ class IllegalActionWrapper(wrappers.BaseWrapper):
             else:
                 self.env.step(action)
             return
-        index = action_index(action, raw._num_actions)
-        if index in raw.legal_now():
+        index = action if type(action) is int else action_index(action, raw._num_actions)
+        if raw.is_legal_now(index):
             self.env.step(index)
             return
         reason = raw.game.why_illegal(index) or "that action is not legal now"
@@ -420,14 +440,49 @@ class _AssertOutOfBounds(_with_direct_reads(wrappers.AssertOutOfBoundsWrapper)):
         super().step(action)
 
 
-_OrderEnforcing = _with_direct_reads(wrappers.OrderEnforcingWrapper, guard_reset=True)
+class _OrderEnforcing(_with_direct_reads(wrappers.OrderEnforcingWrapper, guard_reset=True)):
+    """PettingZoo's order checks; ``observe`` and ``last`` go straight to the raw env (the
+    wrappers between only pass ``observe`` on), and ``step`` with a plain int in range to the
+    illegal-action wrapper (the bounds wrapper between passes such an int on unchanged), with
+    the same checks and results."""
+
+    _fast_step = None  # the illegal-action wrapper's step (classic_wrappers sets it)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._raw.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple:
+        raw = self._raw
+        agent = self.agent_selection  # refused before reset, as PettingZoo's wrapper does
+        assert agent is not None
+        observation = raw.observe(agent) if observe else None  # (reset has been called: observe's check)
+        return (observation, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent],
+                raw.infos[agent])
+
+    def step(self, action: Any) -> None:
+        # A plain int in range, after reset, with agents left: the checks below pass it on
+        # unchanged to the illegal-action wrapper, which this calls at once.
+        fast = self._fast_step
+        if fast is not None and type(action) is int and self._has_reset:
+            raw = self._raw
+            if raw.agents and 0 <= action < raw._num_actions:
+                self._has_updated = True
+                fast(action)
+                return
+        super().step(action)
+
+
+_OrderEnforcing.__name__ = _OrderEnforcing.__qualname__ = "OrderEnforcingWrapper"  # str(env) as before
 
 
 def classic_wrappers(raw: SuiteEnv) -> AECEnv:
     """PettingZoo's classic chain (illegal action −1 and game over, bounds, order) over ``raw``."""
-    wrapped = _TerminateIllegal(raw, illegal_reward=-1)
-    wrapped = _AssertOutOfBounds(wrapped)
-    return _OrderEnforcing(wrapped)
+    illegal = _TerminateIllegal(raw, illegal_reward=-1)
+    ordered = _OrderEnforcing(_AssertOutOfBounds(illegal))
+    ordered._fast_step = illegal.step
+    return ordered
 
 
 def public_envs(game: GameDescription) -> tuple[type[SuiteEnv], Callable[..., AECEnv]]:

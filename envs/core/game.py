@@ -85,7 +85,7 @@ def draw_outcome(outcomes: list[tuple[int, float]], rng) -> int:
     ``random.Random``): the same generator state gives the same outcome on every machine."""
     if len(outcomes) == 1:
         return outcomes[0][0]
-    point = rng.random() * sum(p for _, p in outcomes)
+    point = rng.random() * sum([p for _, p in outcomes])
     for outcome, probability in outcomes:
         point -= probability
         if point < 0:
@@ -154,6 +154,14 @@ class Game:
 
     def legal_actions(self) -> list[int]:
         raise NotImplementedError
+
+    def action_mask(self) -> np.ndarray:
+        """The legal actions now as a fresh ``int8`` array over every action (1 = legal): the
+        AEC env's ``action_mask``. This one marks ``legal_actions()``; an engine may build it
+        more directly (Uzor from its bitboards), always with the same ones."""
+        mask = np.zeros(self.num_actions_for(self.options), np.int8)
+        mask[self.legal_actions()] = 1
+        return mask
 
     def why_illegal(self, action: int) -> str | None:
         raise NotImplementedError

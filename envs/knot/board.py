@@ -19,8 +19,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from envs.core.bits import set_bits
 from envs.core.game import require
 from envs.knot.geometry import FIT, KIND_MASK, NO_LINK, OTHER_PORT, SLOT_PORTS, TURN_FOR_PORT, slots_of
+
+
+# PORT_SLOTS[p]: per kind, the slot of its strand through port p and that strand's other port.
+PORT_SLOTS = tuple(
+    tuple((4 * k + TURN_FOR_PORT[k][p], OTHER_PORT[(4 * k + TURN_FOR_PORT[k][p]) * 8 + p]) for k in range(4))
+    for p in range(8)
+)
+# Per board size, per square: slot mask -> the placement actions of those slots in that square,
+# ascending (filled as masks are met; a pure function of its keys).
+_SQUARE_ACTIONS: dict[int, list[dict[int, tuple[int, ...]]]] = {}
 
 
 class BoardMixin:
@@ -77,20 +88,21 @@ class BoardMixin:
             bb = g.zone(self.own_bb[player]) if self.own_bb[player] else 0
         else:
             bb = g.full
-        while bb:
-            low = bb & -bb
-            sq = low.bit_length() - 1
-            bb ^= low
+        memo = _SQUARE_ACTIONS.get(n)
+        if memo is None:
+            memo = _SQUARE_ACTIONS[n] = [{} for _ in range(n)]
+        for sq in set_bits(bb):
             m = FIT[geo_w[sq]] & static[sq] & NO_LINK[lu[sq]] & hm
             if m:
-                for s in slots_of(m):
-                    acts.append(s * n + sq)
+                found = memo[sq].get(m)
+                if found is None:
+                    found = memo[sq][m] = tuple(s * n + sq for s in slots_of(m))
+                acts += found
         # Strands meeting one of the player's ends: grow, join, capture, close.
         ends = self.ends[player]
         if ends:
             link, inside, port_strand = g.link, g.inside, self.port_strand
             st_rib, rib_owner, rib_inside = self.st_rib, self.rib_owner, self.rib_inside
-            kinds = [k for k in range(4) if hand[k]]
             found = set()
             for e in ends:
                 lk = link[e]
@@ -98,12 +110,10 @@ class BoardMixin:
                 fm = FIT[geo_w[sq]] & static[sq] & hm
                 if not fm:
                     continue
-                p = lk & 7
-                for k in kinds:
-                    slot = 4 * k + TURN_FOR_PORT[k][p]
+                for slot, other in PORT_SLOTS[lk & 7]:  # (fm holds only the kinds in hand)
                     if not fm >> slot & 1:
                         continue
-                    gq = sq * 8 + OTHER_PORT[slot * 8 + p]
+                    gq = (lk & ~7) + other
                     lq = link[gq]
                     s2 = port_strand[lq]
                     if s2 < 0:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from envs.core.game import CHANCE, TERMINAL, Game
 from envs.knot import options as knot_options
 from envs.knot.board import BoardMixin
@@ -201,6 +203,20 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
         self._legal = acts
         return acts[:]
 
+    def action_mask(self) -> np.ndarray:
+        """``legal_actions()`` as an ``int8`` array over every action; while placing, straight
+        from the placements (no sorted list made)."""
+        mask = np.zeros(16 * self.n + 4, np.int8)
+        legal = self._legal
+        if legal is None and self.phase == PLACE and self.pending < 0:
+            places = self._placement_actions()
+            mask[places] = 1
+            if self.placed or not places:
+                mask[16 * self.n] = 1  # END
+            return mask
+        mask[self.legal_actions() if legal is None else legal] = 1
+        return mask
+
     # ----- applying actions ------------------------------------------------------------------------
     def apply(self, action: Any) -> None:
         """Play ``action`` (at a chance node: the outcome, a kind); an illegal one raises
@@ -227,7 +243,8 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
                 self._raise_illegal(action)
             self._place(slot, sq)
             return
-        if self.why_illegal(action) is not None:
+        legal = self._legal  # (the legal list of this position, when it was asked for: the same test)
+        if not (action in legal if legal is not None else self.why_illegal(action) is None):
             self._raise_illegal(action)
         self._legal = self._places = None
         if action == base:

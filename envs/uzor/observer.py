@@ -7,6 +7,7 @@ follow by elimination; the face-up discards at its bottom are shown where they l
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 import numpy as np
@@ -47,7 +48,54 @@ def _cell_table() -> np.ndarray:
 
 _LUT = _cell_table()
 _THIRDS = np.arange(COPIES + 1, dtype=np.float32) / COPIES  # a count 0…3 as a fraction
+
+# Pieces of the vector as float32 bytes (observe joins them).
+_ROW_BYTES = [row.tobytes() for row in _LUT]  # a cell's 12 entries, by code + 1
+_THIRD_BYTES = [x.tobytes() for x in _THIRDS]
+_ONE = np.float32(1.0).tobytes()
+# a 1.0 written into zeros: its two high bytes (item writes into a bytearray are far cheaper
+# than slice writes)
+assert _ONE[:2] == bytes(2)
+_ONE2, _ONE3 = _ONE[2], _ONE[3]
+_SLOT_BYTES = [np.eye(SLOT, dtype=np.float32)[j].tobytes() for j in range(SLOT)]  # one-hot at j
+_FACE_DOWN = [_SLOT_BYTES[0] * k for k in range(SUPPLY_MAX + 1)]  # k face-down places
+_FOUR_FLOATS = struct.Struct("4f")  # native float32: a Python float rounded to nearest, as numpy does
+_LEFT = bytes(max(COPIES - x, 0) for x in range(256))  # translate: a count on the table -> what is left
 _ZERO_HANDS = bytes(2 * TYPES)
+# the flags' block: MY_GOAL 15, TO_MOVE, SEAT, PHASE 7, REPEATED, CONTINUED (offsets in bytes)
+_GOAL_AT = 0
+_TO_MOVE_AT = _GOAL_AT + 4 * MAP_SIZE
+_SEAT_AT = _TO_MOVE_AT + 4
+_PHASE_AT = _SEAT_AT + 4
+_REPEATED_AT = _PHASE_AT + 4 * SHOWN_PHASES
+_CONTINUED_AT = _REPEATED_AT + 4
+_FLAGS_ZEROS = bytes(_CONTINUED_AT + 4)
+_FORK_ZEROS = bytes(4 * MAP_SIZE)
+_ZEROS = memoryview(bytes(4 * max(31 * 31, SUPPLY_MAX * SLOT)))  # zero runs are slices of it
+# Blocks that take few distinct values in a game, kept by their value (cleared whole when full):
+# 25 counts (a hand, the supply) and the crossed-out patterns.
+_COUNT_BYTES: dict[bytes, bytes] = {}
+_CROSSED_BYTES: dict[int, bytes] = {}
+_KEPT_LIMIT = 4096
+
+
+def _count_bytes(counts: bytearray) -> bytes:
+    """25 counts 0…3 as float32 thirds."""
+    key = bytes(counts)
+    found = _COUNT_BYTES.get(key)
+    if found is None:
+        if len(_COUNT_BYTES) >= _KEPT_LIMIT:
+            _COUNT_BYTES.clear()
+        found = _COUNT_BYTES[key] = b"".join([_THIRD_BYTES[c] for c in key])
+    return found
+
+
+def _crossed_bytes(crossed: int) -> bytes:
+    """The CROSSED block of a bit set of patterns."""
+    if len(_CROSSED_BYTES) >= _KEPT_LIMIT:
+        _CROSSED_BYTES.clear()
+    found = _CROSSED_BYTES[crossed] = b"".join([_ONE if crossed >> k & 1 else bytes(4) for k in range(MAP_SIZE)])
+    return found
 
 
 class UzorObserver(Observer):
@@ -106,75 +154,121 @@ class UzorObserver(Observer):
         self.size = self.layout.size
         self._planes = None  # the plane maker, built on first use
         self._table_end = self.TABLE + n * CELL_FEATURES
-        self._version = -1
-        self._table = None
+        # the blocks observe() joins, in this order
+        assert [self.TABLE, self.MY_HAND, self.MARKET, self.SUPPLY_PLACES, self.CROSSED, self.LAST, self.FORK,
+                self.SUPPLY_SIZE, self.size] == [
+            0, self._table_end, self._table_end + 3 * TYPES, self.MARKET + MARKET * SLOT,
+            self.SUPPLY_PLACES + SUPPLY_MAX * SLOT, self.CROSSED + MAP_SIZE + len(_FLAGS_ZEROS) // 4, self.LAST + n,
+            self.FORK + MAP_SIZE, self.FORK + MAP_SIZE + 4]
+        # the last table seen: its codes and its block's float32 bytes (_table_bytes)
+        self._codes = bytearray()
+        self._table = bytearray()
+        self._rows = memoryview(self._table)
 
     def observe(self, game, player: int) -> np.ndarray:
-        obs = np.zeros(self.size, np.float32)
-        # The table's one-hot block only changes when a tile is placed or closed: the last
-        # one is kept, keyed by the table version (unique in the process, shared by clones).
-        if game.table_version == self._version:
-            obs[self.TABLE:self._table_end] = self._table
-        else:
-            table = obs[self.TABLE:self._table_end]
-            np.take(_LUT, np.frombuffer(game.codes, np.uint8), axis=0, out=table.reshape(self.cells, CELL_FEATURES))
-            self._table = table.copy()
-            self._version = game.table_version
+        # The vector is put together as float32 bytes, block by block in layout order, from
+        # pieces made once (a market slot's one-hot, a run of face-down places, zeros) and the
+        # table's block kept between calls (_table_bytes); one join makes its memory. (Nearly
+        # every entry is 0 or 1 and most blocks are one of a few pieces: joining them costs
+        # less than numpy's per-call overhead on writes into a zeroed array.)
+        zeros = _ZEROS
         # Hands (mine, theirs) and the supply's multiset by elimination: what is on no table,
-        # in no hand, in no market. Three adjacent blocks of 25 counts 0…3, written at once.
+        # in no hand, in no market. Three adjacent blocks of 25 counts 0…3.
         counts = bytearray(_ZERO_HANDS)
-        counts += bytes([COPIES - x for x in game.on_table])
+        counts += bytes(game.on_table).translate(_LEFT)
         for t in game.hands[player]:
             counts[t] += 1
             counts[2 * TYPES + t] -= 1
         for t in game.hands[1 - player]:
             counts[TYPES + t] += 1
             counts[2 * TYPES + t] -= 1
-        goal, phase = game.goals[player], game.phase
-        ones = [] if goal is None else [self.MY_GOAL + goal]  # (a goal is dealt at the setup's start)
-        if phase < SHOWN_PHASES:  # a chance node shows no phase
-            ones.append(self.PHASE + phase)
-        market = self.MARKET + 1
         for t in game.market:
-            ones.append(market + t)
-            market += SLOT
             if t >= 0:
                 counts[2 * TYPES + t] -= 1
-        np.take(_THIRDS, np.frombuffer(counts, np.uint8), out=obs[self.MY_HAND:self.MY_HAND + 3 * TYPES])
+        parts = [self._table_bytes(game), _count_bytes(counts[:TYPES]), _count_bytes(counts[TYPES:2 * TYPES]),
+                 _count_bytes(counts[2 * TYPES:])]
+        parts += [_SLOT_BYTES[t + 1] for t in game.market]  # one-hot: empty, or the type + 1
         # The supply from the top: its face-down tiles, then the face-up discards in the order
         # they will be drawn (during the deal it holds more than 59: the first 59 are shown).
         facedown, discards = sum(game.facedown), game.discards
-        places = self.SUPPLY_PLACES
         size = min(facedown + len(discards), SUPPLY_MAX)
         down = min(size, facedown)
-        if down:
-            obs[places:places + down * SLOT:SLOT] = 1.0
-        for i in range(down, size):
-            ones.append(places + i * SLOT + discards[i - facedown] + 1)
-        crossed = game.crossed
-        if crossed:
-            ones.extend(self.CROSSED + k for k in range(MAP_SIZE) if crossed >> k & 1)
+        parts.append(_FACE_DOWN[down])
+        parts += [_SLOT_BYTES[discards[i - facedown] + 1] for i in range(down, size)]
+        parts.append(zeros[:4 * SLOT * (SUPPLY_MAX - size)])
+        crossed = _CROSSED_BYTES.get(game.crossed)
+        if crossed is None:
+            crossed = _crossed_bytes(game.crossed)
+        parts.append(crossed)
+        # MY_GOAL, TO_MOVE, SEAT, PHASE, REPEATED, CONTINUED: 26 entries
+        flags = bytearray(_FLAGS_ZEROS)
+        goal, phase = game.goals[player], game.phase
+        if goal is not None:  # (a goal is dealt at the setup's start)
+            at = _GOAL_AT + 4 * goal
+            flags[at + 2] = _ONE2
+            flags[at + 3] = _ONE3
         if game.current_player() == player:
-            ones.append(self.TO_MOVE)
+            flags[_TO_MOVE_AT + 2] = _ONE2
+            flags[_TO_MOVE_AT + 3] = _ONE3
         if player == 0:
-            ones.append(self.SEAT)
+            flags[_SEAT_AT + 2] = _ONE2
+            flags[_SEAT_AT + 3] = _ONE3
+        if phase < SHOWN_PHASES:  # a chance node shows no phase
+            at = _PHASE_AT + 4 * phase
+            flags[at + 2] = _ONE2
+            flags[at + 3] = _ONE3
         if game.repeated:
-            ones.append(self.REPEATED)
+            flags[_REPEATED_AT + 2] = _ONE2
+            flags[_REPEATED_AT + 3] = _ONE3
         if game.continued:
-            ones.append(self.CONTINUED)
-        if game.last_cell >= 0:
-            ones.append(self.LAST + game.last_cell)
-        if game.fork:
-            ones.extend(self.FORK + k for k in game.fork)
-        obs[ones] = 1.0
+            flags[_CONTINUED_AT + 2] = _ONE2
+            flags[_CONTINUED_AT + 3] = _ONE3
+        parts.append(flags)
+        last = game.last_cell
+        if last >= 0:
+            parts += [zeros[:4 * last], _ONE, zeros[:4 * (self.cells - 1 - last)]]
+        else:
+            parts.append(zeros[:4 * self.cells])
+        fork = bytearray(_FORK_ZEROS)
+        for k in game.fork:
+            fork[4 * k + 2] = _ONE2
+            fork[4 * k + 3] = _ONE3
+        parts.append(fork)
         scale = self.scale
-        obs[self.SUPPLY_SIZE:self.IDLE + 1] = (
+        parts.append(_FOUR_FLOATS.pack(
             size / SUPPLY_MAX,
             game.points[player] / scale,
             game.points[1 - player] / scale,
             game.idle / IDLE_LIMIT,
-        )
-        return obs
+        ))
+        return np.frombuffer(bytearray().join(parts), np.float32)
+
+    def _table_bytes(self, game) -> bytearray:
+        """The table's block as float32 bytes, kept for the last table seen (keyed by its
+        contents, ``game.codes``, which change only when a tile is placed or closed). For
+        another table only the rows of the cells that changed are rewritten when they are the
+        last placement's (and the last close's): the kept codes take those cells' new codes
+        and must then equal the table's; else the whole block is made again."""
+        codes, kept = game.codes, self._codes
+        if codes == kept:
+            return self._table
+        last = game.last_cell
+        if last >= 0 and len(kept) == len(codes):
+            kept[last] = codes[last]
+            hint: tuple[int, ...] = (last,)
+            if kept != codes and game.closed:
+                hint = (last, *game.closed[-1][2])
+                for x in hint:
+                    kept[x] = codes[x]
+            if kept == codes:
+                rows, width = self._rows, 4 * CELL_FEATURES
+                for x in hint:
+                    rows[x * width:(x + 1) * width] = _ROW_BYTES[codes[x]]
+                return self._table
+        self._table = bytearray(_LUT[np.frombuffer(codes, np.uint8)].tobytes())
+        self._rows = memoryview(self._table)  # (row writes through a view: cheaper than the bytearray's)
+        self._codes = bytearray(codes)
+        return self._table
 
     def decode(self, observation) -> dict[str, Any]:
         vec = as_vector(observation)

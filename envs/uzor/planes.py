@@ -121,10 +121,9 @@ class _Shapes:
         for s, cells in enumerate(self.cells):
             self.uses[s, [column[cell] for cell in cells]] = 1.0
 
-    def short_instances(self, is_open: np.ndarray, empty: np.ndarray, missing: int = 1):
-        """Stage 1: every instance laid on the table whose cells are all open but ``missing``
-        (1 or 2), those empty: ``(observation, shape, anchor row, anchor column, empty cells)``
-        arrays, the empty cells ``(P, missing)`` in the shape's cell order."""
+    def lay(self, is_open: np.ndarray, empty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Stage 1, once for a batch: the table's cell weights and, per shape and anchor, the
+        weights under the shape laid there (``short_instances`` reads them)."""
         n_obs, size, reach = is_open.shape[0], self.size, self.reach
         # padded beyond the table's right and bottom edges (no tile, no empty cell there); per
         # cell 1 for an open tile, EMPTY_WEIGHT for an empty cell, 0 for a stone
@@ -133,8 +132,17 @@ class _Shapes:
         # the counts under every shape at every anchor, as one product: shapes × offsets used
         shifted = np.stack([weights[:, r:r + size, c:c + size] for r, c in self.offsets_used])
         counts = self.uses @ shifted.reshape(len(self.offsets_used), -1).astype(np.float32)
+        return weights, counts.reshape(-1, n_obs, size, size)
+
+    def short_instances(self, laid: tuple[np.ndarray, np.ndarray], missing: int = 1):
+        """Stage 1: every instance laid on the table (``lay``'s counts) whose cells are all
+        open but ``missing`` (1 or 2), those empty: ``(observation, shape, anchor row, anchor
+        column, empty cells)`` arrays, the empty cells ``(P, missing)`` in the shape's cell
+        order."""
+        weights, counts = laid
+        size = self.size
         wanted = (self.lengths - missing + missing * EMPTY_WEIGHT).astype(np.float32)
-        shape, obs, ar, ac = np.nonzero(counts.reshape(-1, n_obs, size, size) == wanted[:, None, None, None])
+        shape, obs, ar, ac = np.nonzero(counts == wanted[:, None, None, None])
         rows, cols = ar[:, None] + self.dr[shape], ac[:, None] + self.dc[shape]  # (P, L)
         gaps = (weights[obs[:, None], rows, cols] == EMPTY_WEIGHT) & ~self.pad[shape]
         # the gaps' positions in cell order: a stable sort puts the True ones last
@@ -146,18 +154,21 @@ class _Shapes:
         """Stage 2: per instance found, per pattern, the 25-bit set of tile types whose
         placement in its empty cell completes it (``(P, 15)``). ``codes`` (``(N, B, B)``): per
         cell the open tile's motif bit, its colour bit << 5 and its type bit << 10, 0 where no
-        tile is open. ``extra`` (``(P,)`` codes): a tile supposed laid in one of two empty cells
-        (the instances from ``short_instances(..., missing=2)``), judged with the others."""
+        tile is open. ``extra`` (``(P, S)`` codes, 0 for none): tiles supposed laid, one at a
+        time, in one of two empty cells (the instances from ``short_instances(..., missing=2)``),
+        each judged with the others: ``(P, S, 15)``."""
         rows, cols = ar[:, None] + self.dr[shape], ac[:, None] + self.dc[shape]
         code = codes[obs[:, None], rows, cols]  # (P, L): the empty cell reads 0
         code = np.where(self.pad[shape], 0, code)
-        if extra is not None:
-            code = np.concatenate([code, extra[:, None]], axis=1)
         both = np.bitwise_and.reduce(np.where(code == 0, -1, code), axis=1)  # the empty cell drops out
         seen = np.bitwise_or.reduce(code, axis=1)
+        short, members = self.lengths[shape] - 1, self.members[shape]
+        if extra is not None:  # each supposed tile joins the instance's own (a 0 drops out)
+            both = both[:, None] & np.where(extra == 0, -1, extra)
+            seen = seen[:, None] | extra
+            short, members = short[:, None], members[:, None]
         and_m, and_c, and_t = both & 31, (both >> 5) & 31, (both >> 10) & _FULL_TYPES
         seen_m, seen_c = seen & 31, (seen >> 5) & 31
-        short = self.lengths[shape] - 1
         judged: dict[int, np.ndarray] = {}
         for crit in set(self.criteria):
             if crit == SAME_MOTIF:
@@ -175,14 +186,15 @@ class _Shapes:
             elif crit == HOLLOW:  # the centre holds no open tile (it is empty or a stone)
                 centre = codes[obs, ar + self.centre[shape, 0], ac + self.centre[shape, 1]]
                 out = np.where(centre != 0, 0, _FULL_TYPES)
+                if extra is not None:
+                    out = out[:, None]
             else:
                 assert crit == ANY
-                out = np.full(len(obs), _FULL_TYPES, np.int64)
+                out = np.full(both.shape, _FULL_TYPES, np.int64)
             judged[crit] = out
-        members = self.members[shape]
-        types = np.zeros((len(obs), len(self.criteria)), np.int64)
+        types = np.zeros(both.shape + (len(self.criteria),), np.int64)
         for k, crit in enumerate(self.criteria):
-            types[:, k] = np.where(members >> k & 1, judged[crit], 0)
+            types[..., k] = np.where(members >> k & 1, judged[crit], 0)
         return types
 
 
@@ -259,11 +271,13 @@ class PlaneMaker:
         instances found, for ``_follow_ups``."""
         n_obs, n = empty.shape[0], self.size * self.size
         codes = np.where(is_open, _tile_codes(np.argmax(motif, axis=3), np.argmax(colour, axis=3)), 0)
-        obs, shape, ar, ac, gap = self.shapes.short_instances(is_open, empty)
+        laid = self.shapes.lay(is_open, empty)
+        obs, shape, ar, ac, gap = self.shapes.short_instances(laid)
         types = (self.shapes.completing_types(obs, shape, ar, ac, codes) if len(obs)
                  else np.zeros((0, len(self.shapes.criteria)), np.int64))  # (P, 15)
-        mine, plain = _best_per_cell(n_obs, n, obs, gap[:, 0], types, (mine_worth, open_worth))
-        return mine, plain, (is_open, codes, obs, shape, ar, ac, gap[:, 0], types)
+        grouped = _joined_per_cell(n, obs, gap[:, 0], types)
+        mine, plain = _best_per_cell(n_obs, n, *grouped, (mine_worth, open_worth))
+        return mine, plain, (laid, codes, obs, shape, ar, ac, gap[:, 0], types, grouped)
 
     def _follow_ups(self, empty, near, free, kinds, present, fits, mine_worth, open_worth, plain, found):
         """Per my hand slot ``s`` and cell ``x`` where its tile fits (``(N, 5, B, B)`` each):
@@ -275,7 +289,7 @@ class PlaneMaker:
         already one tile short (still there, except a hollow pattern whose centre ``x`` fills),
         those two short with ``x`` one of the gaps, and the fits the tile at ``x`` gives or
         takes from its four neighbours; beyond ``x``'s reach nothing changes."""
-        is_open, codes, obs1, shape1, ar1, ac1, cell1, types1 = found
+        laid, codes, obs1, shape1, ar1, ac1, cell1, types1, (unique1, joined1) = found
         n_obs, size, reach = empty.shape[0], self.size, self.shapes.reach
         n = size * size
         my_kinds, opp_kinds = kinds[:, :HAND], kinds[:, HAND + MARKET:]
@@ -284,7 +298,10 @@ class PlaneMaker:
         opp_bits = np.bitwise_or.reduce(np.where(opp_present, 1 << opp_kinds, 0), axis=1)
         slot_bits = np.where(my_present, 1 << my_kinds, 0)  # (N, 5)
         others = np.stack([np.bitwise_or.reduce(np.delete(slot_bits, s, axis=1), axis=1) for s in range(HAND)], 1)
-        sides = ((np.repeat(opp_bits[:, None], HAND, axis=1), open_worth), (others, mine_worth))
+        # (the worths are whole points: as float32 they are exact, and every value raised into
+        # the float32 planes below stays float32)
+        sides = ((np.repeat(opp_bits[:, None], HAND, axis=1), open_worth.astype(np.float32)),
+                 (others, mine_worth.astype(np.float32)))
 
         # the types that may go in each cell now, and next to a tile of type t laid beside it
         matched = np.zeros((n_obs, size, size), np.int64)
@@ -296,56 +313,53 @@ class PlaneMaker:
         fits_beside = fits_beside.reshape(n_obs, HAND, n)
 
         hollow = np.array([c == HOLLOW for c in self.shapes.criteria])
-        flat = [_best_per_cell(n_obs, n, obs1, cell1, np.where(hollow, 0, types1), (worth,))[0] for _, worth in sides]
+        flat = _best_per_cell(n_obs, n, unique1, np.where(hollow, 0, joined1), [worth for _, worth in sides])
         out = np.zeros((2, n_obs, HAND, n), np.float32)
         for side, (bits, _) in enumerate(sides):
             # one short elsewhere: the best per cell y, then over the cells within reach of x
             # (the four cells beside x with the fits its tile changes)
-            far, beside = (np.pad(_best_of(bits[:, :, None] & usable, flat[side]).reshape(n_obs, HAND, size, size),
-                                  ((0, 0), (0, 0), (reach, reach), (reach, reach)))
+            far, beside = (_padded_best_of(bits, usable, flat[side], reach, size)
                            for usable in (fits_now[:, None], fits_beside))
-            best = np.zeros((n_obs, HAND, size, size), np.float32)
-            for dr in range(-reach, reach + 1):
-                for dc in range(-reach, reach + 1):
-                    if dr or dc:  # y = x + (dr, dc)
-                        padded = beside if abs(dr) + abs(dc) == 1 else far
-                        best = np.maximum(best, padded[:, :, reach + dr:reach + dr + size, reach + dc:reach + dc + size])
-            out[side] = best.reshape(n_obs, HAND, n)
+            out[side] = _window_best(far, beside, reach, size).reshape(n_obs, HAND, n)
 
-        def scatter(o, x, y, slot_values_fn):
-            """Raise ``out[side][o, s, x]`` to the value of completing at ``y`` after placing at
-            ``x``; ``slot_values_fn(bits_y)`` prices ``(P, 5)`` type sets at ``y``."""
-            adjacent = np.abs(x // size - y // size) + np.abs(x % size - y % size) == 1
-            bits_y = np.where(adjacent[:, None], fits_beside[o, :, y], fits_now[o, y][:, None])  # (P, 5)
-            for side, (bits, worth) in enumerate(sides):
-                value = slot_values_fn(bits_y & bits[o], worth[o])  # (P, 5)
-                index = (o[:, None] * HAND + np.arange(HAND)) * n + x[:, None]
-                np.maximum.at(out[side].reshape(-1), index.ravel(), value.ravel())
-
-        # hollow patterns one short at y: gone where x is their centre
+        # hollow patterns one short at y: gone where x is their centre. What one is worth after
+        # a placement at x depends on x only through whether x is next to y: both values are
+        # priced once per instance, then raised at every x within reach.
         keep = (types1 & np.where(hollow, -1, 0)).any(axis=1)
         if keep.any():
             o, y, sh = obs1[keep], cell1[keep], shape1[keep]
             centre = (ar1[keep] + self.shapes.centre[sh, 0]) * size + ac1[keep] + self.shapes.centre[sh, 1]
-            judged = np.where(hollow, types1[keep], 0)  # (H, 15)
+            judged = np.where(hollow, types1[keep], 0)[:, None, :]  # (H, 1, 15)
             span = np.arange(-reach, reach + 1)
             dr, dc = (a.ravel() for a in np.meshgrid(span, span, indexing="ij"))
             r, c = y[:, None] // size + dr, y[:, None] % size + dc  # (H, offsets): every x within reach
             x = r * size + c
             ok = ((dr != 0) | (dc != 0)) & (r >= 0) & (r < size) & (c >= 0) & (c < size) & (x != centre[:, None])
-            line = np.nonzero(ok)[0]
-            scatter(o[line], x[ok], y[line], lambda b, w: _priced(judged[line][:, None, :], b, w))
+            line, offset = np.nonzero(ok)
+            beside_y = (np.abs(dr) + np.abs(dc) == 1)[offset][:, None]  # (E, 1): x next to y
+            index = (o[line, None] * HAND + np.arange(HAND)) * n + x[ok][:, None]  # (E, 5)
+            for side, (bits, worth) in enumerate(sides):
+                next_to = _priced(judged, fits_beside[o, :, y] & bits[o], worth[o])  # (H, 5)
+                apart = _priced(judged, fits_now[o, y][:, None] & bits[o], worth[o])
+                value = np.where(beside_y, next_to[line], apart[line])
+                np.maximum.at(out[side].reshape(-1), index.ravel(), value.ravel())
 
-        # two short, x one gap and y the other: judged with my slot's tile at x
-        obs2, shape2, ar2, ac2, gaps = self.shapes.short_instances(is_open, empty, missing=2)
+        # two short, x one gap and y the other: judged with my slot's tile at x; only the
+        # (instance, slot) pairs that complete some pattern for some type can raise a value
+        obs2, shape2, ar2, ac2, gaps = self.shapes.short_instances(laid, missing=2)
         if len(obs2):
             extra = np.where(my_present[obs2], _tile_codes(my_kinds[obs2] // 5, my_kinds[obs2] % 5), 0)  # (P2, 5)
-            many = len(obs2)  # every instance once per slot, judged in one call
-            judged = self.shapes.completing_types(np.tile(obs2, HAND), np.tile(shape2, HAND), np.tile(ar2, HAND),
-                                                  np.tile(ac2, HAND), codes, extra.T.ravel())
-            judged = judged.reshape(HAND, many, -1).transpose(1, 0, 2)  # (P2, 5, 15)
-            for x, y in ((gaps[:, 0], gaps[:, 1]), (gaps[:, 1], gaps[:, 0])):
-                scatter(obs2, x, y, lambda b, w: _priced(judged, b, w))
+            judged = self.shapes.completing_types(obs2, shape2, ar2, ac2, codes, extra)  # (P2, 5, 15)
+            pair, slot = np.nonzero(judged.any(axis=2))
+            judged, o = judged[pair, slot], obs2[pair]  # (E, 15), (E,)
+            for x, y in ((gaps[pair, 0], gaps[pair, 1]), (gaps[pair, 1], gaps[pair, 0])):
+                # the types that may then go at y: beside x the fits the tile at x gives or takes
+                adjacent = np.abs(x // size - y // size) + np.abs(x % size - y % size) == 1
+                usable = np.where(adjacent, fits_beside[o, slot, y], fits_now[o, y])  # (E,)
+                index = (o * HAND + slot) * n + x
+                for side, (bits, worth) in enumerate(sides):
+                    value = np.where(judged & (usable & bits[o, slot])[:, None] != 0, worth[o], 0).max(axis=1)
+                    np.maximum.at(out[side].reshape(-1), index, value)
         # the opponent's threat counts anywhere: beyond x's reach their completions stay as they are
         now = _best_of(opp_bits[:, None, None] & fits_now[:, None], plain)[:, 0]
         out[0] = np.maximum(out[0], _beyond(now.reshape(n_obs, size, size), reach).reshape(n_obs, 1, n))
@@ -353,19 +367,23 @@ class PlaneMaker:
         return [np.where(placed, side / self.top, 0.0).reshape(n_obs, HAND, size, size) for side in out]
 
 
-def _best_per_cell(n_obs: int, n: int, obs, cell, types, worths) -> list[np.ndarray]:
-    """Per worth (``(N, 15)``), per tile type and cell (``(N, 25, n)``): the most one placement
-    there completes, from the one-short instances ``(obs, cell, types)``."""
-    best = [np.zeros((n_obs, TYPES, n), np.float32) for _ in worths]
-    # instances ending at the same cell: their type sets joined per pattern
+def _joined_per_cell(n: int, obs, cell, types) -> tuple[np.ndarray, np.ndarray]:
+    """The one-short instances ``(obs, cell, types)`` grouped by where they end: per
+    (observation, cell) ``obs * n + cell`` met, ascending, the instances' type sets joined per
+    pattern (``(U, 15)``)."""
     key = obs * n + cell
     order = np.argsort(key, kind="stable")
     key = key[order]
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.int64)
     if not len(starts):
-        return best
-    joined = np.bitwise_or.reduceat(types[order], starts, axis=0)  # (U, 15)
-    unique = key[starts]
+        return key[:0], np.zeros((0, types.shape[1]), np.int64)
+    return key[starts], np.bitwise_or.reduceat(types[order], starts, axis=0)
+
+
+def _best_per_cell(n_obs: int, n: int, unique, joined, worths) -> list[np.ndarray]:
+    """Per worth (``(N, 15)``), per tile type and cell (``(N, 25, n)``): the most one placement
+    there completes, from the one-short instances grouped by ``_joined_per_cell``."""
+    best = [np.zeros((n_obs, TYPES, n), np.float32) for _ in worths]
     at, k = np.nonzero(joined)  # (cell, pattern) pairs that complete for some type
     if len(at):
         has = (joined[at, k][:, None] >> np.arange(TYPES)) & 1 != 0  # (E, 25)
@@ -379,9 +397,67 @@ def _best_per_cell(n_obs: int, n: int, obs, cell, types, worths) -> list[np.ndar
 
 def _best_of(bits: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Per entry of ``bits`` (``(N, S, n)`` 25-bit type sets), the largest of ``values``
-    (``(N, 25, n)``) over its types."""
-    has = (bits[:, :, None, :] >> np.arange(TYPES)[:, None]) & 1 != 0  # (N, S, 25, n)
-    return np.where(has, values[:, None], np.float32(0)).max(axis=2)
+    (``(N, 25, n)``, never negative) over its types. Only the cells where some value is not
+    zero are looked at (few: those that complete something); elsewhere it is 0."""
+    out = np.zeros(bits.shape, np.float32)
+    cells = np.flatnonzero(values.any(axis=(0, 1)))
+    if len(cells):
+        has = (bits[:, :, None, cells] >> np.arange(TYPES)[:, None]) & 1 != 0  # (N, S, 25, cells)
+        out[:, :, cells] = np.where(has, values[:, None, :, cells], np.float32(0)).max(axis=2)
+    return out
+
+
+def _padded_best_of(bits: np.ndarray, usable: np.ndarray, values: np.ndarray, reach: int, size: int) -> np.ndarray:
+    """``_best_of(bits[:, :, None] & usable, values)`` (``bits`` ``(N, S)``, ``usable``
+    ``(N, S or 1, n)``) as ``(N, S, B, B)`` boards padded with ``reach`` zeros on every side;
+    only the cells where some value is not zero are looked at."""
+    n_obs, slots = bits.shape
+    out = np.zeros((n_obs, slots, size + 2 * reach, size + 2 * reach), np.float32)
+    cells = np.flatnonzero(values.any(axis=(0, 1)))
+    if len(cells):
+        usable = bits[:, :, None] & usable[:, :, cells]  # (N, S, cells)
+        has = (usable[:, :, None, :] >> np.arange(TYPES)[:, None]) & 1 != 0  # (N, S, 25, cells)
+        best = np.where(has, values[:, None, :, cells], np.float32(0)).max(axis=2)
+        out[:, :, reach + cells // size, reach + cells % size] = best
+    return out
+
+
+def _window_best(far: np.ndarray, beside: np.ndarray, reach: int, size: int) -> np.ndarray:
+    """``(N, S, B, B)``: per cell ``x``, the largest of ``beside`` over the four cells next to
+    ``x`` and of ``far`` over the other cells of the window ``reach`` rows and columns around it
+    (``x`` itself left out); both are padded by ``reach`` on each side, zeros there, and never
+    negative. The window is taken a row and then a column at a time: along each row the best
+    of the columns two or more away (each side), one away, and the cell itself, then the same
+    over the rows (a maximum taken in any order is the same number)."""
+    def cols(a, lo, hi):  # per padded row and cell column x: the best of columns x + lo … x + hi
+        best = a[..., reach + lo:reach + lo + size]
+        for dc in range(lo + 1, hi + 1):
+            best = np.maximum(best, a[..., reach + dc:reach + dc + size])
+        return best
+
+    def rows(a, lo, hi):  # per cell row x: the best of padded rows x + lo … x + hi
+        best = a[:, :, reach + lo:reach + lo + size]
+        for dr in range(lo + 1, hi + 1):
+            best = np.maximum(best, a[:, :, reach + dr:reach + dr + size])
+        return best
+
+    best = np.zeros(far.shape[:2] + (size, size), np.float32)
+    if not reach:  # (a Map of single cells: no placement changes another cell)
+        return best
+    if reach >= 2:  # columns two or more away: on every row of the window
+        two = np.maximum(cols(far, -reach, -2), cols(far, 2, reach))
+        best = np.maximum(best, rows(two, -reach, reach))
+    one = np.maximum(cols(far, -1, -1), cols(far, 1, 1))  # the columns next to x: on the rows but x's own
+    same = cols(far, 0, 0)  # x's own column: on the rows two or more away
+    for lo, hi in ((-reach, -1), (1, reach)):
+        best = np.maximum(best, rows(one, lo, hi))
+    for lo, hi in ((-reach, -2), (2, reach)):
+        if hi >= lo:
+            best = np.maximum(best, rows(same, lo, hi))
+    # the four cells next to x: from ``beside``
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        best = np.maximum(best, beside[:, :, reach + dr:reach + dr + size, reach + dc:reach + dc + size])
+    return best
 
 
 def _beyond(values: np.ndarray, reach: int) -> np.ndarray:

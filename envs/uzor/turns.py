@@ -23,6 +23,9 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
+import numpy as np
+
+from envs.core.bits import bits_mask
 from envs.core.game import CHANCE, TERMINAL
 from envs.uzor.common import (
     COPIES, DEAD_TAKE, DEAL, DISCARD, EMPTY, FORK, GOAL, GOAL0, HAND, IDLE_LIMIT, MARKET, OVER, PASS, PLACE, REFILL,
@@ -158,6 +161,23 @@ class TurnsMixin:
         if phase == PASS:
             return [geo.pass_]
         return []
+
+    def action_mask(self) -> np.ndarray:
+        """``legal_actions()`` as an ``int8`` array over every action; a placement phase reads
+        it straight from the bitboards (slot ``s``'s cells shifted to its actions)."""
+        geo = self.geo
+        if self.phase != PLACE:
+            mask = np.zeros(geo.num_actions, np.int8)
+            mask[self.legal_actions()] = 1
+            return mask
+        bits = 0
+        prev = -1
+        cells = geo.cells
+        for s, t in enumerate(self.hands[self.to_move]):
+            if t != prev:  # a slot holding the tile of the slot before is not offered
+                prev = t
+                bits |= self.cells_for(t) << (s * cells)
+        return bits_mask(bits, geo.num_actions)
 
     def _legal(self, a: int) -> bool:
         phase = self.phase

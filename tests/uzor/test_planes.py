@@ -160,6 +160,37 @@ def test_the_follow_up_channels_equal_the_engines_completions_after_each_placeme
     assert len(expected) > 120 and threats > 50 and prepared > 50
 
 
+def _short_map(shapes: list) -> list[dict]:
+    """15 patterns over the given orientations, every criterion in turn."""
+    criteria = ["same_motif", "same_colour", "same_motif_or_colour", "identical", "any", "different_colours",
+                "different_motifs"]
+    return [{"name": f"P{k}", "shapes": shapes, "criterion": criteria[k % len(criteria)], "points": k % 6}
+            for k in range(15)]
+
+
+@pytest.mark.parametrize("shapes, reach", [
+    ([[[0, 0], [0, 1]], [[0, 0], [1, 0]], [[0, 0], [1, 1]]], 1),  # dominoes and a diagonal pair: the window is 3×3
+    ([[[0, 0], [0, 2]], [[0, 0], [2, 0]], [[0, 0], [1, 2]]], 2),  # gapped pairs: 5×5
+    ([[[0, 0]]], 0),  # single cells: a placement changes nothing elsewhere
+], ids=["reach 1", "reach 2", "reach 0"])
+def test_the_follow_ups_equal_the_engines_completions_on_maps_of_short_reach(shapes, reach):
+    """The window of cells around a placement (``planes._window_best``) at its smallest
+    sizes, against the engine after each placement."""
+    patterns = _short_map(shapes)
+    assert pattern_reach(patterns) == reach
+    options = UzorGame.resolve_options({"board_size": 9, "patterns": patterns})
+    observer = UzorObserver(options)
+    vectors, expected = [], []
+    for index, (game, player) in enumerate(positions(options, 2, seed=7)):
+        if index % 3 == 0 and not game.is_terminal():
+            vectors.append(observer.observe(game, player))
+            expected.append(follow_up_reference(game, player))
+    planes = observer.planes(np.stack(vectors))
+    for got, want in zip(planes, expected):
+        np.testing.assert_allclose(got[..., P.THREAT_CH:P.PREPARE_CH + 5], want, atol=1e-6)
+    assert len(expected) > 20 and (reach == 0 or sum(int((want > 0).any()) for want in expected) > 5)
+
+
 def test_filling_a_rings_centre_takes_the_ring_from_the_opponent():
     # A Ring one tile short around the empty c3: its eight neighbours but d4 hold open tiles.
     # The opponent's Wm fits d4 (beside Sm) and would complete the Ring (7 points), unless my
