@@ -117,12 +117,14 @@ def full_game(game: str) -> tuple[dict, str]:
     """The options (the game's search-test options: small, with its optional hidden items, so
     that there is hidden information to leave out) and the agent: the shipped agent where one
     fits the options, else the random bot."""
-    from training.agents.network_agent import shipped_agent
+    from training.agents import manifest
 
     options = search(game)
+    if not envs.describe(game).shipped:
+        return options, "random"
     try:
-        return options, shipped_agent(game, options).relative_to(ROOT).as_posix()
-    except ValueError:
+        return options, manifest.resolve(game, options, "trained").relative_to(ROOT).as_posix()
+    except ValueError:  # no trained agent for these options
         return options, "random"
 
 
