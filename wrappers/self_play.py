@@ -39,7 +39,7 @@ import gymnasium
 import numpy as np
 
 import envs
-from envs.core.aec import IllegalMoveWarning
+from envs.core.wrapping import IllegalMoveWarning
 from envs.core.game import action_index
 
 ILLEGAL_ACTIONS = ("raise", "lose")

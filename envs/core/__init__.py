@@ -1,7 +1,8 @@
 """Shared core of the suite: the engine contract, the game description, the one AEC adapter,
 notation, rendering and observation helpers."""
 
-from envs.core.aec import IllegalActionWrapper, SuiteEnv, classic_wrappers, public_envs, wrapped_factory
+from envs.core.aec import SuiteEnv
+from envs.core.wrapping import IllegalActionWrapper, classic_wrappers, public_envs, wrapped_factory
 from envs.core.description import (
     BoardView, Gallery, GameDescription, GameFacts, PlayRules, Renderers, Sampling, TestOptions,
 )

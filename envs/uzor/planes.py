@@ -29,6 +29,9 @@ from typing import Any
 import numpy as np
 
 from envs.uzor.common import COPIES, HAND, MARKET, TYPES
+from envs.uzor.plane_arrays import (
+    best_of, best_per_cell, beyond, hand_slots, joined_per_cell, neighbourhood, padded_best_of, priced, tile_codes, window_best,
+)
 from envs.uzor.patterns import (
     ANY,
     CRITERIA,
@@ -237,7 +240,7 @@ class PlaneMaker:
         rows = np.arange(n_obs)[:, None]
         # per tile of interest (N, 15, B, B): where it may go, and what it would complete there
         is_open = motif.any(axis=3)
-        near, free = _neighbourhood(empty, stone, motif, colour, is_open)
+        near, free = neighbourhood(empty, stone, motif, colour, is_open)
         fits = (empty[:, None] & (near[rows, kinds // 5] | near[rows, 5 + kinds % 5]) | free[:, None]) \
             & present[:, :, None, None]
         mine, plain, found = self._completes(empty, motif, colour, is_open, mine_worth, open_worth)
@@ -270,13 +273,13 @@ class PlaneMaker:
         priced by ``mine_worth`` and by ``open_worth`` (per observation and pattern); and the
         instances found, for ``_follow_ups``."""
         n_obs, n = empty.shape[0], self.size * self.size
-        codes = np.where(is_open, _tile_codes(np.argmax(motif, axis=3), np.argmax(colour, axis=3)), 0)
+        codes = np.where(is_open, tile_codes(np.argmax(motif, axis=3), np.argmax(colour, axis=3)), 0)
         laid = self.shapes.lay(is_open, empty)
         obs, shape, ar, ac, gap = self.shapes.short_instances(laid)
         types = (self.shapes.completing_types(obs, shape, ar, ac, codes) if len(obs)
                  else np.zeros((0, len(self.shapes.criteria)), np.int64))  # (P, 15)
-        grouped = _joined_per_cell(n, obs, gap[:, 0], types)
-        mine, plain = _best_per_cell(n_obs, n, *grouped, (mine_worth, open_worth))
+        grouped = joined_per_cell(n, obs, gap[:, 0], types)
+        mine, plain = best_per_cell(n_obs, n, *grouped, (mine_worth, open_worth))
         return mine, plain, (laid, codes, obs, shape, ar, ac, gap[:, 0], types, grouped)
 
     def _follow_ups(self, empty, near, free, kinds, present, fits, mine_worth, open_worth, plain, found):
@@ -313,14 +316,14 @@ class PlaneMaker:
         fits_beside = fits_beside.reshape(n_obs, HAND, n)
 
         hollow = np.array([c == HOLLOW for c in self.shapes.criteria])
-        flat = _best_per_cell(n_obs, n, unique1, np.where(hollow, 0, joined1), [worth for _, worth in sides])
+        flat = best_per_cell(n_obs, n, unique1, np.where(hollow, 0, joined1), [worth for _, worth in sides])
         out = np.zeros((2, n_obs, HAND, n), np.float32)
         for side, (bits, _) in enumerate(sides):
             # one short elsewhere: the best per cell y, then over the cells within reach of x
             # (the four cells beside x with the fits its tile changes)
-            far, beside = (_padded_best_of(bits, usable, flat[side], reach, size)
+            far, beside = (padded_best_of(bits, usable, flat[side], reach, size)
                            for usable in (fits_now[:, None], fits_beside))
-            out[side] = _window_best(far, beside, reach, size).reshape(n_obs, HAND, n)
+            out[side] = window_best(far, beside, reach, size).reshape(n_obs, HAND, n)
 
         # hollow patterns one short at y: gone where x is their centre. What one is worth after
         # a placement at x depends on x only through whether x is next to y: both values are
@@ -339,8 +342,8 @@ class PlaneMaker:
             beside_y = (np.abs(dr) + np.abs(dc) == 1)[offset][:, None]  # (E, 1): x next to y
             index = (o[line, None] * HAND + np.arange(HAND)) * n + x[ok][:, None]  # (E, 5)
             for side, (bits, worth) in enumerate(sides):
-                next_to = _priced(judged, fits_beside[o, :, y] & bits[o], worth[o])  # (H, 5)
-                apart = _priced(judged, fits_now[o, y][:, None] & bits[o], worth[o])
+                next_to = priced(judged, fits_beside[o, :, y] & bits[o], worth[o])  # (H, 5)
+                apart = priced(judged, fits_now[o, y][:, None] & bits[o], worth[o])
                 value = np.where(beside_y, next_to[line], apart[line])
                 np.maximum.at(out[side].reshape(-1), index.ravel(), value.ravel())
 
@@ -348,7 +351,7 @@ class PlaneMaker:
         # (instance, slot) pairs that complete some pattern for some type can raise a value
         obs2, shape2, ar2, ac2, gaps = self.shapes.short_instances(laid, missing=2)
         if len(obs2):
-            extra = np.where(my_present[obs2], _tile_codes(my_kinds[obs2] // 5, my_kinds[obs2] % 5), 0)  # (P2, 5)
+            extra = np.where(my_present[obs2], tile_codes(my_kinds[obs2] // 5, my_kinds[obs2] % 5), 0)  # (P2, 5)
             judged = self.shapes.completing_types(obs2, shape2, ar2, ac2, codes, extra)  # (P2, 5, 15)
             pair, slot = np.nonzero(judged.any(axis=2))
             judged, o = judged[pair, slot], obs2[pair]  # (E, 15), (E,)
@@ -361,158 +364,8 @@ class PlaneMaker:
                     value = np.where(judged & (usable & bits[o, slot])[:, None] != 0, worth[o], 0).max(axis=1)
                     np.maximum.at(out[side].reshape(-1), index, value)
         # the opponent's threat counts anywhere: beyond x's reach their completions stay as they are
-        now = _best_of(opp_bits[:, None, None] & fits_now[:, None], plain)[:, 0]
-        out[0] = np.maximum(out[0], _beyond(now.reshape(n_obs, size, size), reach).reshape(n_obs, 1, n))
+        now = best_of(opp_bits[:, None, None] & fits_now[:, None], plain)[:, 0]
+        out[0] = np.maximum(out[0], beyond(now.reshape(n_obs, size, size), reach).reshape(n_obs, 1, n))
         placed = fits[:, :HAND].reshape(n_obs, HAND, n)
         return [np.where(placed, side / self.top, 0.0).reshape(n_obs, HAND, size, size) for side in out]
 
-
-def _joined_per_cell(n: int, obs, cell, types) -> tuple[np.ndarray, np.ndarray]:
-    """The one-short instances ``(obs, cell, types)`` grouped by where they end: per
-    (observation, cell) ``obs * n + cell`` met, ascending, the instances' type sets joined per
-    pattern (``(U, 15)``)."""
-    key = obs * n + cell
-    order = np.argsort(key, kind="stable")
-    key = key[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.int64)
-    if not len(starts):
-        return key[:0], np.zeros((0, types.shape[1]), np.int64)
-    return key[starts], np.bitwise_or.reduceat(types[order], starts, axis=0)
-
-
-def _best_per_cell(n_obs: int, n: int, unique, joined, worths) -> list[np.ndarray]:
-    """Per worth (``(N, 15)``), per tile type and cell (``(N, 25, n)``): the most one placement
-    there completes, from the one-short instances grouped by ``_joined_per_cell``."""
-    best = [np.zeros((n_obs, TYPES, n), np.float32) for _ in worths]
-    at, k = np.nonzero(joined)  # (cell, pattern) pairs that complete for some type
-    if len(at):
-        has = (joined[at, k][:, None] >> np.arange(TYPES)) & 1 != 0  # (E, 25)
-        runs = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
-        target = unique[at[runs]]
-        for out, worth in zip(best, worths):
-            values = np.where(has, worth[unique[at] // n, k][:, None], 0)
-            out[target // n, :, target % n] = np.maximum.reduceat(values, runs, axis=0)
-    return best
-
-
-def _best_of(bits: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Per entry of ``bits`` (``(N, S, n)`` 25-bit type sets), the largest of ``values``
-    (``(N, 25, n)``, never negative) over its types. Only the cells where some value is not
-    zero are looked at (few: those that complete something); elsewhere it is 0."""
-    out = np.zeros(bits.shape, np.float32)
-    cells = np.flatnonzero(values.any(axis=(0, 1)))
-    if len(cells):
-        has = (bits[:, :, None, cells] >> np.arange(TYPES)[:, None]) & 1 != 0  # (N, S, 25, cells)
-        out[:, :, cells] = np.where(has, values[:, None, :, cells], np.float32(0)).max(axis=2)
-    return out
-
-
-def _padded_best_of(bits: np.ndarray, usable: np.ndarray, values: np.ndarray, reach: int, size: int) -> np.ndarray:
-    """``_best_of(bits[:, :, None] & usable, values)`` (``bits`` ``(N, S)``, ``usable``
-    ``(N, S or 1, n)``) as ``(N, S, B, B)`` boards padded with ``reach`` zeros on every side;
-    only the cells where some value is not zero are looked at."""
-    n_obs, slots = bits.shape
-    out = np.zeros((n_obs, slots, size + 2 * reach, size + 2 * reach), np.float32)
-    cells = np.flatnonzero(values.any(axis=(0, 1)))
-    if len(cells):
-        usable = bits[:, :, None] & usable[:, :, cells]  # (N, S, cells)
-        has = (usable[:, :, None, :] >> np.arange(TYPES)[:, None]) & 1 != 0  # (N, S, 25, cells)
-        best = np.where(has, values[:, None, :, cells], np.float32(0)).max(axis=2)
-        out[:, :, reach + cells // size, reach + cells % size] = best
-    return out
-
-
-def _window_best(far: np.ndarray, beside: np.ndarray, reach: int, size: int) -> np.ndarray:
-    """``(N, S, B, B)``: per cell ``x``, the largest of ``beside`` over the four cells next to
-    ``x`` and of ``far`` over the other cells of the window ``reach`` rows and columns around it
-    (``x`` itself left out); both are padded by ``reach`` on each side, zeros there, and never
-    negative. The window is taken a row and then a column at a time: along each row the best
-    of the columns two or more away (each side), one away, and the cell itself, then the same
-    over the rows (a maximum taken in any order is the same number)."""
-    def cols(a, lo, hi):  # per padded row and cell column x: the best of columns x + lo … x + hi
-        best = a[..., reach + lo:reach + lo + size]
-        for dc in range(lo + 1, hi + 1):
-            best = np.maximum(best, a[..., reach + dc:reach + dc + size])
-        return best
-
-    def rows(a, lo, hi):  # per cell row x: the best of padded rows x + lo … x + hi
-        best = a[:, :, reach + lo:reach + lo + size]
-        for dr in range(lo + 1, hi + 1):
-            best = np.maximum(best, a[:, :, reach + dr:reach + dr + size])
-        return best
-
-    best = np.zeros(far.shape[:2] + (size, size), np.float32)
-    if not reach:  # (a Map of single cells: no placement changes another cell)
-        return best
-    if reach >= 2:  # columns two or more away: on every row of the window
-        two = np.maximum(cols(far, -reach, -2), cols(far, 2, reach))
-        best = np.maximum(best, rows(two, -reach, reach))
-    one = np.maximum(cols(far, -1, -1), cols(far, 1, 1))  # the columns next to x: on the rows but x's own
-    same = cols(far, 0, 0)  # x's own column: on the rows two or more away
-    for lo, hi in ((-reach, -1), (1, reach)):
-        best = np.maximum(best, rows(one, lo, hi))
-    for lo, hi in ((-reach, -2), (2, reach)):
-        if hi >= lo:
-            best = np.maximum(best, rows(same, lo, hi))
-    # the four cells next to x: from ``beside``
-    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-        best = np.maximum(best, beside[:, :, reach + dr:reach + dr + size, reach + dc:reach + dc + size])
-    return best
-
-
-def _beyond(values: np.ndarray, reach: int) -> np.ndarray:
-    """``(N, B, B)``: per cell, the largest of ``values`` more than ``reach`` rows or columns
-    away (the four half-planes beyond its window, from running maxima)."""
-    size = values.shape[-1]
-    out = np.zeros_like(values)
-    for axis in (1, 2):
-        line = values.max(axis=3 - axis)  # (N, B): per row (axis 1) or column (axis 2)
-        before = np.maximum.accumulate(line, axis=1)  # best of lines 0..i
-        after = np.maximum.accumulate(line[:, ::-1], axis=1)[:, ::-1]  # best of lines i..B-1
-        best = np.zeros_like(line)
-        low = np.arange(size) - reach - 1  # the last line before the window
-        high = np.arange(size) + reach + 1  # the first line after it
-        best[:, low >= 0] = before[:, low[low >= 0]]
-        best[:, high < size] = np.maximum(best[:, high < size], after[:, high[high < size]])
-        out = np.maximum(out, best[:, :, None] if axis == 1 else best[:, None, :])
-    return out
-
-
-def _priced(judged: np.ndarray, bits: np.ndarray, worth: np.ndarray) -> np.ndarray:
-    """``(P, 5)``: the largest ``worth`` (``(P, 15)``) among the patterns whose completing types
-    (``judged``, ``(P, 5 or 1, 15)``) meet the usable types ``bits`` (``(P, 5)``)."""
-    return np.where(judged & bits[:, :, None] != 0, worth[:, None, :], 0).max(axis=2)
-
-
-def _tile_codes(motif: np.ndarray, colour: np.ndarray) -> np.ndarray:
-    """A tile's code for ``completing_types``: its motif bit, its colour bit << 5, its type bit
-    << 10."""
-    return (1 << motif) | (32 << colour) | (1024 << (5 * motif + colour))
-
-
-def _neighbourhood(empty, stone, motif, colour, is_open) -> tuple[np.ndarray, np.ndarray]:
-    """``near`` (``(N, 12, B, B)``): the cells next to an open tile of each motif (0–4) and each
-    colour (5–9), to any open tile (10), to any tile (11); and ``free``: the empty cells whose
-    occupied neighbours are all stones, which take any tile."""
-    layers = np.concatenate([np.moveaxis(motif, 3, 1), np.moveaxis(colour, 3, 1),
-                             is_open[:, None], (is_open | stone)[:, None]], axis=1)
-    near = _neighbours(layers)
-    return near, empty & near[:, 11] & ~near[:, 10]
-
-
-def _neighbours(layers: np.ndarray) -> np.ndarray:
-    """Cells orthogonally next to a set cell of each layer (``(N, L, B, B)`` booleans)."""
-    near = np.zeros_like(layers)
-    near[..., 1:, :] |= layers[..., :-1, :]
-    near[..., :-1, :] |= layers[..., 1:, :]
-    near[..., 1:] |= layers[..., :-1]
-    near[..., :-1] |= layers[..., 1:]
-    return near
-
-
-def hand_slots(counts: np.ndarray) -> np.ndarray:
-    """Hand slots from per-type counts (``(N, 25)``), the hand sorted by type as the engine
-    keeps it: ``(N, 5)`` tile types, -1 for an empty slot."""
-    total = np.cumsum(counts, axis=1)
-    types = (total[:, :, None] <= np.arange(HAND)[None, None, :]).sum(axis=1)
-    return np.where(types < TYPES, types, -1)

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from envs.core.aec import IllegalMoveWarning
+from envs.core.wrapping import IllegalMoveWarning
 from tests.clients import CASES
 from wrappers.self_play import SelfPlayEnv
 
@@ -41,7 +41,7 @@ def test_gymnasium_check_env_passes(game, options, render_mode):
     assert unexpected == []
 
 
-@pytest.mark.filterwarnings("ignore::envs.core.aec.IllegalMoveWarning")
+@pytest.mark.filterwarnings("ignore::envs.core.wrapping.IllegalMoveWarning")
 def test_unmasked_ppo_learns_on_the_env_as_constructed_and_its_illegal_actions_end_episodes():
     from stable_baselines3 import PPO
 

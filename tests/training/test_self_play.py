@@ -190,7 +190,7 @@ def illegal_action_of(env) -> int:
 
 
 def test_an_illegal_action_ends_the_episode_as_a_loss_by_default_with_a_warning():
-    from envs.core.aec import IllegalMoveWarning
+    from envs.core.wrapping import IllegalMoveWarning
 
     env = SelfPlayEnv("linecatch", {"rows": 3, "cols": 3}, ["random"], learner_seat=1)
     assert env.illegal_action == "lose"
@@ -216,7 +216,7 @@ def test_an_illegal_action_raises_with_raise_and_the_state_is_unchanged():
     assert env.raw.snapshot() == before
 
 
-@pytest.mark.filterwarnings("ignore::envs.core.aec.IllegalMoveWarning")
+@pytest.mark.filterwarnings("ignore::envs.core.wrapping.IllegalMoveWarning")
 def test_illegal_action_lose_ends_the_episode_with_minus_one():
     env = SelfPlayEnv("linecatch", {"rows": 3, "cols": 3}, ["random"], learner_seat=1, illegal_action="lose",
                       score_shaping=0.5)

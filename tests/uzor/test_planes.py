@@ -174,7 +174,7 @@ def _short_map(shapes: list) -> list[dict]:
     ([[[0, 0]]], 0),  # single cells: a placement changes nothing elsewhere
 ], ids=["reach 1", "reach 2", "reach 0"])
 def test_the_follow_ups_equal_the_engines_completions_on_maps_of_short_reach(shapes, reach):
-    """The window of cells around a placement (``planes._window_best``) at its smallest
+    """The window of cells around a placement (``plane_arrays.window_best``) at its smallest
     sizes, against the engine after each placement."""
     patterns = _short_map(shapes)
     assert pattern_reach(patterns) == reach
