@@ -18,6 +18,8 @@ each a few lines that call the job's ``main``.
   (``training.bots.<game>``, ``KIT``);
 * ``"mcts:N"`` (``"mcts:N:c=X"``) — Monte Carlo tree search with N simulations per move over
   states sampled from the observation (see ``training.search.mcts``);
+* ``"level:K"`` — strength level K of the calibrated levels for the game and options;
+  ``agent_levels(game, **options)`` lists them (``training.agents.levels``, docs/agents.md);
 * ``"trained"`` — the agent shipped for these options (``checkpoints/<game>/``: a network or a
   MaskablePPO checkpoint, the best recorded score against the heuristic), playing its policy
   alone; ``"mcts:N:net=trained"`` or ``"mcts:N:net=PATH"`` — search guided by a network
@@ -35,6 +37,7 @@ agent will play under (board size, bounty, …) where the bot needs them.
 from __future__ import annotations
 
 from training.agents.base import Agent, RandomAgent
+from training.agents.levels import agent_levels
 from training.agents.load import bot_table, game_name, load_agent
 
-__all__ = ["Agent", "RandomAgent", "bot_table", "game_name", "load_agent"]
+__all__ = ["Agent", "RandomAgent", "agent_levels", "bot_table", "game_name", "load_agent"]

@@ -7,6 +7,8 @@
   (``training.bots.<game>``, ``KIT``);
 * ``"mcts:N"`` (``"mcts:N:c=X"``) — Monte Carlo tree search with N simulations per move over
   states sampled from the observation (see ``training.mcts``);
+* ``"level:K"`` — strength level K of the game's calibrated levels for these options
+  (``agent_levels``, ``training.agents.levels``; docs/agents.md);
 * ``"trained"`` — the agent shipped for these options (``checkpoints/<game>/``: a network or a
   MaskablePPO checkpoint, the best recorded score against the heuristic), playing its policy
   alone; ``"mcts:N:net=trained"`` or ``"mcts:N:net=PATH"`` — search guided by a network
@@ -44,6 +46,10 @@ def bot_table(game: str) -> dict[str, Any]:
 
 def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) -> Agent:
     name = game_name(game)
+    if str(spec).startswith("level:"):  # a calibrated level (training.agents.levels)
+        from training.agents.levels import level_spec
+
+        return load_agent(level_spec(spec, name, **options), name, seed=seed, **options)
     table = bot_table(name)
     if spec in table:
         return table[spec](game=name, seed=seed, **options)
@@ -73,7 +79,7 @@ def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) ->
 
         return load_checkpoint_agent(spec, name, seed=seed, **options)
     raise ValueError(
-        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, trained, mcts:N, mcts:N:net=trained, "
+        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, trained, level:K, mcts:N, mcts:N:net=trained, "
         "or an agent file (.zip or .onnx)"
     )
 

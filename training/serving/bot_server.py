@@ -24,7 +24,8 @@ import numpy as np
 
 import envs
 from envs.core.game import SnapshotError
-from training import bot_table, game_name, load_agent
+from training import agent_levels, bot_table, game_name, load_agent
+from training.agents.levels import is_level_spec, level_spec, levelled_option_sets
 from training.agents.archive import MAX_ARCHIVE_BYTES, check_zip_directory
 from training.agents.archive import _Fault as ArchiveFault
 from training.agents.checkpoint import portable_options
@@ -40,6 +41,7 @@ AGENT_FILE_SUFFIXES = (".zip", ".onnx")
 MAX_SEED = 2**63 - 1
 ROOT = Path(__file__).resolve().parents[2]
 PROBABILITY_TOLERANCE = 1e-6
+LEVEL_FIELDS = ("level", "name", "spec", "elo", "ms_per_move")  # what list_agents tells of each level
 
 
 class MoveTimeout(BaseException):
@@ -110,6 +112,7 @@ class BotServer:
         self.agents_dir = Path(agents_dir)
         self.session: Session | None = None
         self.quitting = False
+        self.trusted_files: set[str] = set()  # the shipped files levels name (``level_target``)
 
     # ----- limits ----------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -141,6 +144,20 @@ class BotServer:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
 
+    def level_target(self, spec: str, name: str, options: dict) -> str:
+        """What a ``level:K`` agent plays (its spec from the game's levels); other specs as given.
+        A level's search is held to the same limits as the search named outright; a level's
+        agent file is a shipped file of the repository, loaded wherever the agents folder is."""
+        if not is_level_spec(spec):
+            return spec
+        try:
+            target = level_spec(spec, name, **options)
+        except ValueError as error:
+            raise RequestError("bad_agent", str(error)) from None
+        if target.split(":")[0] != "mcts" and Path(target).is_absolute():
+            self.trusted_files.add(target)
+        return target
+
     def check_agent_spec(self, spec: str, name: str) -> str:
         """Refuse, before loading anything, a spec over the work limits or a file that is not a
         suite agent file under the agents folder; returns the spec to load (files' paths put
@@ -159,7 +176,7 @@ class BotServer:
                 if key == "net" and value and value != "trained":
                     parts[index] = "net=" + self.agent_file(value, ".zip")
             return ":".join(parts)
-        if spec in bot_table(name) or spec == "trained":
+        if spec in bot_table(name) or spec == "trained" or spec in self.trusted_files:
             return spec
         looks_like_file = "/" in spec or "\\" in spec or "." in spec
         if not looks_like_file:
@@ -268,7 +285,19 @@ class BotServer:
 
     def do_list_agents(self, request: dict) -> dict:
         name = self.game_name(request["game"])
-        return {"game": name, "agents": list(bot_table(name)), "checkpoints": shipped_checkpoints(name, self.agents_dir)}
+        options = request.get("options", {})
+        try:
+            envs.describe(name).resolve_options(options)
+        except (ValueError, TypeError) as error:
+            raise RequestError("bad_options", str(error)) from None
+        try:
+            levels = [{key: level[key] for key in LEVEL_FIELDS} for level in agent_levels(name, **options)]
+        except ValueError:
+            levels = []
+        return {
+            "game": name, "agents": list(bot_table(name)), "checkpoints": shipped_checkpoints(name, self.agents_dir),
+            "levels": levels, "levels_for": levelled_option_sets(name),
+        }
 
     def do_new_game(self, request: dict) -> dict:
         name = self.game_name(request["game"])
@@ -284,7 +313,7 @@ class BotServer:
         except (ValueError, TypeError) as error:
             raise RequestError("bad_options", str(error)) from None
         spec = request["agent"]
-        target = self.check_agent_spec(spec, name)
+        target = self.check_agent_spec(self.level_target(spec, name, options), name)
         try:
             agent = load_agent(target, name, seed=seed, **options)
         except (ValueError, TypeError, ImportError, OSError) as error:
