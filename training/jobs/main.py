@@ -30,6 +30,7 @@ from training import bot_table, load_agent
 from training.evaluation.tournament import draw_chart, markdown_table, round_robin
 
 TRAINER = "training.train"
+TRAINER_CODE = "training.jobs.ppo"  # what python -m training.train runs (``parse_config``, ``train``)
 """The module that trains: its ``parse_config(argv)`` reads the flags and its
 ``train(config, command)`` runs, returning a summary with the run folder (``"run"``) and the
 agent file (``"checkpoint"``)."""
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.print_help()
         print(f"\nAny flag of python -m {TRAINER} too (the default run's are {shlex.join(DEFAULT_RUN)}):\n")
         try:
-            importlib.import_module(TRAINER).parse_config(["--help"])
+            importlib.import_module(TRAINER_CODE).parse_config(["--help"])
         except SystemExit:
             pass
         return
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
         tournament(args.games, 0)
         return
     started = time.perf_counter()
-    trainer = importlib.import_module(TRAINER)
+    trainer = importlib.import_module(TRAINER_CODE)
     flags = DEFAULT_RUN + rest
     command = f"python -m {TRAINER} " + shlex.join(flags)
     print(f"training: {command}", flush=True)
