@@ -315,3 +315,9 @@ def test_expected_score_is_the_elo_curve():
     assert expected_score(0) == 0.5
     assert expected_score(400) == pytest.approx(10 / 11)
     assert np.isclose(expected_score(-400), 1 / 11)
+
+
+def test_the_results_page_summarises_every_levelled_option_set():
+    page = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    start, end = calibration.SUMMARY_MARKERS
+    assert page.split(start, 1)[1].split(end, 1)[0].strip() == calibration.summary_table()

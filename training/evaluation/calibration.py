@@ -467,6 +467,7 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
         path = levels_file(name)
         path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         write_agents_table(name, entry)
+        write_summary()
         log(f"wrote {path.relative_to(ROOT)} and its table in {AGENTS_PAGE.relative_to(ROOT)}")
     for level in levels:
         log(f"  level {level['level']} {level['name']:<11} {level['spec']:<28} Elo {level['elo']:7.1f} "
@@ -538,6 +539,53 @@ def write_agents_table(game: str, entry: dict[str, Any], page: Path = AGENTS_PAG
     head, rest = text.split(start, 1)
     _, tail = rest.split(end, 1)
     page.write_text(f"{head}{start}\n{levels_table(game, entry)}\n{end}{tail}", encoding="utf-8")
+    return True
+
+
+RESULTS_PAGE = ROOT / "docs" / "results.md"
+SUMMARY_MARKERS = ("<!-- levels summary -->", "<!-- end levels summary -->")
+
+
+def summary_table() -> str:
+    """One row per calibrated option set of every game: what docs/results.md shows."""
+    rows = [
+        "| game, options | levels | top level | its Elo (95%) | top vs plain `mcts:1000` | games played | wall-clock |",
+        "|---|---:|---|---|---|---:|---:|",
+    ]
+    from training.agents.levels import read_levels_file
+
+    for game in envs.GAMES:
+        for entry in read_levels_file(game)["option_sets"]:
+            if not entry.get("levels"):
+                continue
+            top = entry["levels"][-1]
+            low, high = top["elo_interval95"]
+            reference = entry.get("reference_result") or {}
+            if reference.get("is_top"):
+                versus = "is it"
+            elif reference.get("top_vs_reference"):
+                r = reference["top_vs_reference"]
+                versus = (f"{percent(r['score'])} ({percent(r['interval95'][0])}–{percent(r['interval95'][1])}), "
+                          f"{r['games']} games")
+            else:
+                versus = "—"
+            calibration_record = entry["calibration"]
+            rows.append(
+                f"| {envs.describe(game).short_name} {entry.get('label', '')} | {len(entry['levels'])} | `{top['spec']}` | "
+                f"{top['elo']:.0f} ({low:.0f} to {high:.0f}) | {versus} | {calibration_record['games_stored']:,} | "
+                f"{calibration_record['wall_clock_s'] / 60:.0f} min |")
+    return "\n".join(rows)
+
+
+def write_summary(page: Path = RESULTS_PAGE) -> bool:
+    """Put the summary between its markers in docs/results.md (False when the page has none)."""
+    start, end = SUMMARY_MARKERS
+    text = page.read_text(encoding="utf-8") if page.is_file() else ""
+    if start not in text or end not in text:
+        return False
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    page.write_text(f"{head}{start}\n{summary_table()}\n{end}{tail}", encoding="utf-8")
     return True
 
 
