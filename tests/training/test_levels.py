@@ -321,3 +321,15 @@ def test_the_results_page_summarises_every_levelled_option_set():
     page = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
     start, end = calibration.SUMMARY_MARKERS
     assert page.split(start, 1)[1].split(end, 1)[0].strip() == calibration.summary_table()
+
+
+def test_of_two_equals_the_preferred_or_the_quicker_one_is_kept(tmp_path):
+    store = ResultStore(tmp_path / "r.json", {"seed_base": 0})
+    slow, quick = store.record("mcts:1000", "policy", 0), store.record("solver", "mcts:30", 0)
+    slow["think"] = {"upper": [10.0, 10], "lower": [0.01, 10]}   # mcts:1000 1 s a move, policy 1 ms
+    quick["think"] = {"upper": [0.05, 10], "lower": [0.2, 10]}   # solver 5 ms, mcts:30 20 ms
+    assert calibration.wins_tie("policy", "mcts:1000", [], store)
+    assert not calibration.wins_tie("mcts:1000", "policy", [], store)
+    assert calibration.wins_tie("solver", "policy", ["solver"], store)      # preferred, though slower
+    assert not calibration.wins_tie("policy", "solver", ["solver"], store)
+    assert not calibration.wins_tie("unplayed", "policy", [], store)

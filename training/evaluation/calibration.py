@@ -14,7 +14,9 @@ a board too big for it) is left out, with the reason printed. The calibration:
    the candidates are ordered by the Elo those games give;
 2. **levels** — walking up that order, each candidate plays the last level chosen ``--games``
    games; it becomes the next level when it scores at least 55% (``MARGIN``), and is dropped
-   otherwise;
+   otherwise — unless it is level with the last level (45–55%) and preferred to it (listed in
+   the entry's ``"prefer_in_ties"``, or thinking less a move when neither is), when it takes that
+   level's place if it too scores 55% against the level below;
 3. **jumps** — each level plays the level two below it ``--jump-games`` games, so that the
    ratings rest on more than a chain;
 4. **reference** — the top level plays the reference (plain ``mcts:1000`` with the game's
@@ -155,6 +157,7 @@ class ResultStore:
             if stored.get("seed_base") != header["seed_base"] and stored.get("pairs"):
                 raise SystemExit(f"{path} was played with --seed {stored.get('seed_base')}, not {header['seed_base']}")
             store.data["pairs"] = stored.get("pairs", {})
+            store.data["sittings"] = stored.get("sittings", [])
         return store
 
     def find(self, upper: str, lower: str) -> tuple[dict[str, Any] | None, bool]:
@@ -327,6 +330,20 @@ def loadable(game: str, options: dict[str, Any], specs: list[str], log) -> list[
     return kept
 
 
+def wins_tie(spec: str, level: str, prefer: list[str], store: ResultStore) -> bool:
+    """Whether ``spec``, level with ``level`` (within the margin either way), should take its
+    place: a spec the option set prefers in ties (``"prefer_in_ties"``: the exact solver over a
+    policy that plays as well) wins; otherwise the one that thinks less a move (equal strength
+    for less waiting)."""
+    if (spec in prefer) != (level in prefer):
+        return spec in prefer
+    think = store.think()
+    mine, theirs = think.get(spec, [0.0, 0]), think.get(level, [0.0, 0])
+    if not mine[1] or not theirs[1]:
+        return False
+    return mine[0] / mine[1] < theirs[0] / theirs[1]
+
+
 def fit(store: ResultStore, players: list[str], anchor: str) -> tuple[dict[str, float], dict[str, float]]:
     """Ratings over every stored pair among ``players`` (one virtual draw a pair)."""
     chosen = set(players)
@@ -364,6 +381,7 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
     started = time.perf_counter()
     log(f"{name} {json.dumps(options)} ({entry.get('label', key)}): calibrating")
     candidates = loadable(name, options, list(entry["candidates"]), log)
+    prefer = list(entry.get("prefer_in_ties", []))
     reference = entry.get("reference")
     if len(candidates) < 2:
         raise SystemExit("fewer than two candidates load for these options")
@@ -390,10 +408,9 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
             if result["score"] >= MARGIN:
                 chain.append(spec)
                 continue
-            if (result["score"] > 1 - MARGIN and len(chain) >= 2
-                    and candidates.index(spec) > candidates.index(chain[-1])):
-                # level with the last level, and listed after it (listed as the stronger): it takes
-                # that level's place if it too scores MARGIN against the level below
+            if result["score"] > 1 - MARGIN and len(chain) >= 2 and wins_tie(spec, chain[-1], prefer, store):
+                # level with the last level and preferred to it: it takes that level's place if it
+                # too scores MARGIN against the level below
                 under = player.ensure(spec, chain[-2], settings["games"], "level")
                 if under["score"] >= MARGIN:
                     dropped.append({"spec": chain[-1], "below": chain[-2], "replaced_by": spec,
@@ -446,6 +463,11 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
                                "elo": round(ratings[reference], 1),
                                "ms_per_move": round(1000 * seconds / moves, 2) if moves else None}
     pairs_played = sum(len(e["outcomes"]) for e in store.data["pairs"].values())
+    store.data.setdefault("sittings", []).append(
+        {"date": datetime.datetime.now().isoformat(timespec="seconds"), "seconds": round(time.perf_counter() - started),
+         "workers": workers, "machine": machine()})
+    store.save()
+    wall_clock = sum(sitting["seconds"] for sitting in store.data["sittings"])
     entry.update({
         "levels": levels,
         "reference_result": reference_entry,
@@ -454,13 +476,15 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
             "command": command or f"python -m training.levels --game {envs.describe(name).short_name}"
                        + (f" --options '{json.dumps(options)}'" if options else ""),
             "settings": settings,
+            "settings_workers": workers,
             "seed_base": seed,
             "games_stored": pairs_played,
             "results_file": (results_path.relative_to(ROOT).as_posix() if results_path.is_relative_to(ROOT)
                              else str(results_path)),
             "machine": machine(),
             "date": datetime.date.today().isoformat(),
-            "wall_clock_s": round(time.perf_counter() - started),
+            "wall_clock_s": wall_clock,
+            "sittings": len(store.data["sittings"]),
         },
     })
     if write:
@@ -516,11 +540,13 @@ def levels_table(game: str, entry: dict[str, Any]) -> str:
     if dropped:
         lines += ["", "Left out: " + "; ".join(
             f"`{d['spec']}` ({percent(d['score'])} against `{d['below']}` over {d['games']} games"
-            + (f"; level with `{d['replaced_by']}`, listed as the stronger, which took its place)" if d.get("replaced_by")
+            + (f"; level with `{d['replaced_by']}`, which took its place)" if d.get("replaced_by")
                else ", under 55%)") for d in dropped) + "."]
     calibration = entry["calibration"]
     lines += ["", f"Measured {calibration['date']} on {calibration['machine']}; "
-                  f"{calibration['games_stored']:,} games stored in `{calibration['results_file']}`."]
+                  f"{calibration['games_stored']:,} games stored in `{calibration['results_file']}`, "
+                  f"{calibration['wall_clock_s'] / 60:.0f} minutes of wall-clock with {calibration['settings_workers']} "
+                  f"workers. Command: `{calibration['command']}`."]
     return "\n".join(lines)
 
 
