@@ -333,3 +333,12 @@ def test_of_two_equals_the_preferred_or_the_quicker_one_is_kept(tmp_path):
     assert calibration.wins_tie("solver", "policy", ["solver"], store)      # preferred, though slower
     assert not calibration.wins_tie("policy", "solver", ["solver"], store)
     assert not calibration.wins_tie("unplayed", "policy", [], store)
+
+
+def test_the_quick_order_keeps_the_list_unless_the_games_clearly_contradict_it(tmp_path):
+    store = ResultStore(tmp_path / "r.json", {"seed_base": 0})
+    store.record("b", "a", 0)["outcomes"] = "W" * 30 + "L" * 10     # b clearly above a
+    store.record("c", "b", 0)["outcomes"] = "L" * 35 + "W" * 5      # c clearly below b
+    store.record("d", "c", 0)["outcomes"] = "W" * 18 + "L" * 22     # d level with c: order kept
+    assert calibration.quick_order(store, ["a", "b", "c", "d"], 40) == ["a", "c", "b", "d"]
+    assert calibration.quick_order(store, ["a", "b", "c", "d"], 3) == ["a", "b", "c", "d"]  # 0 of 3 is no proof

@@ -11,7 +11,9 @@ its own numbers of games. A candidate that does not load for these options (the 
 a board too big for it) is left out, with the reason printed. The calibration:
 
 1. **quick estimate** — each candidate plays the next one in the list ``--quick-games`` games;
-   the candidates are ordered by the Elo those games give;
+   the listed order (weakest first) is corrected where those games clearly contradict it
+   (``quick_order``: a candidate that scores under one half at 95% against the one before it
+   changes places with it);
 2. **levels** — walking up that order, each candidate plays the last level chosen ``--games``
    games; it becomes the next level when it scores at least 55% (``MARGIN``), and is dropped
    otherwise — unless it is level with the last level (45–55%) and preferred to it (listed in
@@ -330,6 +332,29 @@ def loadable(game: str, options: dict[str, Any], specs: list[str], log) -> list[
     return kept
 
 
+def quick_order(store: ResultStore, candidates: list[str], games: int) -> list[str]:
+    """The candidates in the listed order, corrected where the quick games clearly contradict it:
+    a candidate whose quick score against the one before it lies below one half with 95%
+    confidence (Wilson's upper bound) changes places with it, again and again while such a pair
+    is next to each other (a bubble sort on the pairs played; a pair not played keeps its order).
+    Near-equal candidates keep the order the data gives them: 40 games cannot tell 52% from 48%,
+    and the list is written weakest first from what earlier measurements showed."""
+    order = list(candidates)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(order) - 1):
+            lower, upper = order[i], order[i + 1]
+            found, _ = store.find(upper, lower)
+            if found is None:
+                continue
+            result = store.score(upper, lower, games)
+            if result["games"] and result["interval95"][1] < 0.5:
+                order[i], order[i + 1] = upper, lower
+                changed = True
+    return order
+
+
 def wins_tie(spec: str, level: str, prefer: list[str], store: ResultStore) -> bool:
     """Whether ``spec``, level with ``level`` (within the margin either way), should take its
     place: a spec the option set prefers in ties (``"prefer_in_ties"``: the exact solver over a
@@ -393,13 +418,8 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
         log(f"quick estimate ({settings['quick_games']} games a pair)")
         for lower, upper in zip(candidates, candidates[1:]):
             player.ensure(upper, lower, settings["quick_games"], "quick")
-        quick_table = []
-        for lower, upper in zip(candidates, candidates[1:]):  # these games alone, however many are stored
-            r = store.score(upper, lower, settings["quick_games"])
-            quick_table.append((upper, lower, r["score"] * r["games"], r["games"]))
-        quick, _ = elo_mle(quick_table, candidates[0], virtual_draws=1.0)
-        order = sorted(candidates, key=lambda spec: (quick[spec], candidates.index(spec)))
-        log("order: " + ", ".join(f"{spec} ({quick[spec]:+.0f})" for spec in order))
+        order = quick_order(store, candidates, settings["quick_games"])
+        log("order: " + ", ".join(order))
         # 2. the levels: each must score MARGIN against the last level chosen
         log(f"levels ({settings['games']} games a pair, {MARGIN:.0%} needed)")
         chain, dropped = [order[0]], []
