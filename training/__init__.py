@@ -26,6 +26,8 @@ each a few lines that call the job's ``main``.
   policy (``checkpoints/loom/loom__maskppo__0.zip``), or an ONNX export of either run by
   onnxruntime alone (docs/onnx.md) — read by the one reader, ``training.agents.files``, which
   goes by the kind the file's metadata declares and checks it against the game and options.
+* ``"level:K"`` — strength level K of the game's calibrated levels for these options
+  (``agent_levels``, ``training.agents.levels``; docs/agents.md);
 
 ``game`` is an env name (``"loom_v0"``, or just ``"loom"``); ``options`` are the env options the
 agent will play under (board size, bounty, …) where the bot needs them.
@@ -34,6 +36,7 @@ agent will play under (board size, bounty, …) where the bot needs them.
 from __future__ import annotations
 
 from training.agents.base import Agent, RandomAgent
+from training.agents.levels import agent_levels
 from training.agents.load import bot_table, game_name, load_agent
 
-__all__ = ["Agent", "RandomAgent", "bot_table", "game_name", "load_agent"]
+__all__ = ["Agent", "RandomAgent", "agent_levels", "bot_table", "game_name", "load_agent"]

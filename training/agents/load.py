@@ -15,6 +15,8 @@
   policy-value network, ``.zip``; their ONNX exports, run by onnxruntime alone, see
   docs/onnx.md), read by the one reader — which dispatches on what the file's metadata says it
   is, not on its name — and checked against the game and options.
+* ``"level:K"`` — strength level K of the game's calibrated levels for these options
+  (``agent_levels``, ``training.agents.levels``; docs/agents.md);
 
 ``game`` is an env name (``"loom_v0"``, or just ``"loom"``); ``options`` are the env options the
 agent will play under (board size, bounty, …) where the bot needs them.
@@ -43,6 +45,10 @@ def bot_table(game: str) -> dict[str, Any]:
 
 def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) -> Agent:
     name = game_name(game)
+    if str(spec).startswith("level:"):  # a calibrated level (training.agents.levels)
+        from training.agents.levels import level_spec
+
+        return load_agent(level_spec(spec, name, **options), name, seed=seed, **options)
     table = bot_table(name)
     if spec in table:
         return table[spec](game=name, seed=seed, **options)
@@ -65,7 +71,7 @@ def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) ->
 
         return load_agent_file(spec, name, seed=seed, **options)
     raise ValueError(
-        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, trained, mcts:N, mcts:N:net=trained, "
+        f"unknown agent {spec!r} for {name}; choose one of: {', '.join(table)}, trained, level:K, mcts:N, mcts:N:net=trained, "
         "or an agent file (.zip or .onnx)"
     )
 

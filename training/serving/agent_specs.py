@@ -74,7 +74,7 @@ class AgentSpecChecks:
                     self.listed_file(value, name)
                     parts[index] = "net=" + self.agent_file(value, ".zip")
             return ":".join(parts)
-        if spec in bot_table(name) or spec == "trained":
+        if spec in bot_table(name) or spec == "trained" or spec in getattr(self, "trusted_files", ()):
             return spec
         looks_like_file = "/" in spec or "\\" in spec or "." in spec
         if not looks_like_file:

@@ -23,7 +23,8 @@ import numpy as np
 
 import envs
 from envs.core.game import SnapshotError
-from training import bot_table, game_name, load_agent
+from training import agent_levels, bot_table, game_name, load_agent
+from training.agents.levels import is_level_spec, level_spec, levelled_option_sets
 from training.agents.checkpoint import portable_options
 from training.serving.agent_specs import AgentSpecChecks, shipped_checkpoints
 from training.serving.deadline import thread_deadline
@@ -38,6 +39,7 @@ DEFAULT_MOVE_TIME_LIMIT_S = 30.0  # the agent's work on one move or one probabil
 MAX_SEED = 2**63 - 1
 ROOT = Path(__file__).resolve().parents[2]
 PROBABILITY_TOLERANCE = 1e-6
+LEVEL_FIELDS = ("level", "name", "spec", "elo", "ms_per_move")  # what list_agents tells of each level
 
 
 class MoveTimeout(BaseException):
@@ -90,6 +92,21 @@ class BotServer(WebGames, AgentSpecChecks):
         self.session: Session | None = None
         self.quitting = False
         self.init_web_games(max_games, game_counter)
+        self.trusted_files: set[str] = set()  # the shipped files levels name (``level_target``)
+
+    def level_target(self, spec: str, name: str, options: dict) -> str:
+        """What a ``level:K`` agent plays (its spec from the game's levels); other specs as given.
+        A level's search is held to the same limits as the search named outright; a level's
+        agent file is a shipped file of the repository, loaded wherever the agents folder is."""
+        if not is_level_spec(spec):
+            return spec
+        try:
+            target = level_spec(spec, name, **options)
+        except ValueError as error:
+            raise RequestError("bad_agent", str(error)) from None
+        if target.split(":")[0] != "mcts" and Path(target).is_absolute():
+            self.trusted_files.add(target)
+        return target
 
     # ----- limits ----------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -188,7 +205,19 @@ class BotServer(WebGames, AgentSpecChecks):
 
     def do_list_agents(self, request: dict) -> dict:
         name = self.game_name(request["game"])
-        return {"game": name, "agents": list(bot_table(name)), "checkpoints": shipped_checkpoints(name, self.agents_dir)}
+        options = request.get("options", {})
+        try:
+            envs.describe(name).resolve_options(options)
+        except (ValueError, TypeError) as error:
+            raise RequestError("bad_options", str(error)) from None
+        try:
+            levels = [{key: level[key] for key in LEVEL_FIELDS} for level in agent_levels(name, **options)]
+        except ValueError:  # no levels for these options: levels_for names the option sets that have them
+            levels = []
+        return {
+            "game": name, "agents": list(bot_table(name)), "checkpoints": shipped_checkpoints(name, self.agents_dir),
+            "levels": levels, "levels_for": levelled_option_sets(name),
+        }
 
     def do_new_game(self, request: dict) -> dict:
         name = self.game_name(request["game"])
@@ -204,7 +233,7 @@ class BotServer(WebGames, AgentSpecChecks):
         except (ValueError, TypeError) as error:
             raise RequestError("bad_options", str(error)) from None
         spec = request["agent"]
-        target = self.check_agent_spec(spec, name)
+        target = self.check_agent_spec(self.level_target(spec, name, options), name)
         try:
             agent = load_agent(target, name, seed=seed, **options)
         except (ValueError, TypeError, ImportError, OSError) as error:

@@ -109,7 +109,7 @@ POSITION_FIELDS = {"actions": "array", "snapshot": "object", "seat": "integer"}
 REQUESTS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "hello": ({}, {}),
     "list_games": ({}, {}),
-    "list_agents": ({"game": "string"}, {}),
+    "list_agents": ({"game": "string"}, {"options": "object"}),
     "new_game": ({"game": "string", "agent": "string"}, {"options": "object", "seed": "integer"}),
     "move": ({}, {**POSITION_FIELDS, "probabilities": "boolean"}),
     "legal": ({}, POSITION_FIELDS),

@@ -1,6 +1,6 @@
 """Play a suite game in the terminal against any agents.
 
-    python -m training.play --game knot --opponent checkpoints/knot/knot__maskppo__0.zip
+    python -m training.play --game knot --opponent level:4
     python -m training.play --game knot --option players=3 --opponent heuristic --opponent random --seat 1
     python -m training.play --game fill --option traps=true --option gems=true --opponent heuristic
 
@@ -15,7 +15,9 @@ one) says what it did: a caught line, a closed ribbon, the dice thrown. Input is
 line from stdin, so a pipe or a pseudo-terminal can drive it as well as a person.
 
 Opponents: one ``--opponent`` plays every other seat, or give one per other seat, in seat
-order. Any ``training.load_agent`` spec works; the bot in seat ``i`` is seeded ``seed + 1 + i``.
+order. Any ``training.load_agent`` spec works (``level:K``: strength level K, docs/agents.md);
+the bot in seat ``i`` is seeded ``seed + 1 + i``. Without ``--opponent`` the strongest level that
+thinks under a second a move plays (the heuristic where the options have no levels).
 ``--option name=value`` sets an env option; the value is read as JSON when it parses
 (``size=8``, ``traps=true``, ``throws=[[1,2],...]``) and as text otherwise (``lines=strict``).
 With Fill's ``time_limit`` on, only your seat has a clock unless ``clocked`` is given.
@@ -327,13 +329,26 @@ class TerminalGame:
         self.say("you win" if outcome > 0 else "a draw: you share first place" if outcome == 0 else "you lose")
 
 
+def default_opponent(name: str, options: dict[str, Any]) -> str:
+    """The opponent when none is given: the strongest level that answers within a second a move
+    (``training.agents.levels.default_level``), else the heuristic."""
+    from training.agents.levels import default_level
+
+    try:
+        level = default_level(name, **options)
+    except (ValueError, TypeError):  # options the game refuses: TerminalGame says why
+        level = None
+    return level or ("heuristic" if "heuristic" in bot_table(name) else "random")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.play", description="Play a suite game in the terminal.")
     parser.add_argument("--game", required=True, help=f"one of: {', '.join(envs.GAMES)} (the _v0 may be left out)")
     parser.add_argument(
         "--opponent", action="append", default=None,
-        help="a load_agent spec (random, heuristic, mcts:200, a .zip or .onnx path); once for every other seat, "
-             "or once per other seat in seat order (default: heuristic)",
+        help="a load_agent spec (level:K, random, heuristic, mcts:200, a .zip or .onnx path); once for every other "
+             "seat, or once per other seat in seat order (default: the strongest level that thinks under a second a "
+             "move, docs/agents.md; the heuristic where the options have no levels)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat: 0 for player_0 (default), 1, …")
     parser.add_argument("--seed", type=int, default=0, help="the game's seed (default 0)")
@@ -347,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
             if key in options:
                 raise ValueError(f"option {key!r} is given twice")
             options[key] = value
-        opponents = args.opponent or ["heuristic" if "heuristic" in bot_table(name) else "random"]
+        opponents = args.opponent or [default_opponent(name, options)]
         session = TerminalGame(name, opponents, args.seat, args.seed, options)
     except (ValueError, TypeError, ImportError, OSError) as error:
         parser.error(str(error))

@@ -282,7 +282,7 @@ class WebGames:
         if not 0 <= seed <= MAX_SEED:
             raise RequestError("bad_request", f"field 'seed' must be an integer 0…{MAX_SEED}, not {seed}")
         spec = request["opponent"]
-        target = self.check_agent_spec(spec, name)
+        target = self.check_agent_spec(self.level_target(spec, name, options), name)
         if len(self.web_games) >= self.max_games:
             raise RequestError(
                 "over_limit", f"this client has {len(self.web_games)} open games, the most this server allows "

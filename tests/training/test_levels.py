@@ -1,0 +1,344 @@
+"""Strength levels: the data each game ships (``agent_levels``), ``level:K`` specs wherever an
+agent is named (load_agent, the bot server, terminal play), and the calibration that writes
+them (its Elo fit, its intervals, its resumable results file)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import envs
+from training import agent_levels, load_agent
+from training.agents.levels import default_level, levelled_option_sets, read_levels_file
+from training.evaluation import calibration
+from training.evaluation.calibration import MARGIN, ResultStore, elo_mle, expected_score, pair_seed
+from training.evaluation.tournament import wilson_interval
+from training.serving.bot_server import BotServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+REQUIRED = [
+    ("linecatch_v0", {}), ("linecatch_v0", {"rows": 4, "cols": 4}), ("linecatch_v0", {"pro": True}),
+    ("loom_v0", {}), ("fill_v0", {}), ("uzor_v0", {}), ("knot_v0", {}),
+]
+"""The option sets that have levels: every game's defaults (Knot: 2 players), and Linecatch's
+4×4 board and pro mode."""
+
+
+def levelled() -> list[tuple[str, dict]]:
+    return [(game, entry["options"]) for game in envs.GAMES for entry in levelled_option_sets(game)]
+
+
+LEVELLED = levelled()
+EVERY_LEVEL = [(game, options, level["level"]) for game, options in LEVELLED for level in agent_levels(game, **options)]
+
+
+def label(value) -> str:
+    return json.dumps(value) if isinstance(value, dict) else str(value)
+
+
+# ----- the data -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game, options", REQUIRED, ids=label)
+def test_every_required_option_set_has_levels(game, options):
+    assert len(agent_levels(game, **options)) >= 5
+
+
+@pytest.mark.parametrize("game, options", LEVELLED, ids=label)
+def test_levels_shape_and_invariants(game, options):
+    levels = agent_levels(game, **options)
+    assert len(levels) >= 5
+    assert [level["level"] for level in levels] == list(range(1, len(levels) + 1))
+    assert levels[0]["elo"] == 0.0 and levels[0]["vs_below"] is None
+    assert len({level["name"] for level in levels}) == len(levels)
+    for lower, upper in zip(levels, levels[1:]):
+        assert upper["elo"] > lower["elo"], (lower, upper)
+    for level in levels:
+        assert isinstance(level["name"], str) and level["name"].isprintable()
+        assert isinstance(level["spec"], str) and level["spec"]
+        assert isinstance(level["elo"], float)
+        low, high = level["elo_interval95"]
+        assert low <= level["elo"] <= high
+        assert level["ms_per_move"] >= 0
+        below = level["vs_below"]
+        if level["level"] > 1:
+            assert below["games"] >= 400 and below["score"] >= MARGIN
+            assert below["wins"] + below["draws"] + below["losses"] == below["games"]
+            assert below["score"] == pytest.approx((below["wins"] + 0.5 * below["draws"]) / below["games"])
+            assert below["interval95"] == pytest.approx(list(wilson_interval(below["score"], below["games"])))
+
+
+@pytest.mark.parametrize("game, options", LEVELLED, ids=label)
+def test_the_levels_file_records_how_it_was_made(game, options):
+    entry = next(e for e in read_levels_file(game)["option_sets"] if e.get("levels") and e["options"] == options)
+    calibration_record = entry["calibration"]
+    assert calibration_record["command"].startswith("python -m training.levels --game ")
+    assert (ROOT / calibration_record["results_file"]).is_file()
+    top = entry["levels"][-1]["spec"]
+    assert top in entry["candidates"] or top.startswith("checkpoints/")
+    assert all(level["spec"] in entry["candidates"] for level in entry["levels"])
+
+
+@pytest.mark.parametrize("game, options, number", EVERY_LEVEL, ids=label)
+def test_every_level_loads_and_plays_a_legal_move(game, options, number):
+    agent = load_agent(f"level:{number}", game, seed=3, **options)
+    env = envs.load(game).raw_env(**options)
+    env.reset(seed=11)
+    observation = env.observe(env.agent_selection)
+    action = agent.act(observation)
+    assert observation["action_mask"][action] == 1
+
+
+def test_levels_load_from_any_working_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for game, options, number in EVERY_LEVEL:
+        if "checkpoints/" in agent_levels(game, **options)[number - 1]["spec"]:
+            load_agent(f"level:{number}", game, **options)
+
+
+def test_options_without_levels_name_the_option_sets_that_have_them():
+    with pytest.raises(ValueError, match=r"no levels for linecatch_v0 .*'rows': 3.*the option sets with levels: \{\}"):
+        agent_levels("linecatch", rows=3, cols=3)
+    with pytest.raises(ValueError, match="the option sets with levels"):
+        load_agent("level:1", "linecatch", rows=3, cols=3)
+
+
+@pytest.mark.parametrize("spec", ["level:0", "level:99", "level:x", "level:"])
+def test_a_level_out_of_range_names_the_valid_range(spec):
+    count = len(agent_levels("linecatch", rows=4, cols=4))
+    with pytest.raises(ValueError, match=rf"level:1 … level:{count}"):
+        load_agent(spec, "linecatch", rows=4, cols=4)
+
+
+def test_default_options_match_however_they_are_written():
+    assert agent_levels("linecatch") == agent_levels("linecatch_v0", rows=5, cols=5, pro=False)
+
+
+def test_the_default_opponent_is_a_quick_level():
+    level = default_level("linecatch", rows=4, cols=4)
+    assert level is not None and level.startswith("level:")
+    number = int(level.split(":")[1])
+    levels = agent_levels("linecatch", rows=4, cols=4)
+    assert levels[number - 1]["ms_per_move"] <= 1000
+    assert all(other["ms_per_move"] > 1000 for other in levels[number:])
+    assert default_level("linecatch", rows=3, cols=3) is None
+
+
+# ----- the bot server and terminal play -----------------------------------------------------------
+
+def ask(server: BotServer, **request) -> dict:
+    return server.answer_line(json.dumps(request).encode())
+
+
+def test_list_agents_includes_the_levels():
+    server = BotServer(agents_dir=ROOT)
+    answer = ask(server, id=1, type="list_agents", game="linecatch", options={"rows": 4, "cols": 4})
+    assert answer["ok"], answer
+    levels = agent_levels("linecatch", rows=4, cols=4)
+    assert answer["levels"] == [{k: level[k] for k in ("level", "name", "spec", "elo", "ms_per_move")} for level in levels]
+    assert {"options": {"rows": 4, "cols": 4}, "label": "4×4"} in answer["levels_for"]
+    default = ask(server, id=2, type="list_agents", game="linecatch")
+    assert [level["spec"] for level in default["levels"]] == [level["spec"] for level in agent_levels("linecatch")]
+    assert ask(server, id=3, type="list_agents", game="linecatch", options={"rows": 3, "cols": 3})["levels"] == []
+    assert ask(server, id=4, type="list_agents", game="linecatch", options={"rows": 0})["error"]["code"] == "bad_options"
+
+
+def test_new_game_with_a_level_plays_it():
+    server = BotServer(agents_dir=ROOT)
+    levels = agent_levels("linecatch", rows=4, cols=4)
+    started = ask(server, id=1, type="new_game", game="linecatch", options={"rows": 4, "cols": 4},
+                  agent=f"level:{len(levels)}", seed=5)
+    assert started["ok"] and started["agent"] == f"level:{len(levels)}", started
+    moved = ask(server, id=2, type="move", actions=[])
+    assert moved["ok"] and 0 <= moved["action"] < 16
+    wrong = ask(server, id=3, type="new_game", game="linecatch", options={"rows": 4, "cols": 4}, agent="level:99")
+    assert wrong["error"]["code"] == "bad_agent" and f"level:{len(levels)}" in wrong["error"]["message"]
+
+
+def test_a_level_is_held_to_the_servers_limits():
+    game, options, number = next((g, o, n) for g, o, n in EVERY_LEVEL
+                                 if agent_levels(g, **o)[n - 1]["spec"].startswith("mcts:"))
+    spec = agent_levels(game, **options)[number - 1]["spec"]
+    simulations = int(spec.split(":")[1])
+    server = BotServer(agents_dir=ROOT, max_simulations=simulations - 1)
+    answer = ask(server, id=1, type="new_game", game=game, options=options, agent=f"level:{number}")
+    assert answer["error"]["code"] == "over_limit" and f"{simulations} simulations" in answer["error"]["message"]
+
+
+def test_a_level_with_a_file_loads_whatever_the_agents_folder(tmp_path):
+    found = [(g, o, n) for g, o, n in EVERY_LEVEL if "checkpoints/" in agent_levels(g, **o)[n - 1]["spec"]
+             or agent_levels(g, **o)[n - 1]["spec"] == "trained"]
+    if not found:
+        pytest.skip("no level plays an agent file")
+    game, options, number = found[0]
+    server = BotServer(agents_dir=tmp_path)
+    answer = ask(server, id=1, type="new_game", game=game, options=options, agent=f"level:{number}")
+    assert answer["ok"], answer
+
+
+def test_terminal_play_against_a_level():
+    levels = agent_levels("linecatch", rows=4, cols=4)
+    result = subprocess.run(
+        [sys.executable, "-m", "training.play", "--game", "linecatch", "--option", "rows=4", "--option", "cols=4",
+         "--opponent", "level:2", "--seat", "1"],
+        cwd=ROOT, input="moves\nquit\n", capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "player_0 (level:2) plays" in result.stdout
+    assert "you left the game before its end" in result.stdout
+    refused = subprocess.run(
+        [sys.executable, "-m", "training.play", "--game", "linecatch", "--option", "rows=4", "--option", "cols=4",
+         "--opponent", "level:99"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )
+    assert refused.returncode == 2 and f"level:1 … level:{len(levels)}" in refused.stderr
+
+
+# ----- the calibration ----------------------------------------------------------------------------
+
+def test_elo_mle_recovers_known_ratings():
+    truth = {"a": 0.0, "b": 120.0, "c": 300.0, "d": 310.0}
+    pairs = []
+    for first, second, games in (("b", "a", 400), ("c", "b", 400), ("d", "c", 1000), ("c", "a", 100), ("d", "b", 50)):
+        pairs.append((first, second, games * expected_score(truth[first] - truth[second]), games))
+    ratings, errors = elo_mle(pairs, anchor="a")
+    for name, value in truth.items():
+        assert ratings[name] == pytest.approx(value, abs=1e-6)
+    assert errors["a"] == 0.0 and 0 < errors["b"] < errors["c"] < errors["d"]
+
+
+def test_elo_mle_standard_error_of_one_pair():
+    # one pair at 50%: the information is n·k²/4, so the standard error is 2 / (k·√n)
+    ratings, errors = elo_mle([("b", "a", 200.0, 400)], anchor="a")
+    k = math.log(10) / 400
+    assert ratings["b"] == pytest.approx(0.0, abs=1e-9)
+    assert errors["b"] == pytest.approx(2 / (k * math.sqrt(400)))
+
+
+def test_elo_mle_keeps_a_perfect_record_finite_with_a_virtual_draw():
+    ratings, _ = elo_mle([("b", "a", 400.0, 400)], anchor="a", virtual_draws=1.0)
+    # 400.5 points in 401 games: p = 400.5/401, so b - a = 400·log10(p / (1 - p))
+    assert ratings["b"] == pytest.approx(400 * math.log10(400.5 / 0.5), rel=1e-6)
+    with pytest.raises(ValueError, match="connect"):
+        elo_mle([("b", "a", 200.0, 400), ("d", "c", 10.0, 20)], anchor="a")
+
+
+@pytest.mark.parametrize("score, n, low, high", [
+    (0.5, 400, 0.45123, 0.54877),
+    (0.55, 400, 0.50100, 0.59805),
+    (0.0, 10, 0.0, 0.27754),
+    (1.0, 20, 0.83887, 1.0),
+])
+def test_wilson_interval_known_values(score, n, low, high):
+    assert wilson_interval(score, n) == pytest.approx((low, high), abs=1e-5)
+
+
+def tiny_levels_file(tmp_path: Path, monkeypatch) -> Path:
+    """A levels file for 3×3 Linecatch with three cheap candidates, results under tmp_path."""
+    path = tmp_path / "levels.json"
+    path.write_text(json.dumps({"game": "linecatch_v0", "option_sets": [{
+        "key": "3x3", "label": "3×3", "options": {"rows": 3, "cols": 3},
+        "candidates": ["random", "heuristic", "solver"], "reference": "solver",
+    }]}))
+    monkeypatch.setattr(calibration, "levels_file", lambda game: path)
+    monkeypatch.setattr(calibration, "RESULTS", tmp_path / "results")
+    return path
+
+
+def test_the_calibration_resumes_without_replaying_stored_pairs(tmp_path, monkeypatch):
+    tiny_levels_file(tmp_path, monkeypatch)
+    played: list[tuple[str, str, int]] = []
+    real = calibration.play_timed_game
+
+    def counting(job):
+        played.append((job[2], job[3], job[4]))
+        return real(job)
+
+    monkeypatch.setattr(calibration, "play_timed_game", counting)
+    settings = dict(games=12, quick_games=4, jump_games=4, reference_games=4, workers=1, write=False, log=lambda text: None)
+    first = calibration.calibrate("linecatch", {"rows": 3, "cols": 3}, **settings)
+    results = tmp_path / "results" / "linecatch-3x3.json"
+    stored = json.loads(results.read_text())
+    assert sum(len(p["outcomes"]) for p in stored["pairs"].values()) == len(played) > 0
+
+    # a second run without --resume refuses to overwrite what is stored
+    with pytest.raises(SystemExit, match="--resume"):
+        calibration.calibrate("linecatch", {"rows": 3, "cols": 3}, **settings)
+
+    # with --resume nothing is played again and the levels come out the same
+    played.clear()
+    again = calibration.calibrate("linecatch", {"rows": 3, "cols": 3}, resume=True, **settings)
+    assert played == []
+    assert [level["spec"] for level in again["levels"]] == [level["spec"] for level in first["levels"]]
+
+    # a pair cut short is completed: only its missing games are played, from where it stopped
+    key = next(k for k, p in stored["pairs"].items() if len(p["outcomes"]) == 12)
+    stored["pairs"][key]["outcomes"] = stored["pairs"][key]["outcomes"][:5]
+    results.write_text(json.dumps(stored))
+    played.clear()
+    calibration.calibrate("linecatch", {"rows": 3, "cols": 3}, resume=True, **settings)
+    pair = stored["pairs"][key]
+    assert played == [(pair["upper"], pair["lower"], index) for index in range(5, 12)]
+
+
+def test_a_pairs_games_do_not_depend_on_the_order_it_is_named_in():
+    assert pair_seed(10, "heuristic", "random") == pair_seed(10, "random", "heuristic")
+    assert pair_seed(10, "heuristic", "random") != pair_seed(10, "heuristic", "mcts:10")
+
+
+def test_the_store_reads_a_pair_either_way_round(tmp_path):
+    store = ResultStore(tmp_path / "r.json", {"seed_base": 0})
+    entry = store.record("b", "a", 0)
+    entry["outcomes"] = "WWDL"
+    assert store.score("b", "a")["score"] == pytest.approx(0.625)
+    assert store.score("a", "b")["score"] == pytest.approx(0.375)
+    assert store.score("a", "b", games=2) == {"games": 2, "wins": 0, "draws": 0, "losses": 2, "score": 0.0,
+                                              "interval95": list(wilson_interval(0.0, 2))}
+
+
+def test_the_agents_page_shows_each_levelled_option_set():
+    page = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
+    for game, options in LEVELLED:
+        entry = next(e for e in read_levels_file(game)["option_sets"] if e.get("levels") and e["options"] == options)
+        start, end = calibration.marker(game, entry["key"])
+        shown = page.split(start, 1)[1].split(end, 1)[0].strip()
+        assert shown == calibration.levels_table(game, entry), f"docs/agents.md's {game} {entry['key']} table is stale"
+
+
+def test_expected_score_is_the_elo_curve():
+    assert expected_score(0) == 0.5
+    assert expected_score(400) == pytest.approx(10 / 11)
+    assert np.isclose(expected_score(-400), 1 / 11)
+
+
+def test_the_results_page_summarises_every_levelled_option_set():
+    page = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    start, end = calibration.SUMMARY_MARKERS
+    assert page.split(start, 1)[1].split(end, 1)[0].strip() == calibration.summary_table()
+
+
+def test_of_two_equals_the_preferred_or_the_quicker_one_is_kept(tmp_path):
+    store = ResultStore(tmp_path / "r.json", {"seed_base": 0})
+    slow, quick = store.record("mcts:1000", "policy", 0), store.record("solver", "mcts:30", 0)
+    slow["think"] = {"upper": [10.0, 10], "lower": [0.01, 10]}   # mcts:1000 1 s a move, policy 1 ms
+    quick["think"] = {"upper": [0.05, 10], "lower": [0.2, 10]}   # solver 5 ms, mcts:30 20 ms
+    assert calibration.wins_tie("policy", "mcts:1000", [], store)
+    assert not calibration.wins_tie("mcts:1000", "policy", [], store)
+    assert calibration.wins_tie("solver", "policy", ["solver"], store)      # preferred, though slower
+    assert not calibration.wins_tie("policy", "solver", ["solver"], store)
+    assert not calibration.wins_tie("unplayed", "policy", [], store)
+
+
+def test_the_quick_order_keeps_the_list_unless_the_games_clearly_contradict_it(tmp_path):
+    store = ResultStore(tmp_path / "r.json", {"seed_base": 0})
+    store.record("b", "a", 0)["outcomes"] = "W" * 30 + "L" * 10     # b clearly above a
+    store.record("c", "b", 0)["outcomes"] = "L" * 35 + "W" * 5      # c clearly below b
+    store.record("d", "c", 0)["outcomes"] = "W" * 18 + "L" * 22     # d level with c: order kept
+    assert calibration.quick_order(store, ["a", "b", "c", "d"], 40) == ["a", "c", "b", "d"]
+    assert calibration.quick_order(store, ["a", "b", "c", "d"], 3) == ["a", "b", "c", "d"]  # 0 of 3 is no proof

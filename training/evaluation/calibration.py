@@ -1,0 +1,665 @@
+"""Calibrating strength levels: candidates played against each other, levels chosen, Elo fitted.
+
+    python -m training.levels --game linecatch                       # 5×5, the default options
+    python -m training.levels --game linecatch --options '{"rows": 4, "cols": 4}' --workers 2
+    python -m training.levels --game loom --resume                   # go on from the pairs stored
+
+The candidates of each option set are data: the ``"candidates"`` of its entry in
+``checkpoints/<game>/levels.json`` (load_agent specs, listed roughly weakest first), with the
+plain search the top level is compared with (``"reference"``) and, where an entry needs them,
+its own numbers of games. A candidate that does not load for these options (the exact solver on
+a board too big for it) is left out, with the reason printed. The calibration:
+
+1. **quick estimate** — each candidate plays the next one in the list ``--quick-games`` games;
+   the listed order (weakest first) is corrected where those games clearly contradict it
+   (``quick_order``: a candidate that scores under one half at 95% against the one before it
+   changes places with it);
+2. **levels** — walking up that order, each candidate plays the last level chosen ``--games``
+   games; it becomes the next level when it scores at least 55% (``MARGIN``), and is dropped
+   otherwise — unless it is level with the last level (45–55%) and preferred to it (listed in
+   the entry's ``"prefer_in_ties"``, or thinking less a move when neither is), when it takes that
+   level's place if it too scores 55% against the level below;
+3. **jumps** — each level plays the level two below it ``--jump-games`` games, so that the
+   ratings rest on more than a chain;
+4. **reference** — the top level plays the reference (plain ``mcts:1000`` with the game's
+   settings) ``--reference-games`` games, unless it is the reference;
+5. **ratings** — Elo by maximum likelihood (Bradley–Terry on the 400-point log10 scale, Newton
+   steps, level 1 anchored at 0, one virtual draw per pair so that a perfect record stays
+   finite) over every pair played among the levels and the reference, with 95% intervals from
+   the curvature of the likelihood; each level's think time is measured over every game it
+   played, on one core (each worker process runs one thread).
+
+It writes the option set's levels into ``checkpoints/<game>/levels.json`` and its table into
+``docs/agents.md`` (between the ``<!-- levels … -->`` markers of that option set).
+
+A pair's games are dealt in duplicate and seeded by the pair (``--seed`` plus a number fixed by
+the two specs), the game's index choosing the seats, so a pair's first 40 games are the same
+whether it is played for the quick estimate or for the level. Every game is stored as it
+finishes, in ``docs/levels/<game>-<key>.json`` (a pair's games in order, the points and each
+side's think time); with ``--resume`` the pairs and games stored are kept and only what is
+missing is played, so an interrupted calibration goes on where it stopped. Seeds start at
+900,000,000, far from those the trainers evaluated their agents on (below 10,000,000).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import shlex
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+import envs
+from training import game_name, load_agent
+from training.agents.levels import levels_file, option_key
+from training.common.progress import Progress
+from training.evaluation.tournament import players_of, wilson_interval
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "docs" / "levels"
+AGENTS_PAGE = ROOT / "docs" / "agents.md"
+SEED_BASE = 900_000_000
+MARGIN = 0.55
+NAMES = ("beginner", "novice", "casual", "club", "strong", "expert", "master", "grandmaster", "champion", "legend")
+ELO_SCALE = 400.0
+OUTCOME_LETTERS = {1.0: "W", 0.5: "D", 0.0: "L"}
+DEFAULTS = {"games": 400, "quick_games": 40, "jump_games": 100, "reference_games": 400}
+
+
+# ----- statistics ---------------------------------------------------------------------------------
+
+def expected_score(difference: float) -> float:
+    """The score the Elo model expects of a player rated ``difference`` points above the other."""
+    return 1.0 / (1.0 + 10.0 ** (-difference / ELO_SCALE))
+
+
+def elo_mle(pairs: list[tuple[str, str, float, float]], anchor: str, virtual_draws: float = 0.0,
+            iterations: int = 100) -> tuple[dict[str, float], dict[str, float]]:
+    """Elo ratings by maximum likelihood (Bradley–Terry on the 400-point log10 scale).
+
+    ``pairs``: ``(a, b, points of a, games)`` (a win 1, a draw ½); ``anchor`` is held at 0.
+    ``virtual_draws`` adds that many drawn games to every pair (one keeps a perfect record
+    finite). Newton's method on the log-likelihood; returns the ratings and their standard
+    errors (from the inverse of the observed information, the anchor's 0). Players not
+    connected to the anchor by games raise a ValueError."""
+    names = sorted({a for a, _, _, _ in pairs} | {b for _, b, _, _ in pairs} | {anchor})
+    free = [n for n in names if n != anchor]
+    index = {n: i for i, n in enumerate(free)}
+    k = math.log(10.0) / ELO_SCALE
+    table = [(a, b, points + virtual_draws / 2, games + virtual_draws) for a, b, points, games in pairs]
+    rating = dict.fromkeys(names, 0.0)
+    size = len(free)
+    information = np.zeros((size, size))
+    for _ in range(iterations):
+        gradient = np.zeros(size)
+        information = np.zeros((size, size))
+        for a, b, points, games in table:
+            p = expected_score(rating[a] - rating[b])
+            g = k * (points - games * p)
+            w = k * k * games * p * (1 - p)
+            for me, other, sign in ((a, b, 1.0), (b, a, -1.0)):
+                if me in index:
+                    gradient[index[me]] += sign * g
+                    information[index[me], index[me]] += w
+                    if other in index:
+                        information[index[me], index[other]] -= w
+        if size == 0:
+            break
+        try:
+            step = np.linalg.solve(information, gradient)
+        except np.linalg.LinAlgError:
+            raise ValueError("the pairs do not connect every player to the anchor: no ratings") from None
+        step = np.clip(step, -ELO_SCALE, ELO_SCALE)
+        for name, i in index.items():
+            rating[name] += float(step[i])
+        if np.max(np.abs(step)) < 1e-9:
+            break
+    errors = dict.fromkeys(names, 0.0)
+    if size:
+        covariance = np.linalg.inv(information)
+        for name, i in index.items():
+            errors[name] = float(math.sqrt(max(0.0, covariance[i, i])))
+    return rating, errors
+
+
+# ----- the results file ---------------------------------------------------------------------------
+
+def pair_seed(base: int, upper: str, lower: str) -> int:
+    """A pair's seed: the base plus a number fixed by the two specs (either order)."""
+    first, second = sorted((upper, lower))
+    return base + (zlib.crc32(f"{first}|{second}".encode()) % 100_000) * 1_000
+
+
+class ResultStore:
+    """Every pair played for one option set, saved to a JSON file as its games come in."""
+
+    def __init__(self, path: Path, header: dict[str, Any]):
+        self.path = path
+        self.data = {**header, "pairs": {}}
+        self.last_save = 0.0
+
+    @classmethod
+    def open(cls, path: Path, header: dict[str, Any], resume: bool) -> "ResultStore":
+        store = cls(path, header)
+        if path.is_file():
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            if stored.get("pairs") and not resume:
+                raise SystemExit(
+                    f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} already holds "
+                    f"{len(stored['pairs'])} pairs; pass --resume to go on from them, or delete it to start again")
+            if stored.get("seed_base") != header["seed_base"] and stored.get("pairs"):
+                raise SystemExit(f"{path} was played with --seed {stored.get('seed_base')}, not {header['seed_base']}")
+            store.data["pairs"] = stored.get("pairs", {})
+            store.data["sittings"] = stored.get("sittings", [])
+        return store
+
+    def find(self, upper: str, lower: str) -> tuple[dict[str, Any] | None, bool]:
+        """The stored record of a pair and whether it is stored the other way round."""
+        pairs = self.data["pairs"]
+        if f"{upper} vs {lower}" in pairs:
+            return pairs[f"{upper} vs {lower}"], False
+        if f"{lower} vs {upper}" in pairs:
+            return pairs[f"{lower} vs {upper}"], True
+        return None, False
+
+    def record(self, upper: str, lower: str, seed: int) -> dict[str, Any]:
+        found, _ = self.find(upper, lower)
+        if found is not None:
+            return found
+        entry = {"upper": upper, "lower": lower, "seed": seed, "outcomes": "", "points": [0.0, 0.0],
+                 "think": {"upper": [0.0, 0], "lower": [0.0, 0]}}
+        self.data["pairs"][f"{upper} vs {lower}"] = entry
+        return entry
+
+    def save(self, force: bool = True) -> None:
+        if not force and time.monotonic() - self.last_save < 10:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(self.data, indent=1) + "\n", encoding="utf-8")
+        os.replace(temporary, self.path)
+        self.last_save = time.monotonic()
+
+    def score(self, upper: str, lower: str, games: int | None = None) -> dict[str, Any]:
+        """``upper``'s record against ``lower`` over the pair's first ``games`` games (all when None)."""
+        found, reversed_ = self.find(upper, lower)
+        outcomes = found["outcomes"] if found else ""
+        if games is not None:
+            outcomes = outcomes[:games]
+        if reversed_:
+            outcomes = outcomes.translate(str.maketrans("WL", "LW"))
+        wins, draws, losses = outcomes.count("W"), outcomes.count("D"), outcomes.count("L")
+        n = len(outcomes)
+        score = (wins + 0.5 * draws) / n if n else 0.0
+        low, high = wilson_interval(score, n)
+        return {"games": n, "wins": wins, "draws": draws, "losses": losses, "score": score, "interval95": [low, high]}
+
+    def think(self) -> dict[str, list[float]]:
+        """Seconds and moves each agent thought, summed over every stored game it played."""
+        total: dict[str, list[float]] = {}
+        for entry in self.data["pairs"].values():
+            for side in ("upper", "lower"):
+                seconds, moves = entry["think"][side]
+                kept = total.setdefault(entry[side], [0.0, 0])
+                kept[0] += seconds
+                kept[1] += moves
+        return total
+
+
+# ----- playing ------------------------------------------------------------------------------------
+
+def play_timed_game(job: tuple) -> tuple[float, list, int, list[float], list[float]]:
+    """One game of ``upper`` against ``lower`` (which fills every other seat), duplicate-dealt as
+    the tournament deals them (``training.evaluation.tournament.play_one_deal_game``); returns
+    ``upper``'s outcome (1, ½, 0), the scores, ``upper``'s seat and each side's seconds and moves
+    of thought."""
+    game, options, upper, lower, index, seed = job
+    n = players_of(game, options)
+    mine = index % n
+    deal = seed + index // n
+    a = load_agent(upper, game, seed=deal * 7919 + 1, **options)
+    b = load_agent(lower, game, seed=deal * 7919 + 2, **options)
+    env = envs.load(game).raw_env(**options)
+    env.reset(seed=deal)
+    names = env.possible_agents
+    think = {True: [0.0, 0], False: [0.0, 0]}
+    engine = env.game
+    while not engine.is_terminal():
+        seat = engine.current_player()
+        agent = a if seat == mine else b
+        observation = env.observe(names[seat])
+        started = time.perf_counter()
+        action = agent.act(observation)
+        spent = time.perf_counter() - started
+        think[seat == mine][0] += spent
+        think[seat == mine][1] += 1
+        env.step(action)
+        engine = env.game
+    returns = engine.returns()
+    outcome = 1.0 if returns[mine] > 0 else 0.5 if returns[mine] == 0 else 0.0
+    return outcome, list(engine.scores()), mine, think[True], think[False]
+
+
+class Player:
+    """Plays the games a pair still lacks, on a pool of single-thread workers or in this process."""
+
+    def __init__(self, game: str, options: dict[str, Any], store: ResultStore, seed_base: int, workers: int,
+                 log: Callable[[str], None]):
+        self.game, self.options, self.store, self.seed_base = game, options, store, seed_base
+        self.workers, self.log = workers, log
+        self.pool = None
+        if workers > 1:
+            from training.common.processes import single_thread_pool
+
+            self.pool = single_thread_pool(workers)
+        else:
+            from training.common.processes import one_thread_per_worker
+
+            one_thread_per_worker()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
+
+    def ensure(self, upper: str, lower: str, games: int, why: str) -> dict[str, Any]:
+        """``upper`` against ``lower`` over at least ``games`` games (those stored kept); returns
+        ``upper``'s record over the first ``games``."""
+        entry = self.store.record(upper, lower, pair_seed(self.seed_base, upper, lower))
+        have = len(entry["outcomes"])
+        if have >= games:
+            result = self.store.score(upper, lower, games)
+            self.log(f"  {why}: {upper} vs {lower}: {result['score']:.1%} over {games} games (stored)")
+            return result
+        first, second = entry["upper"], entry["lower"]  # the stored orientation
+        jobs = [(self.game, self.options, first, second, i, entry["seed"]) for i in range(have, games)]
+        outcomes = (self.pool.imap(play_timed_game, jobs, chunksize=1) if self.pool is not None
+                    else map(play_timed_game, jobs))
+        started = time.perf_counter()
+        with Progress(len(jobs), f"{why}: {upper} vs {lower}", unit="game", file=sys.stderr,
+                      bar=sys.stderr.isatty(), mininterval=2.0) as progress:
+            for outcome, scores, mine, think_upper, think_lower in outcomes:
+                entry["outcomes"] += OUTCOME_LETTERS[outcome]
+                entry["points"][0] += float(scores[mine])
+                entry["points"][1] += float(max(s for i, s in enumerate(scores) if i != mine))
+                for side, (seconds, moves) in (("upper", think_upper), ("lower", think_lower)):
+                    entry["think"][side][0] += seconds
+                    entry["think"][side][1] += moves
+                self.store.save(force=False)
+                running = self.store.score(upper, lower)
+                progress.update(1, f"{running['score']:.1%} after {running['games']}")
+        self.store.save()
+        result = self.store.score(upper, lower, games)
+        low, high = result["interval95"]
+        self.log(f"  {why}: {upper} vs {lower}: {result['score']:.1%} ({low:.1%}–{high:.1%}) over {games} games, "
+                 f"{time.perf_counter() - started:.0f} s")
+        return result
+
+
+# ----- the calibration ----------------------------------------------------------------------------
+
+def entry_for(game: str, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The levels file and its entry for these options; a SystemExit names the entries there."""
+    path = levels_file(game)
+    data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"game": game, "option_sets": []}
+    key = option_key(game, options)
+    for entry in data["option_sets"]:
+        if option_key(game, entry.get("options", {})) == key:
+            return data, entry
+    listing = ", ".join(json.dumps(e.get("options", {})) for e in data["option_sets"]) or "none"
+    raise SystemExit(f"{path.relative_to(ROOT)} has no entry for options {options}; its option sets: {listing}. "
+                     "Add one with its \"candidates\" to calibrate these options.")
+
+
+def loadable(game: str, options: dict[str, Any], specs: list[str], log) -> list[str]:
+    kept = []
+    for spec in specs:
+        try:
+            load_agent(spec, game, seed=0, **options)
+        except (ValueError, OSError, ImportError) as error:
+            log(f"  candidate {spec} left out: {error}")
+            continue
+        kept.append(spec)
+    return kept
+
+
+def quick_order(store: ResultStore, candidates: list[str], games: int) -> list[str]:
+    """The candidates in the listed order, corrected where the quick games clearly contradict it:
+    a candidate whose quick score against the one before it lies below one half with 95%
+    confidence (Wilson's upper bound) changes places with it, again and again while such a pair
+    is next to each other (a bubble sort on the pairs played; a pair not played keeps its order).
+    Near-equal candidates keep the order the data gives them: 40 games cannot tell 52% from 48%,
+    and the list is written weakest first from what earlier measurements showed."""
+    order = list(candidates)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(order) - 1):
+            lower, upper = order[i], order[i + 1]
+            found, _ = store.find(upper, lower)
+            if found is None:
+                continue
+            result = store.score(upper, lower, games)
+            if result["games"] and result["interval95"][1] < 0.5:
+                order[i], order[i + 1] = upper, lower
+                changed = True
+    return order
+
+
+def wins_tie(spec: str, level: str, prefer: list[str], store: ResultStore) -> bool:
+    """Whether ``spec``, level with ``level`` (within the margin either way), should take its
+    place: a spec the option set prefers in ties (``"prefer_in_ties"``: the exact solver over a
+    policy that plays as well) wins; otherwise the one that thinks less a move (equal strength
+    for less waiting)."""
+    if (spec in prefer) != (level in prefer):
+        return spec in prefer
+    think = store.think()
+    mine, theirs = think.get(spec, [0.0, 0]), think.get(level, [0.0, 0])
+    if not mine[1] or not theirs[1]:
+        return False
+    return mine[0] / mine[1] < theirs[0] / theirs[1]
+
+
+def fit(store: ResultStore, players: list[str], anchor: str) -> tuple[dict[str, float], dict[str, float]]:
+    """Ratings over every stored pair among ``players`` (one virtual draw a pair)."""
+    chosen = set(players)
+    table = []
+    for entry in store.data["pairs"].values():
+        if entry["upper"] in chosen and entry["lower"] in chosen and entry["outcomes"]:
+            r = store.score(entry["upper"], entry["lower"])
+            table.append((entry["upper"], entry["lower"], r["score"] * r["games"], r["games"]))
+    return elo_mle(table, anchor, virtual_draws=1.0)
+
+
+def machine() -> str:
+    try:
+        load = os.getloadavg()[0]
+        load_text = f", load {load:.1f} at the end"
+    except OSError:
+        load_text = ""
+    return f"{platform.machine()} {platform.system()}, {os.cpu_count()} cores{load_text}, Python {platform.python_version()}"
+
+
+def calibrate(game: str, options: dict[str, Any], games: int | None = None, workers: int = 2,
+              seed: int = SEED_BASE, resume: bool = False, quick_games: int | None = None,
+              jump_games: int | None = None, reference_games: int | None = None, command: str = "",
+              log: Callable[[str], None] = print, write: bool = True) -> dict[str, Any]:
+    """Calibrate one option set (see the module's docstring); returns its new entry."""
+    name = game_name(game)
+    data, entry = entry_for(name, options)
+    settings = {**DEFAULTS, **entry.get("settings", {})}
+    for key, value in (("games", games), ("quick_games", quick_games), ("jump_games", jump_games),
+                       ("reference_games", reference_games)):
+        if value is not None:
+            settings[key] = value
+    options = dict(entry.get("options", {}))
+    key = entry["key"]
+    started = time.perf_counter()
+    log(f"{name} {json.dumps(options)} ({entry.get('label', key)}): calibrating")
+    candidates = loadable(name, options, list(entry["candidates"]), log)
+    prefer = list(entry.get("prefer_in_ties", []))
+    reference = entry.get("reference")
+    if len(candidates) < 2:
+        raise SystemExit("fewer than two candidates load for these options")
+    results_path = RESULTS / f"{envs.describe(name).short_name}-{key}.json"
+    store = ResultStore.open(results_path, {"game": name, "options": options, "key": key, "seed_base": seed}, resume)
+    player = Player(name, options, store, seed, workers, log)
+    try:
+        # 1. the quick estimate: neighbours in the listed order
+        log(f"quick estimate ({settings['quick_games']} games a pair)")
+        for lower, upper in zip(candidates, candidates[1:]):
+            player.ensure(upper, lower, settings["quick_games"], "quick")
+        order = quick_order(store, candidates, settings["quick_games"])
+        log("order: " + ", ".join(order))
+        # 2. the levels: each must score MARGIN against the last level chosen
+        log(f"levels ({settings['games']} games a pair, {MARGIN:.0%} needed)")
+        chain, dropped = [order[0]], []
+        for spec in order[1:]:
+            result = player.ensure(spec, chain[-1], settings["games"], "level")
+            if result["score"] >= MARGIN:
+                chain.append(spec)
+                continue
+            if result["score"] > 1 - MARGIN and len(chain) >= 2 and wins_tie(spec, chain[-1], prefer, store):
+                # level with the last level and preferred to it: it takes that level's place if it
+                # too scores MARGIN against the level below
+                under = player.ensure(spec, chain[-2], settings["games"], "level")
+                if under["score"] >= MARGIN:
+                    dropped.append({"spec": chain[-1], "below": chain[-2], "replaced_by": spec,
+                                    **store.score(chain[-1], chain[-2], settings["games"])})
+                    log(f"  {spec} takes the place of {chain[-1]}, level with it ({result['score']:.1%})")
+                    chain[-1] = spec
+                    continue
+            dropped.append({"spec": spec, "below": chain[-1], **result})
+            log(f"  dropped {spec}: {result['score']:.1%} against {chain[-1]}")
+        # 3. jumps of two levels
+        log(f"jumps ({settings['jump_games']} games a pair)")
+        for lower, upper in zip(chain, chain[2:]):
+            player.ensure(upper, lower, settings["jump_games"], "jump")
+        # 4. the top level against the reference
+        top_vs_reference = None
+        if reference and reference != chain[-1]:
+            log(f"the top level against {reference} ({settings['reference_games']} games)")
+            player.ensure(chain[-1], reference, settings["reference_games"], "reference")
+            top_vs_reference = store.score(chain[-1], reference)
+    finally:
+        player.close()
+    # 5. ratings and think times
+    rated = chain + ([reference] if top_vs_reference is not None and reference not in chain else [])
+    ratings, errors = fit(store, rated, chain[0])
+    think = store.think()
+    levels = []
+    for number, spec in enumerate(chain, start=1):
+        seconds, moves = think.get(spec, [0.0, 0])
+        below = store.score(spec, chain[number - 2], settings["games"]) if number > 1 else None
+        elo = ratings[spec]
+        levels.append({
+            "level": number,
+            "name": NAMES[number - 1] if number <= len(NAMES) else f"level {number}",
+            "spec": spec,
+            "elo": round(elo, 1),
+            "elo_interval95": [round(elo - 1.96 * errors[spec], 1), round(elo + 1.96 * errors[spec], 1)],
+            "ms_per_move": round(1000 * seconds / moves, 2) if moves else None,
+            "vs_below": below,
+        })
+    elos = [level["elo"] for level in levels]
+    if any(b <= a for a, b in zip(elos, elos[1:])):
+        log("warning: the fitted Elo does not increase with every level (the jumps disagree with the chain)")
+    reference_entry = None
+    if reference:
+        if top_vs_reference is None:
+            reference_entry = {"spec": reference, "is_top": True}
+        else:
+            seconds, moves = think.get(reference, [0.0, 0])
+            reference_entry = {"spec": reference, "is_top": False, "top_vs_reference": top_vs_reference,
+                               "elo": round(ratings[reference], 1),
+                               "ms_per_move": round(1000 * seconds / moves, 2) if moves else None}
+    pairs_played = sum(len(e["outcomes"]) for e in store.data["pairs"].values())
+    store.data.setdefault("sittings", []).append(
+        {"date": datetime.datetime.now().isoformat(timespec="seconds"), "seconds": round(time.perf_counter() - started),
+         "workers": workers, "machine": machine()})
+    store.save()
+    wall_clock = sum(sitting["seconds"] for sitting in store.data["sittings"])
+    entry.update({
+        "levels": levels,
+        "reference_result": reference_entry,
+        "dropped": dropped,
+        "calibration": {
+            "command": command or f"python -m training.levels --game {envs.describe(name).short_name}"
+                       + (f" --options '{json.dumps(options)}'" if options else ""),
+            "settings": settings,
+            "settings_workers": workers,
+            "seed_base": seed,
+            "games_stored": pairs_played,
+            "results_file": (results_path.relative_to(ROOT).as_posix() if results_path.is_relative_to(ROOT)
+                             else str(results_path)),
+            "machine": machine(),
+            "date": datetime.date.today().isoformat(),
+            "wall_clock_s": wall_clock,
+            "sittings": len(store.data["sittings"]),
+        },
+    })
+    if write:
+        path = levels_file(name)
+        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_agents_table(name, entry)
+        write_summary()
+        log(f"wrote {path.relative_to(ROOT)} and its table in {AGENTS_PAGE.relative_to(ROOT)}")
+    for level in levels:
+        log(f"  level {level['level']} {level['name']:<11} {level['spec']:<28} Elo {level['elo']:7.1f} "
+            f"{level['ms_per_move'] or 0:9.1f} ms/move")
+    return entry
+
+
+# ----- docs/agents.md -----------------------------------------------------------------------------
+
+def percent(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def levels_table(game: str, entry: dict[str, Any]) -> str:
+    """The option set's levels as markdown: the table docs/agents.md shows."""
+    rows = [
+        "| level | name | spec | Elo (95%) | ms per move | vs the level below | W–D–L | games |",
+        "|---:|---|---|---|---:|---|---|---:|",
+    ]
+    for level in entry["levels"]:
+        low, high = level["elo_interval95"]
+        elo = f"{level['elo']:.0f} ({low:.0f} to {high:.0f})" if level["level"] > 1 else "0 (anchor)"
+        below = level["vs_below"]
+        if below is None:
+            versus, record, games = "—", "—", "—"
+        else:
+            versus = f"{percent(below['score'])} ({percent(below['interval95'][0])}–{percent(below['interval95'][1])})"
+            record = f"{below['wins']}–{below['draws']}–{below['losses']}"
+            games = str(below["games"])
+        ms = level["ms_per_move"]
+        rows.append(f"| {level['level']} | {level['name']} | `{level['spec']}` | {elo} | "
+                    f"{'—' if ms is None else f'{ms:.1f}' if ms < 100 else f'{ms:.0f}'} | {versus} | {record} | {games} |")
+    lines = rows
+    reference = entry.get("reference_result")
+    if reference:
+        if reference.get("is_top"):
+            lines += ["", f"The top level is `{reference['spec']}` itself, the plain search the levels are compared with."]
+        else:
+            r = reference["top_vs_reference"]
+            lines += ["", f"The top level against `{reference['spec']}` (plain search): {percent(r['score'])} "
+                          f"({percent(r['interval95'][0])}–{percent(r['interval95'][1])}), "
+                          f"{r['wins']}–{r['draws']}–{r['losses']} over {r['games']} games; "
+                          f"`{reference['spec']}` rates {reference['elo']:.0f} "
+                          f"and thinks {reference['ms_per_move']:.0f} ms a move."]
+    dropped = entry.get("dropped") or []
+    if dropped:
+        lines += ["", "Left out: " + "; ".join(
+            f"`{d['spec']}` ({percent(d['score'])} against `{d['below']}` over {d['games']} games"
+            + (f"; level with `{d['replaced_by']}`, which took its place)" if d.get("replaced_by")
+               else ", under 55%)") for d in dropped) + "."]
+    calibration = entry["calibration"]
+    lines += ["", f"Measured {calibration['date']} on {calibration['machine']}; "
+                  f"{calibration['games_stored']:,} games stored in `{calibration['results_file']}`, "
+                  f"{calibration['wall_clock_s'] / 60:.0f} minutes of wall-clock with {calibration['settings_workers']} "
+                  f"workers. Command: `{calibration['command']}`."]
+    return "\n".join(lines)
+
+
+def marker(game: str, key: str) -> tuple[str, str]:
+    return f"<!-- levels {envs.describe(game).short_name} {key} -->", f"<!-- end levels {envs.describe(game).short_name} {key} -->"
+
+
+def write_agents_table(game: str, entry: dict[str, Any], page: Path = AGENTS_PAGE) -> bool:
+    """Put the option set's table between its markers in docs/agents.md; False when the page
+    has no markers for it (the table is printed instead)."""
+    start, end = marker(game, entry["key"])
+    text = page.read_text(encoding="utf-8") if page.is_file() else ""
+    if start not in text or end not in text:
+        print(f"{page.name} has no {start} … {end} markers; the table:\n\n{levels_table(game, entry)}")
+        return False
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    page.write_text(f"{head}{start}\n{levels_table(game, entry)}\n{end}{tail}", encoding="utf-8")
+    return True
+
+
+RESULTS_PAGE = ROOT / "docs" / "results.md"
+SUMMARY_MARKERS = ("<!-- levels summary -->", "<!-- end levels summary -->")
+
+
+def summary_table() -> str:
+    """One row per calibrated option set of every game: what docs/results.md shows."""
+    rows = [
+        "| game, options | levels | top level | its Elo (95%) | top vs plain `mcts:1000` | games played | wall-clock |",
+        "|---|---:|---|---|---|---:|---:|",
+    ]
+    from training.agents.levels import read_levels_file
+
+    for game in envs.GAMES:
+        for entry in read_levels_file(game)["option_sets"]:
+            if not entry.get("levels"):
+                continue
+            top = entry["levels"][-1]
+            low, high = top["elo_interval95"]
+            reference = entry.get("reference_result") or {}
+            if reference.get("is_top"):
+                versus = "is it"
+            elif reference.get("top_vs_reference"):
+                r = reference["top_vs_reference"]
+                versus = (f"{percent(r['score'])} ({percent(r['interval95'][0])}–{percent(r['interval95'][1])}), "
+                          f"{r['games']} games")
+            else:
+                versus = "—"
+            calibration_record = entry["calibration"]
+            rows.append(
+                f"| {envs.describe(game).short_name} {entry.get('label', '')} | {len(entry['levels'])} | `{top['spec']}` | "
+                f"{top['elo']:.0f} ({low:.0f} to {high:.0f}) | {versus} | {calibration_record['games_stored']:,} | "
+                f"{calibration_record['wall_clock_s'] / 60:.0f} min |")
+    return "\n".join(rows)
+
+
+def write_summary(page: Path = RESULTS_PAGE) -> bool:
+    """Put the summary between its markers in docs/results.md (False when the page has none)."""
+    start, end = SUMMARY_MARKERS
+    text = page.read_text(encoding="utf-8") if page.is_file() else ""
+    if start not in text or end not in text:
+        return False
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    page.write_text(f"{head}{start}\n{summary_table()}\n{end}{tail}", encoding="utf-8")
+    return True
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(prog="python -m training.levels", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", required=True, help="env name, e.g. linecatch or loom_v0")
+    parser.add_argument("--options", default="{}", help="env options as JSON (default: the game's defaults)")
+    parser.add_argument("--games", type=int, help="games between a candidate and the level below it (default 400)")
+    parser.add_argument("--quick-games", type=int, help="games a pair for the quick estimate (default 40)")
+    parser.add_argument("--jump-games", type=int, help="games between a level and the one two below (default 100)")
+    parser.add_argument("--reference-games", type=int, help="games of the top level against the reference (default 400)")
+    parser.add_argument("--workers", type=int, default=2, help="processes playing games at once, one thread each")
+    parser.add_argument("--seed", type=int, default=SEED_BASE, help=f"seed base (default {SEED_BASE:,})")
+    parser.add_argument("--resume", action="store_true", help="keep the pairs stored and play only what is missing")
+    args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    words = sys.argv[1:] if argv is None else argv
+    command = "python -m training.levels " + " ".join(shlex.quote(w) for w in words if w != "--resume")
+
+    def log(text: str) -> None:
+        print(text, flush=True)
+
+    return calibrate(args.game, json.loads(args.options), games=args.games, workers=args.workers, seed=args.seed,
+                     resume=args.resume, quick_games=args.quick_games, jump_games=args.jump_games,
+                     reference_games=args.reference_games, command=command, log=log)
+
+
+if __name__ == "__main__":
+    main()
