@@ -359,11 +359,15 @@ def wins_tie(spec: str, level: str, prefer: list[str], store: ResultStore) -> bo
     """Whether ``spec``, level with ``level`` (within the margin either way), should take its
     place: a spec the option set prefers in ties (``"prefer_in_ties"``: the exact solver over a
     policy that plays as well) wins; otherwise the one that thinks less a move (equal strength
-    for less waiting)."""
+    for less waiting), timed over the games of this pair alone: those games are stored, so a
+    resumed run decides as the first one did (the totals over every pair grow as later pairs
+    are played)."""
     if (spec in prefer) != (level in prefer):
         return spec in prefer
-    think = store.think()
-    mine, theirs = think.get(spec, [0.0, 0]), think.get(level, [0.0, 0])
+    found, reversed_ = store.find(spec, level)
+    if found is None:
+        return False
+    mine, theirs = found["think"]["lower" if reversed_ else "upper"], found["think"]["upper" if reversed_ else "lower"]
     if not mine[1] or not theirs[1]:
         return False
     return mine[0] / mine[1] < theirs[0] / theirs[1]
