@@ -145,6 +145,7 @@ async function chooseGame(name, preset = {}) {
 async function listOpponents(game) {
   const answer = await page.client.ask("list_agents", { game });
   const select = $("opponent");
+  const chosen = select.value; // a choice made while the list was on its way is kept where it still fits
   select.replaceChildren();
   const add = (value, text, group = select) => {
     const option = document.createElement("option");
@@ -173,6 +174,9 @@ async function listOpponents(game) {
       }
       select.appendChild(group);
     }
+  }
+  if ([...select.options].some((option) => option.value === chosen)) {
+    select.value = chosen;
   }
 }
 
