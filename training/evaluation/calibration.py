@@ -21,6 +21,10 @@ a board too big for it) is left out, with the reason printed. The calibration:
    level's place if it too scores 55% against the level below;
 3. **jumps** — each level plays the level two below it ``--jump-games`` games, so that the
    ratings rest on more than a chain;
+   The top level is then the strongest candidate measured: when the ratings over every pair
+   played put a candidate left out above the top level, it plays the top level; it becomes the
+   next level if it scores 55%, and takes the top level's place if it scores over one half and
+   55% against the level below;
 4. **reference** — the top level plays the reference (plain ``mcts:1000`` with the game's
    settings) ``--reference-games`` games, unless it is the reference;
 5. **ratings** — Elo by maximum likelihood (Bradley–Terry on the 400-point log10 scale, Newton
@@ -444,6 +448,21 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
                     continue
             dropped.append({"spec": spec, "below": chain[-1], **result})
             log(f"  dropped {spec}: {result['score']:.1%} against {chain[-1]}")
+        # the top level is the strongest candidate measured: by the ratings over every pair played
+        ratings, _ = fit(store, candidates, candidates[0])
+        best = max(candidates, key=lambda spec: (ratings[spec], -candidates.index(spec)))
+        if best not in chain and len(chain) >= 2 and ratings[best] > ratings[chain[-1]]:
+            above = player.ensure(best, chain[-1], settings["games"], "top")
+            if above["score"] >= MARGIN:
+                chain.append(best)
+            elif above["score"] > 0.5:
+                under = player.ensure(best, chain[-2], settings["games"], "top")
+                if under["score"] >= MARGIN:
+                    dropped.append({"spec": chain[-1], "below": chain[-2], "replaced_by": best,
+                                    **store.score(chain[-1], chain[-2], settings["games"])})
+                    log(f"  {best}, the strongest measured, takes the place of {chain[-1]} ({above['score']:.1%})")
+                    chain[-1] = best
+            dropped = [d for d in dropped if d["spec"] != best]
         # 3. jumps of two levels
         log(f"jumps ({settings['jump_games']} games a pair)")
         for lower, upper in zip(chain, chain[2:]):
