@@ -150,6 +150,8 @@ class ResultStore:
         self.path = path
         self.data = {**header, "pairs": {}}
         self.last_save = 0.0
+        self.sitting: dict[str, Any] | None = None  # this sitting's record, its seconds kept up to date
+        self.started = time.monotonic()
 
     @classmethod
     def open(cls, path: Path, header: dict[str, Any], resume: bool) -> "ResultStore":
@@ -184,9 +186,19 @@ class ResultStore:
         self.data["pairs"][f"{upper} vs {lower}"] = entry
         return entry
 
+    def begin_sitting(self, workers: int) -> None:
+        """Record this sitting (its wall-clock is updated at every save, so an interrupted
+        sitting keeps its time)."""
+        self.started = time.monotonic()
+        self.sitting = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "seconds": 0,
+                        "workers": workers}
+        self.data.setdefault("sittings", []).append(self.sitting)
+
     def save(self, force: bool = True) -> None:
         if not force and time.monotonic() - self.last_save < 10:
             return
+        if self.sitting is not None:
+            self.sitting["seconds"] = round(time.monotonic() - self.started)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.path.with_suffix(".tmp")
         temporary.write_text(json.dumps(self.data, indent=1) + "\n", encoding="utf-8")
@@ -420,6 +432,7 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
         raise SystemExit("fewer than two candidates load for these options")
     results_path = RESULTS / f"{envs.describe(name).short_name}-{key}.json"
     store = ResultStore.open(results_path, {"game": name, "options": options, "key": key, "seed_base": seed}, resume)
+    store.begin_sitting(workers)
     player = Player(name, options, store, seed, workers, log)
     try:
         # 1. the quick estimate: neighbours in the listed order
@@ -506,9 +519,7 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
                                "elo": round(ratings[reference], 1),
                                "ms_per_move": round(1000 * seconds / moves, 2) if moves else None}
     pairs_played = sum(len(e["outcomes"]) for e in store.data["pairs"].values())
-    store.data.setdefault("sittings", []).append(
-        {"date": datetime.datetime.now().isoformat(timespec="seconds"), "seconds": round(time.perf_counter() - started),
-         "workers": workers, "machine": machine()})
+    store.sitting["machine"] = machine()
     store.save()
     wall_clock = sum(sitting["seconds"] for sitting in store.data["sittings"])
     entry.update({
