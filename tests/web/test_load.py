@@ -18,6 +18,7 @@ from tests.web.servers import ProcessServer
 
 CLIENTS = 50
 ANSWER_BOUND_S = 5.0  # the slowest answer any client may wait for (2 shared cores, 50 clients)
+GIVE_UP_S = 60.0  # an answer that has not come by then is lost: the test fails instead of waiting on
 PEAK_RSS_BOUND_MB = 400.0
 
 
@@ -33,7 +34,10 @@ async def one_game(url: str, index: int, latencies: list[float]) -> dict:
             next_id += 1
             started = time.monotonic()
             await socket.send(json.dumps({"id": next_id, "type": kind, **fields}))
-            answer = json.loads(await socket.recv())
+            try:
+                answer = json.loads(await asyncio.wait_for(socket.recv(), GIVE_UP_S))
+            except TimeoutError:
+                raise AssertionError(f"client {index}: no answer to {kind} (request {next_id}) within {GIVE_UP_S:.0f} s") from None
             latencies.append(time.monotonic() - started)
             assert answer["id"] == next_id, answer
             assert answer["ok"], answer
