@@ -16,8 +16,10 @@ import pytest
 import envs
 from training import agent_levels, load_agent
 from training.agents.levels import default_level, levelled_option_sets, read_levels_file
-from training.evaluation import calibration
-from training.evaluation.calibration import MARGIN, ResultStore, elo_mle, expected_score, pair_seed
+from training.evaluation import calibration, level_games, level_tables
+from training.evaluation.calibration import MARGIN
+from training.evaluation.level_games import ResultStore, pair_seed
+from training.evaluation.ratings import elo_mle, expected_score
 from training.evaluation.tournament import wilson_interval
 from training.serving.bot_server import BotServer
 
@@ -275,13 +277,13 @@ def tiny_levels_file(tmp_path: Path, monkeypatch) -> Path:
 def test_the_calibration_resumes_without_replaying_stored_pairs(tmp_path, monkeypatch):
     tiny_levels_file(tmp_path, monkeypatch)
     played: list[tuple[str, str, int]] = []
-    real = calibration.play_timed_game
+    real = level_games.play_timed_game
 
     def counting(job):
         played.append((job[2], job[3], job[4]))
         return real(job)
 
-    monkeypatch.setattr(calibration, "play_timed_game", counting)
+    monkeypatch.setattr(level_games, "play_timed_game", counting)
     settings = dict(games=12, quick_games=4, jump_games=4, reference_games=4, workers=1, write=False, log=lambda text: None)
     first = calibration.calibrate("linecatch", {"rows": 3, "cols": 3}, **settings)
     results = tmp_path / "results" / "linecatch-3x3.json"
@@ -327,9 +329,9 @@ def test_the_agents_page_shows_each_levelled_option_set():
     page = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
     for game, options in LEVELLED:
         entry = next(e for e in read_levels_file(game)["option_sets"] if e.get("levels") and e["options"] == options)
-        start, end = calibration.marker(game, entry["key"])
+        start, end = level_tables.marker(game, entry["key"])
         shown = page.split(start, 1)[1].split(end, 1)[0].strip()
-        assert shown == calibration.levels_table(game, entry), f"docs/agents.md's {game} {entry['key']} table is stale"
+        assert shown == level_tables.levels_table(game, entry), f"docs/agents.md's {game} {entry['key']} table is stale"
 
 
 def test_expected_score_is_the_elo_curve():
@@ -340,8 +342,8 @@ def test_expected_score_is_the_elo_curve():
 
 def test_the_results_page_summarises_every_levelled_option_set():
     page = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
-    start, end = calibration.SUMMARY_MARKERS
-    assert page.split(start, 1)[1].split(end, 1)[0].strip() == calibration.summary_table()
+    start, end = level_tables.SUMMARY_MARKERS
+    assert page.split(start, 1)[1].split(end, 1)[0].strip() == level_tables.summary_table()
 
 
 def test_of_two_equals_the_preferred_or_the_quicker_one_is_kept(tmp_path):

@@ -1,5 +1,7 @@
 """Measuring agents: tournaments with Wilson intervals and Elo (``tournament``), the strength
-ladder (``ladder``).
+ladder (``ladder``), and the strength levels' calibration (``calibration``: the algorithm and
+its command; ``level_games``: the games it plays and stores; ``ratings``: Elo by maximum
+likelihood; ``level_tables``: the tables it writes into the docs).
 
 May import: ``envs``, ``training.agents``, ``training.common``, ``training.bots``.
 """

@@ -50,275 +50,24 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import math
 import os
 import platform
 import shlex
 import sys
-import time
-import zlib
-from pathlib import Path
 from typing import Any, Callable
-
-import numpy as np
 
 import envs
 from training import game_name, load_agent
 from training.agents.levels import levels_file, option_key
-from training.common.progress import Progress
-from training.evaluation.tournament import players_of, wilson_interval
+from training.evaluation.level_games import ROOT, Player, ResultStore
+from training.evaluation.level_tables import AGENTS_PAGE, write_agents_table, write_summary
+from training.evaluation.ratings import elo_mle
 
-ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "levels"
-AGENTS_PAGE = ROOT / "docs" / "agents.md"
 SEED_BASE = 900_000_000
 MARGIN = 0.55
 NAMES = ("beginner", "novice", "casual", "club", "strong", "expert", "master", "grandmaster", "champion", "legend")
-ELO_SCALE = 400.0
-OUTCOME_LETTERS = {1.0: "W", 0.5: "D", 0.0: "L"}
 DEFAULTS = {"games": 400, "quick_games": 40, "jump_games": 100, "reference_games": 400}
-
-
-# ----- statistics ---------------------------------------------------------------------------------
-
-def expected_score(difference: float) -> float:
-    """The score the Elo model expects of a player rated ``difference`` points above the other."""
-    return 1.0 / (1.0 + 10.0 ** (-difference / ELO_SCALE))
-
-
-def elo_mle(pairs: list[tuple[str, str, float, float]], anchor: str, virtual_draws: float = 0.0,
-            iterations: int = 100) -> tuple[dict[str, float], dict[str, float]]:
-    """Elo ratings by maximum likelihood (Bradley–Terry on the 400-point log10 scale).
-
-    ``pairs``: ``(a, b, points of a, games)`` (a win 1, a draw ½); ``anchor`` is held at 0.
-    ``virtual_draws`` adds that many drawn games to every pair (one keeps a perfect record
-    finite). Newton's method on the log-likelihood; returns the ratings and their standard
-    errors (from the inverse of the observed information, the anchor's 0). Players not
-    connected to the anchor by games raise a ValueError."""
-    names = sorted({a for a, _, _, _ in pairs} | {b for _, b, _, _ in pairs} | {anchor})
-    free = [n for n in names if n != anchor]
-    index = {n: i for i, n in enumerate(free)}
-    k = math.log(10.0) / ELO_SCALE
-    table = [(a, b, points + virtual_draws / 2, games + virtual_draws) for a, b, points, games in pairs]
-    rating = dict.fromkeys(names, 0.0)
-    size = len(free)
-    information = np.zeros((size, size))
-    for _ in range(iterations):
-        gradient = np.zeros(size)
-        information = np.zeros((size, size))
-        for a, b, points, games in table:
-            p = expected_score(rating[a] - rating[b])
-            g = k * (points - games * p)
-            w = k * k * games * p * (1 - p)
-            for me, other, sign in ((a, b, 1.0), (b, a, -1.0)):
-                if me in index:
-                    gradient[index[me]] += sign * g
-                    information[index[me], index[me]] += w
-                    if other in index:
-                        information[index[me], index[other]] -= w
-        if size == 0:
-            break
-        try:
-            step = np.linalg.solve(information, gradient)
-        except np.linalg.LinAlgError:
-            raise ValueError("the pairs do not connect every player to the anchor: no ratings") from None
-        step = np.clip(step, -ELO_SCALE, ELO_SCALE)
-        for name, i in index.items():
-            rating[name] += float(step[i])
-        if np.max(np.abs(step)) < 1e-9:
-            break
-    errors = dict.fromkeys(names, 0.0)
-    if size:
-        covariance = np.linalg.inv(information)
-        for name, i in index.items():
-            errors[name] = float(math.sqrt(max(0.0, covariance[i, i])))
-    return rating, errors
-
-
-# ----- the results file ---------------------------------------------------------------------------
-
-def pair_seed(base: int, upper: str, lower: str) -> int:
-    """A pair's seed: the base plus a number fixed by the two specs (either order)."""
-    first, second = sorted((upper, lower))
-    return base + (zlib.crc32(f"{first}|{second}".encode()) % 100_000) * 1_000
-
-
-class ResultStore:
-    """Every pair played for one option set, saved to a JSON file as its games come in."""
-
-    def __init__(self, path: Path, header: dict[str, Any]):
-        self.path = path
-        self.data = {**header, "pairs": {}}
-        self.last_save = 0.0
-        self.sitting: dict[str, Any] | None = None  # this sitting's record, its seconds kept up to date
-        self.started = time.monotonic()
-
-    @classmethod
-    def open(cls, path: Path, header: dict[str, Any], resume: bool) -> "ResultStore":
-        store = cls(path, header)
-        if path.is_file():
-            stored = json.loads(path.read_text(encoding="utf-8"))
-            if stored.get("pairs") and not resume:
-                raise SystemExit(
-                    f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} already holds "
-                    f"{len(stored['pairs'])} pairs; pass --resume to go on from them, or delete it to start again")
-            if stored.get("seed_base") != header["seed_base"] and stored.get("pairs"):
-                raise SystemExit(f"{path} was played with --seed {stored.get('seed_base')}, not {header['seed_base']}")
-            store.data["pairs"] = stored.get("pairs", {})
-            store.data["sittings"] = stored.get("sittings", [])
-        return store
-
-    def find(self, upper: str, lower: str) -> tuple[dict[str, Any] | None, bool]:
-        """The stored record of a pair and whether it is stored the other way round."""
-        pairs = self.data["pairs"]
-        if f"{upper} vs {lower}" in pairs:
-            return pairs[f"{upper} vs {lower}"], False
-        if f"{lower} vs {upper}" in pairs:
-            return pairs[f"{lower} vs {upper}"], True
-        return None, False
-
-    def record(self, upper: str, lower: str, seed: int) -> dict[str, Any]:
-        found, _ = self.find(upper, lower)
-        if found is not None:
-            return found
-        entry = {"upper": upper, "lower": lower, "seed": seed, "outcomes": "", "points": [0.0, 0.0],
-                 "think": {"upper": [0.0, 0], "lower": [0.0, 0]}}
-        self.data["pairs"][f"{upper} vs {lower}"] = entry
-        return entry
-
-    def begin_sitting(self, workers: int) -> None:
-        """Record this sitting (its wall-clock is updated at every save, so an interrupted
-        sitting keeps its time)."""
-        self.started = time.monotonic()
-        self.sitting = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "seconds": 0,
-                        "workers": workers}
-        self.data.setdefault("sittings", []).append(self.sitting)
-
-    def save(self, force: bool = True) -> None:
-        if not force and time.monotonic() - self.last_save < 10:
-            return
-        if self.sitting is not None:
-            self.sitting["seconds"] = round(time.monotonic() - self.started)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(self.data, indent=1) + "\n", encoding="utf-8")
-        os.replace(temporary, self.path)
-        self.last_save = time.monotonic()
-
-    def score(self, upper: str, lower: str, games: int | None = None) -> dict[str, Any]:
-        """``upper``'s record against ``lower`` over the pair's first ``games`` games (all when None)."""
-        found, reversed_ = self.find(upper, lower)
-        outcomes = found["outcomes"] if found else ""
-        if games is not None:
-            outcomes = outcomes[:games]
-        if reversed_:
-            outcomes = outcomes.translate(str.maketrans("WL", "LW"))
-        wins, draws, losses = outcomes.count("W"), outcomes.count("D"), outcomes.count("L")
-        n = len(outcomes)
-        score = (wins + 0.5 * draws) / n if n else 0.0
-        low, high = wilson_interval(score, n)
-        return {"games": n, "wins": wins, "draws": draws, "losses": losses, "score": score, "interval95": [low, high]}
-
-    def think(self) -> dict[str, list[float]]:
-        """Seconds and moves each agent thought, summed over every stored game it played."""
-        total: dict[str, list[float]] = {}
-        for entry in self.data["pairs"].values():
-            for side in ("upper", "lower"):
-                seconds, moves = entry["think"][side]
-                kept = total.setdefault(entry[side], [0.0, 0])
-                kept[0] += seconds
-                kept[1] += moves
-        return total
-
-
-# ----- playing ------------------------------------------------------------------------------------
-
-def play_timed_game(job: tuple) -> tuple[float, list, int, list[float], list[float]]:
-    """One game of ``upper`` against ``lower`` (which fills every other seat), duplicate-dealt as
-    the tournament deals them (``training.evaluation.tournament.play_one_deal_game``); returns
-    ``upper``'s outcome (1, ½, 0), the scores, ``upper``'s seat and each side's seconds and moves
-    of thought."""
-    game, options, upper, lower, index, seed = job
-    n = players_of(game, options)
-    mine = index % n
-    deal = seed + index // n
-    a = load_agent(upper, game, seed=deal * 7919 + 1, **options)
-    b = load_agent(lower, game, seed=deal * 7919 + 2, **options)
-    env = envs.load(game).raw_env(**options)
-    env.reset(seed=deal)
-    names = env.possible_agents
-    think = {True: [0.0, 0], False: [0.0, 0]}
-    engine = env.game
-    while not engine.is_terminal():
-        seat = engine.current_player()
-        agent = a if seat == mine else b
-        observation = env.observe(names[seat])
-        started = time.perf_counter()
-        action = agent.act(observation)
-        spent = time.perf_counter() - started
-        think[seat == mine][0] += spent
-        think[seat == mine][1] += 1
-        env.step(action)
-        engine = env.game
-    returns = engine.returns()
-    outcome = 1.0 if returns[mine] > 0 else 0.5 if returns[mine] == 0 else 0.0
-    return outcome, list(engine.scores()), mine, think[True], think[False]
-
-
-class Player:
-    """Plays the games a pair still lacks, on a pool of single-thread workers or in this process."""
-
-    def __init__(self, game: str, options: dict[str, Any], store: ResultStore, seed_base: int, workers: int,
-                 log: Callable[[str], None]):
-        self.game, self.options, self.store, self.seed_base = game, options, store, seed_base
-        self.workers, self.log = workers, log
-        self.pool = None
-        if workers > 1:
-            from training.common.processes import single_thread_pool
-
-            self.pool = single_thread_pool(workers)
-        else:
-            from training.common.processes import one_thread_per_worker
-
-            one_thread_per_worker()
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.close()
-            self.pool.join()
-
-    def ensure(self, upper: str, lower: str, games: int, why: str) -> dict[str, Any]:
-        """``upper`` against ``lower`` over at least ``games`` games (those stored kept); returns
-        ``upper``'s record over the first ``games``."""
-        entry = self.store.record(upper, lower, pair_seed(self.seed_base, upper, lower))
-        have = len(entry["outcomes"])
-        if have >= games:
-            result = self.store.score(upper, lower, games)
-            self.log(f"  {why}: {upper} vs {lower}: {result['score']:.1%} over {games} games (stored)")
-            return result
-        first, second = entry["upper"], entry["lower"]  # the stored orientation
-        jobs = [(self.game, self.options, first, second, i, entry["seed"]) for i in range(have, games)]
-        outcomes = (self.pool.imap(play_timed_game, jobs, chunksize=1) if self.pool is not None
-                    else map(play_timed_game, jobs))
-        started = time.perf_counter()
-        with Progress(len(jobs), f"{why}: {upper} vs {lower}", unit="game", file=sys.stderr,
-                      bar=sys.stderr.isatty(), mininterval=2.0) as progress:
-            for outcome, scores, mine, think_upper, think_lower in outcomes:
-                entry["outcomes"] += OUTCOME_LETTERS[outcome]
-                entry["points"][0] += float(scores[mine])
-                entry["points"][1] += float(max(s for i, s in enumerate(scores) if i != mine))
-                for side, (seconds, moves) in (("upper", think_upper), ("lower", think_lower)):
-                    entry["think"][side][0] += seconds
-                    entry["think"][side][1] += moves
-                self.store.save(force=False)
-                running = self.store.score(upper, lower)
-                progress.update(1, f"{running['score']:.1%} after {running['games']}")
-        self.store.save()
-        result = self.store.score(upper, lower, games)
-        low, high = result["interval95"]
-        self.log(f"  {why}: {upper} vs {lower}: {result['score']:.1%} ({low:.1%}–{high:.1%}) over {games} games, "
-                 f"{time.perf_counter() - started:.0f} s")
-        return result
 
 
 # ----- the calibration ----------------------------------------------------------------------------
@@ -423,7 +172,6 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
             settings[key] = value
     options = dict(entry.get("options", {}))
     key = entry["key"]
-    started = time.perf_counter()
     log(f"{name} {json.dumps(options)} ({entry.get('label', key)}): calibrating")
     candidates = loadable(name, options, list(entry["candidates"]), log)
     prefer = list(entry.get("prefer_in_ties", []))
@@ -553,122 +301,6 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
     return entry
 
 
-# ----- docs/agents.md -----------------------------------------------------------------------------
-
-def percent(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def levels_table(game: str, entry: dict[str, Any]) -> str:
-    """The option set's levels as markdown: the table docs/agents.md shows."""
-    rows = [
-        "| level | name | spec | Elo (95%) | ms per move | vs the level below | W–D–L | games |",
-        "|---:|---|---|---|---:|---|---|---:|",
-    ]
-    for level in entry["levels"]:
-        low, high = level["elo_interval95"]
-        elo = f"{level['elo']:.0f} ({low:.0f} to {high:.0f})" if level["level"] > 1 else "0 (anchor)"
-        below = level["vs_below"]
-        if below is None:
-            versus, record, games = "—", "—", "—"
-        else:
-            versus = f"{percent(below['score'])} ({percent(below['interval95'][0])}–{percent(below['interval95'][1])})"
-            record = f"{below['wins']}–{below['draws']}–{below['losses']}"
-            games = str(below["games"])
-        ms = level["ms_per_move"]
-        rows.append(f"| {level['level']} | {level['name']} | `{level['spec']}` | {elo} | "
-                    f"{'—' if ms is None else f'{ms:.1f}' if ms < 100 else f'{ms:.0f}'} | {versus} | {record} | {games} |")
-    lines = rows
-    reference = entry.get("reference_result")
-    if reference:
-        if reference.get("is_top"):
-            lines += ["", f"The top level is `{reference['spec']}` itself, the plain search the levels are compared with."]
-        else:
-            r = reference["top_vs_reference"]
-            lines += ["", f"The top level against `{reference['spec']}` (plain search): {percent(r['score'])} "
-                          f"({percent(r['interval95'][0])}–{percent(r['interval95'][1])}), "
-                          f"{r['wins']}–{r['draws']}–{r['losses']} over {r['games']} games; "
-                          f"`{reference['spec']}` rates {reference['elo']:.0f} "
-                          f"and thinks {reference['ms_per_move']:.0f} ms a move."]
-    dropped = entry.get("dropped") or []
-    if dropped:
-        lines += ["", "Left out: " + "; ".join(
-            f"`{d['spec']}` ({percent(d['score'])} against `{d['below']}` over {d['games']} games"
-            + (f"; level with `{d['replaced_by']}`, which took its place)" if d.get("replaced_by")
-               else ", under 55%)") for d in dropped) + "."]
-    calibration = entry["calibration"]
-    lines += ["", f"Measured {calibration['date']} on {calibration['machine']}; "
-                  f"{calibration['games_stored']:,} games stored in `{calibration['results_file']}`, "
-                  f"{calibration['wall_clock_s'] / 60:.0f} minutes of wall-clock with {calibration['settings_workers']} "
-                  f"workers. Command: `{calibration['command']}`."]
-    return "\n".join(lines)
-
-
-def marker(game: str, key: str) -> tuple[str, str]:
-    return f"<!-- levels {envs.describe(game).short_name} {key} -->", f"<!-- end levels {envs.describe(game).short_name} {key} -->"
-
-
-def write_agents_table(game: str, entry: dict[str, Any], page: Path = AGENTS_PAGE) -> bool:
-    """Put the option set's table between its markers in docs/agents.md; False when the page
-    has no markers for it (the table is printed instead)."""
-    start, end = marker(game, entry["key"])
-    text = page.read_text(encoding="utf-8") if page.is_file() else ""
-    if start not in text or end not in text:
-        print(f"{page.name} has no {start} … {end} markers; the table:\n\n{levels_table(game, entry)}")
-        return False
-    head, rest = text.split(start, 1)
-    _, tail = rest.split(end, 1)
-    page.write_text(f"{head}{start}\n{levels_table(game, entry)}\n{end}{tail}", encoding="utf-8")
-    return True
-
-
-RESULTS_PAGE = ROOT / "docs" / "results.md"
-SUMMARY_MARKERS = ("<!-- levels summary -->", "<!-- end levels summary -->")
-
-
-def summary_table() -> str:
-    """One row per calibrated option set of every game: what docs/results.md shows."""
-    rows = [
-        "| game, options | levels | top level | its Elo (95%) | top vs plain `mcts:1000` | games played | wall-clock |",
-        "|---|---:|---|---|---|---:|---:|",
-    ]
-    from training.agents.levels import read_levels_file
-
-    for game in envs.GAMES:
-        for entry in read_levels_file(game)["option_sets"]:
-            if not entry.get("levels"):
-                continue
-            top = entry["levels"][-1]
-            low, high = top["elo_interval95"]
-            reference = entry.get("reference_result") or {}
-            if reference.get("is_top"):
-                versus = "is it"
-            elif reference.get("top_vs_reference"):
-                r = reference["top_vs_reference"]
-                versus = (f"{percent(r['score'])} ({percent(r['interval95'][0])}–{percent(r['interval95'][1])}), "
-                          f"{r['games']} games")
-            else:
-                versus = "—"
-            calibration_record = entry["calibration"]
-            rows.append(
-                f"| {envs.describe(game).short_name} {entry.get('label', '')} | {len(entry['levels'])} | `{top['spec']}` | "
-                f"{top['elo']:.0f} ({low:.0f} to {high:.0f}) | {versus} | {calibration_record['games_stored']:,} | "
-                f"{calibration_record['wall_clock_s'] / 60:.0f} min |")
-    return "\n".join(rows)
-
-
-def write_summary(page: Path = RESULTS_PAGE) -> bool:
-    """Put the summary between its markers in docs/results.md (False when the page has none)."""
-    start, end = SUMMARY_MARKERS
-    text = page.read_text(encoding="utf-8") if page.is_file() else ""
-    if start not in text or end not in text:
-        return False
-    head, rest = text.split(start, 1)
-    _, tail = rest.split(end, 1)
-    page.write_text(f"{head}{start}\n{summary_table()}\n{end}{tail}", encoding="utf-8")
-    return True
-
-
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m training.levels", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -684,13 +316,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error("--workers must be at least 1")
+    try:
+        options = json.loads(args.options)
+    except json.JSONDecodeError as error:
+        parser.error(f"--options is not JSON ({error}): {args.options}")
+    if not isinstance(options, dict):
+        parser.error(f"--options must be a JSON object of env options, got {args.options}")
     words = sys.argv[1:] if argv is None else argv
     command = "python -m training.levels " + " ".join(shlex.quote(w) for w in words if w != "--resume")
 
     def log(text: str) -> None:
         print(text, flush=True)
 
-    return calibrate(args.game, json.loads(args.options), games=args.games, workers=args.workers, seed=args.seed,
+    return calibrate(args.game, options, games=args.games, workers=args.workers, seed=args.seed,
                      resume=args.resume, quick_games=args.quick_games, jump_games=args.jump_games,
                      reference_games=args.reference_games, command=command, log=log)
 
