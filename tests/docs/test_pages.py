@@ -43,3 +43,24 @@ def test_commands_name_real_modules_flags_and_files(page):
     for words in shell_commands(DOCS / page):
         assert not words[0].startswith(".venv/"), f"docs/{page}: {' '.join(words)}: write python (the venv is active)"
         check_command(words)
+
+
+def test_the_agents_page_lists_exactly_the_shipped_agent_files():
+    """docs/agents.md's table of shipped files names every file of every game's manifest
+    (checkpoints/<game>/agents.json), and no file that has left the tree."""
+    import json
+    import re
+
+    import envs
+
+    page = (DOCS / "agents.md").read_text(encoding="utf-8")
+    table = page.split("| file (`checkpoints/…`) | options | what it is |", 1)[1].split("\n\n", 1)[0]
+    listed = set(re.findall(r"`([a-z0-9_]+/[A-Za-z0-9_.-]+\.(?:zip|onnx))`", table))
+    shipped = set()
+    for game in envs.GAMES:
+        folder = envs.describe(game).short_name
+        manifest = ROOT / "checkpoints" / folder / "agents.json"
+        if manifest.is_file():
+            shipped |= {f"{folder}/{agent['file']}" for agent in json.loads(manifest.read_text())["agents"]}
+    assert shipped, "no manifests found"
+    assert listed == shipped, f"only in the table: {sorted(listed - shipped)}; only in manifests: {sorted(shipped - listed)}"
