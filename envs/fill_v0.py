@@ -63,23 +63,14 @@ for the winner, 0 otherwise (0 for both until the end), a float32 array in seat 
   placed in their own order.
 """
 
-from envs.core import Gallery, GameDescription, GameFacts, PlayRules, SuiteEnv, TestOptions, wrapped_factory
+from envs.core import Gallery, GameDescription, GameFacts, SuiteEnv, TestOptions, wrapped_factory
 from envs.fill import terminal
 from envs.fill.observer import FillObserver
 from envs.fill.rules import FillGame
 
 GAME = GameDescription.built_in(
-    "fill",
+    "fill", engine=FillGame, observer=FillObserver, play=terminal.PLAY,
     facts=GameFacts("Fill", min_players=2, max_players=2, chance="explicit", information="imperfect"),
-    engine=FillGame,
-    observer=FillObserver,
-    play=PlayRules(
-        undo_rule="in Fill, a token or trap choice can be taken back until you fill a cell",
-        undo_phases=frozenset({"token", "trap"}),
-        secret_phases=frozenset({"trap"}),
-        rules_summary=terminal.RULES_SUMMARY,
-        narrate=terminal.narrate,
-    ),
     test_options=TestOptions(search={"traps": True, "rocks": True, "gems": True},
                              more=({"size": 7, "lines": "strict"},)),
     gallery=Gallery(options={"traps": True, "rocks": True, "gems": True}),

@@ -65,23 +65,14 @@ during the game, plus the longest-ribbon bonus at the end).
   counts per kind and the draw waiting for the pile, never an order.
 """
 
-from envs.core import GameDescription, GameFacts, PlayRules, public_envs, TestOptions
+from envs.core import GameDescription, GameFacts, public_envs, TestOptions
 from envs.knot import terminal
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import KnotGame
 
 GAME = GameDescription.built_in(
-    "knot",
+    "knot", engine=KnotGame, observer=KnotObserver, play=terminal.PLAY,
     facts=GameFacts("Knot", min_players=2, max_players=4, chance="explicit", information="imperfect"),
-    engine=KnotGame,
-    observer=KnotObserver,
-    play=PlayRules(
-        undo_rule="in Knot, placements can be taken back until you draw",
-        undo_phases=frozenset({"place"}),
-        rules_summary=terminal.RULES_SUMMARY,
-        narrate=terminal.narrate,
-        group_moves=terminal.group_moves,
-    ),
     test_options=TestOptions(quick={"size": 4}, search={"players": 3, "size": 4},
                              more=({"players": 4, "size": 5},)),
     extra_methods=("ribbons", "strands", "placements", "bonus_owner"),

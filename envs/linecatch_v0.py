@@ -53,18 +53,14 @@ then row number from 1 (`a1` is action 0, `c2` is `1*cols + 2`).
   `observation_format="planes"`; snapshots are checked against what a game can leave behind.
 """
 
-from envs.core import Gallery, GameDescription, GameFacts, PlayRules, public_envs, TestOptions
+from envs.core import Gallery, GameDescription, GameFacts, public_envs, TestOptions
 from envs.linecatch import render
 from envs.linecatch.observer import LinecatchObserver
 from envs.linecatch.rules import LinecatchGame
 
 GAME = GameDescription.built_in(
-    "linecatch",
+    "linecatch", engine=LinecatchGame, observer=LinecatchObserver, play=render.PLAY,
     facts=GameFacts("Linecatch", min_players=2, max_players=2, chance="deterministic", information="perfect"),
-    engine=LinecatchGame,
-    observer=LinecatchObserver,
-    play=PlayRules(undo_rule="in Linecatch every move is final", rules_summary=render.RULES_SUMMARY,
-                   narrate=render.narrate),
     test_options=TestOptions(quick={"rows": 3, "cols": 4}, search={"rows": 4, "cols": 4},
                              more=({"rows": 4, "cols": 5, "pro": True},)),
     gallery=Gallery(share=0.72),

@@ -63,18 +63,14 @@ it from its seeded generator (or the scripted `throws`), so agents never see it.
   the throws so far only.
 """
 
-from envs.core import Gallery, GameDescription, GameFacts, PlayRules, public_envs, TestOptions
+from envs.core import Gallery, GameDescription, GameFacts, public_envs, TestOptions
 from envs.loom import render
 from envs.loom.observer import LoomObserver
 from envs.loom.rules import LoomGame
 
 GAME = GameDescription.built_in(
-    "loom",
+    "loom", engine=LoomGame, observer=LoomObserver, play=render.PLAY,
     facts=GameFacts("Loom", min_players=2, max_players=2, chance="explicit", information="perfect"),
-    engine=LoomGame,
-    observer=LoomObserver,
-    play=PlayRules(undo_rule="in Loom every weave is final", rules_summary=render.RULES_SUMMARY,
-                   narrate=render.narrate),
     test_options=TestOptions(more=({"bounty": 0},)),
     gallery=Gallery(share=0.55),
     extra_methods=("gain",),

@@ -71,19 +71,14 @@ the `tiles` / `goals` scripts); searches and OpenSpiel see them (`chance_outcome
   given seed is not the one it was.
 """
 
-from envs.core import GameDescription, GameFacts, PlayRules, public_envs, TestOptions
+from envs.core import GameDescription, GameFacts, public_envs, TestOptions
 from envs.uzor import render
 from envs.uzor.observer import UzorObserver
 from envs.uzor.rules import UzorGame
 
 GAME = GameDescription.built_in(
-    "uzor",
+    "uzor", engine=UzorGame, observer=UzorObserver, play=render.PLAY,
     facts=GameFacts("Uzor", min_players=2, max_players=2, chance="explicit", information="imperfect"),
-    engine=UzorGame,
-    observer=UzorObserver,
-    # (a seat's own secret goal is on its board: the pictures show the viewer's hidden items)
-    play=PlayRules(undo_rule="in Uzor every action is final", rules_summary=render.RULES_SUMMARY,
-                   narrate=render.narrate),
     test_options=TestOptions(quick={"board_size": 9}),
     extra_methods=("completions", "acceptance"),
     benchmark_options={"default 21x21": {}, "15x15": {"board_size": 15}},

@@ -3,6 +3,7 @@ the viewer may know it (a trap is told only to its setter; a sprung trap to both
 
 from __future__ import annotations
 
+from envs.core.description import PlayRules
 from envs.core.bits import set_bits as bits
 from envs.fill.rules import (
     CHOOSE, FILL, FILL2, KIND_TITLES, NO_TOKEN, NO_TRAP, OVER, PLAYER_PHASES, SEED, STAY, TOKEN, TRAP_PHASE,
@@ -87,3 +88,13 @@ def _fill(before: FillGame, cell: int, after: FillGame, viewer: int, who: str) -
 
 
 __all__ = ["RULES_SUMMARY", "narrate"]
+
+
+PLAY = PlayRules(
+    undo_rule="in Fill, a token or trap choice can be taken back until you fill a cell",
+    undo_phases=frozenset({"token", "trap"}),
+    secret_phases=frozenset({"trap"}),
+    rules_summary=RULES_SUMMARY,
+    narrate=narrate,
+)
+"""What terminal play and other front ends need beyond the rules (``GameDescription.play``)."""

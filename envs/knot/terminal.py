@@ -10,6 +10,7 @@ how terminal play calls it; a strand drawn blind is named only to the player who
 
 from __future__ import annotations
 
+from envs.core.description import PlayRules
 from envs.core.game import CHANCE
 from envs.core.notation import cell_name
 from envs.knot.geometry import KINDS, SLOT_PORTS
@@ -127,3 +128,13 @@ def group_moves(game: KnotGame, actions: list[int]) -> list[str]:
     if others:
         lines.append(", ".join(others))
     return lines
+
+
+PLAY = PlayRules(
+    undo_rule="in Knot, placements can be taken back until you draw",
+    undo_phases=frozenset({"place"}),
+    rules_summary=RULES_SUMMARY,
+    narrate=narrate,
+    group_moves=group_moves,
+)
+"""What terminal play and other front ends need beyond the rules (``GameDescription.play``)."""

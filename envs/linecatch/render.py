@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core.description import PlayRules
 from envs.core.notation import column_name
 from envs.core.render import (
     GRID, INK, PAPER, SEAT_COLOURS, LastMove, canvas, font, last_move_key, mark_last, to_array,
@@ -194,3 +195,7 @@ def narrate(before: LinecatchGame, action: int, after: LinecatchGame, viewer: in
     if short:
         return f"{who} blackened {square}, leaving {_names(geo, short)} one square short for player_{1 - mover}"
     return None
+
+
+PLAY = PlayRules(undo_rule="in Linecatch every move is final", rules_summary=RULES_SUMMARY, narrate=narrate)
+"""What terminal play and other front ends need beyond the rules (``GameDescription.play``)."""

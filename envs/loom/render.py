@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core.description import PlayRules
 from envs.core.notation import column_name
 from envs.core.render import (
     GRID, INK, PAPER, SEAT_COLOURS, LastMove, canvas, font, last_move_key, mark_last, to_array,
@@ -227,3 +228,7 @@ def narrate(before: LoomGame, action: int, after: LoomGame, viewer: int) -> str 
     else:
         verb = f"weaves the leftover {dye} into {name}"
     return f"player_{player} {verb}: +{gained} ({what})"
+
+
+PLAY = PlayRules(undo_rule="in Loom every weave is final", rules_summary=RULES_SUMMARY, narrate=narrate)
+"""What terminal play and other front ends need beyond the rules (``GameDescription.play``)."""

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from envs.core.description import PlayRules
 from envs.core.notation import cell_name, column_name
 from envs.core.render import GRID, INK, LAST_MOVE, PAPER, SEAT_COLOURS, LastMove, canvas, font, to_array
 from envs.uzor.common import (
@@ -380,3 +381,8 @@ def narrate(before, action: int, after, viewer: int) -> str | None:
 
 
 __all__ = ["LEGEND", "RULES_SUMMARY", "ansi", "code", "narrate", "result", "rgb", "status"]
+
+
+# no private_notes: a seat's own secret goal is on its board (the pictures show the viewer's hidden items)
+PLAY = PlayRules(undo_rule="in Uzor every action is final", rules_summary=RULES_SUMMARY, narrate=narrate)
+"""What terminal play and other front ends need beyond the rules (``GameDescription.play``)."""

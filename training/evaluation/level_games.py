@@ -2,7 +2,7 @@
 by the pair, played on a pool of single-thread workers, stored in a JSON file as they finish (so
 an interrupted calibration resumes), with each side's think time.
 
-Imports envs, training.agents and the tournament's helpers (training.evaluation.tournament)."""
+Imports envs, training.agents and the tournament module's ``players_of`` and ``wilson_interval``."""
 
 from __future__ import annotations
 
