@@ -73,7 +73,7 @@ GAME = GameDescription.built_in(
     facts=GameFacts("Fill", min_players=2, max_players=2, chance="explicit", information="imperfect"),
     test_options=TestOptions(search={"traps": True, "rocks": True, "gems": True},
                              more=({"size": 7, "lines": "strict"},)),
-    gallery=Gallery(options={"traps": True, "rocks": True, "gems": True}),
+    gallery=Gallery(options={"traps": True, "rocks": True, "gems": True}, web_move=5),
     extra_methods=("time_left_now", "can_still_be_filled", "legal_cells", "poisoned_cells"),
     benchmark_options={
         "default": {},

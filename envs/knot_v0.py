@@ -74,7 +74,7 @@ GAME = GameDescription.built_in(
     "knot", engine=KnotGame, observer=KnotObserver, play=terminal.PLAY,
     facts=GameFacts("Knot", min_players=2, max_players=4, chance="explicit", information="imperfect"),
     test_options=TestOptions(quick={"size": 4}, search={"players": 3, "size": 4},
-                             more=({"players": 4, "size": 5},)),
+                             more=({"players": 4, "size": 5},), page={"size": 4, "deck": [6, 5, 6, 3]}),
     extra_methods=("ribbons", "strands", "placements", "bonus_owner"),
     benchmark_options={"2 players": {"players": 2}, "4 players": {"players": 4}},
 )

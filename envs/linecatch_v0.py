@@ -62,8 +62,8 @@ GAME = GameDescription.built_in(
     "linecatch", engine=LinecatchGame, observer=LinecatchObserver, play=render.PLAY,
     facts=GameFacts("Linecatch", min_players=2, max_players=2, chance="deterministic", information="perfect"),
     test_options=TestOptions(quick={"rows": 3, "cols": 4}, search={"rows": 4, "cols": 4},
-                             more=({"rows": 4, "cols": 5, "pro": True},)),
-    gallery=Gallery(share=0.72),
+                             more=({"rows": 4, "cols": 5, "pro": True},), page={}),
+    gallery=Gallery(share=0.72, web_move=6),
     benchmark_options={"5x5": {}, "5x5 pro": {"pro": True}, "9x9": {"rows": 9, "cols": 9}},
     sampling={"keeps_seat": False},
 )

@@ -72,7 +72,7 @@ GAME = GameDescription.built_in(
     "loom", engine=LoomGame, observer=LoomObserver, play=render.PLAY,
     facts=GameFacts("Loom", min_players=2, max_players=2, chance="explicit", information="perfect"),
     test_options=TestOptions(more=({"bounty": 0},)),
-    gallery=Gallery(share=0.55),
+    gallery=Gallery(share=0.55, web_move=9),
     extra_methods=("gain",),
 )
 

@@ -192,7 +192,9 @@ class TestOptions:
     * ``more`` — other option sets worth a check (variants, other boards, other numbers of
       players): the sampling and symmetry tests try ``quick``, ``search`` and each of these;
       the OpenSpiel tests and the observations doc's check the defaults too; the ONNX and
-      RL-library tests each number of players they reach.
+      RL-library tests each number of players they reach;
+    * ``page`` — the options of the whole game the browser tests click through on the web page
+      (default: ``search``); their hidden-information test plays ``page`` and ``search``.
 
     Every set is checked against the engine's options when the description is built.
     """
@@ -202,9 +204,13 @@ class TestOptions:
     quick: Mapping[str, Any] = field(default_factory=dict)
     search: Mapping[str, Any] | None = None
     more: tuple[Mapping[str, Any], ...] = ()
+    page: Mapping[str, Any] | None = None
 
     def search_options(self) -> dict[str, Any]:
         return dict(self.quick if self.search is None else self.search)
+
+    def page_options(self) -> dict[str, Any]:
+        return self.search_options() if self.page is None else dict(self.page)
 
     def all(self) -> list[dict[str, Any]]:
         """``quick``, ``search`` and ``more``, each once, in that order."""
@@ -223,6 +229,10 @@ class Gallery:
 
     share: float = 0.5
     options: Mapping[str, Any] = field(default_factory=dict)
+    web_move: int | None = None
+    """the person's move of the browser tests' whole game (``TestOptions.page``) after which
+    the web page's picture, ``docs/images/web_<short_name>.png``, is taken; ``None``: no
+    picture from that game"""
 
 
 @dataclass(frozen=True)
@@ -298,7 +308,7 @@ class GameDescription:
                 raise ValueError(f"game {self.name!r}: runtime option {option!r} is not an option")
         if not self.module:
             object.__setattr__(self, "module", f"envs.{self.name}")
-        for label, options in [("test_options", o) for o in self.test_options.all()] + [
+        for label, options in [("test_options", o) for o in self.test_options.all() + [self.test_options.page_options()]] + [
                 ("gallery", self.gallery.options), *self.benchmark_options.items()]:
             try:
                 self.engine.resolve_options(dict(options))

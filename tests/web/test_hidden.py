@@ -1,7 +1,9 @@
 """Honest hidden information in the browser, read off the WebSocket traffic of whole games.
 
-A person plays Knot (the opponents' hands), Uzor (the opponent's secret goal) and Fill with
-traps (the opponent's traps and trap stock) against the heuristic over a real WebSocket. After
+A person plays every registered game that has hidden information and a board view (Knot: the
+opponents' hands; Uzor: the opponent's secret goal; Fill with traps: the opponent's traps and
+trap stock), under its ``page`` and ``search`` test options, against the heuristic over a real
+WebSocket. After
 every answer, the game the server holds is taken, the items hidden from the person's seat are
 drawn afresh several times (``strip_hidden`` then ``complete_snapshot``: other hands, another
 goal, other traps, all consistent with what the seat knows), and the answer's board, status,
@@ -22,12 +24,22 @@ import pytest
 import envs
 from tests.web.servers import SocketClient
 
-GAMES = {
-    "knot": {"size": 5, "deck": [6, 5, 6, 3]},
-    "uzor": {"board_size": 11},
-    "fill": {"traps": True, "gems": True},
-    "fill_3": {"traps": True, "size": 7, "lines": "strict"},
-}
+def hidden_cases() -> dict[str, tuple[str, dict]]:
+    """Every registered game with a board view and hidden information, under its ``page`` and
+    ``search`` test options (its description's)."""
+    cases = {}
+    for name in envs.GAMES:
+        description = envs.describe(name)
+        if description.board is None or description.facts.information != "imperfect":
+            continue
+        tests = description.test_options
+        for options in (tests.page_options(), tests.search_options()):
+            case = description.short_name + "".join(f"-{key}={value}" for key, value in sorted(options.items()))
+            cases[case] = (description.short_name, options)
+    return cases
+
+
+GAMES = hidden_cases()
 DRAWS = 3  # fresh hidden items per answer
 STATE_KEYS = {"snapshot", "state", "hands", "goals", "pile", "live_trap", "recharge", "extra_traps", "facedown", "history"}
 
@@ -76,15 +88,13 @@ def check_invariant(web, client_server, answer: dict, rng: random.Random) -> Non
 
 @pytest.mark.parametrize("case", list(GAMES))
 def test_a_whole_game_over_the_socket_shows_nothing_hidden_from_the_seat(web, case):
-    game = case.split("_")[0]
-    options = GAMES[case]
+    game, options = GAMES[case]
     rng = random.Random(case)
     client = SocketClient(web.ws_url)
     try:
         answer = client.ok("web_new_game", game=game, opponent="heuristic", options=options, seat=0)
         server = next(s for s in web.state.servers.values() if answer["game_id"] in s.web_games)
         held = server.web_games[answer["game_id"]]
-        bot = 1
         secret_moves = 0
         answers = 0
         while True:
@@ -110,7 +120,7 @@ def test_a_whole_game_over_the_socket_shows_nothing_hidden_from_the_seat(web, ca
             message = json.loads(text)
             assert not keys(message) & STATE_KEYS, keys(message) & STATE_KEYS
             for entry in message.get("log", []) + message.get("bot_moves", []):
-                if entry.get("seat") == bot and entry.get("notation"):
+                if entry.get("seat") not in (None, 0) and entry.get("notation"):  # a bot's move
                     assert not entry["notation"].startswith(("trap ", "no-trap")), entry
         if game == "uzor":
             names = held.env.game.geo.map.names

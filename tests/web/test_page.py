@@ -5,9 +5,11 @@ browser's console, and the final scores on the page equal to the engine's when t
 page lists are replayed on a fresh engine from the game's seed. Then an illegal click shows the
 engine's reason, undo takes back a step, a deep link starts a game, and the keyboard plays.
 
-Full games use small options where the defaults are long (Uzor on a 9×9 table, Knot on a 4×4
-board with a 20-strand pile); one default-options game of each runs as well. The screenshots of
-docs/images/web_<game>.png come from these games.
+The full games iterate over every registered game with a board view, each under its
+description's ``page`` test options (small where the defaults are long: Uzor on a 9×9 table,
+Knot on a 4×4 board with a 20-strand pile); a default-options game of Uzor and Knot runs as
+well. The screenshots docs/images/web_<game>.png come from these games (the move after which
+each is taken is the description's ``gallery.web_move``).
 """
 
 from __future__ import annotations
@@ -26,14 +28,10 @@ IMAGES = ROOT / "docs" / "images"
 SETTLED = 'body[data-state="your-turn"], body[data-state="over"]'
 WAIT_MS = 60_000
 
-# game -> (options, seat, seed, opponent, the person's move after which the picture is taken)
-FULL_GAMES = {
-    "linecatch": ({}, 0, 3, "heuristic", 6),
-    "loom": ({}, 1, 7, "heuristic", 9),
-    "fill": ({"traps": True, "gems": True, "rocks": True}, 0, 5, "heuristic", 5),
-    "uzor": ({"board_size": 9}, 0, 11, "heuristic", None),
-    "knot": ({"size": 4, "deck": [6, 5, 6, 3]}, 0, 4, "heuristic", None),
-}
+PAGE_GAMES = [envs.describe(name).short_name for name in envs.GAMES if envs.describe(name).board is not None]
+"""Every registered game with a board view (a game without one cannot be played on the page)."""
+FULL_GAME_SEED = 3
+
 
 def deep_link(web, game: str, options: dict, seat: int, seed: int, opponent: str) -> str:
     import json
@@ -75,13 +73,16 @@ def click_a_move(page, rng: random.Random) -> tuple[str, int]:
 
 
 def play_to_the_end(page, rng: random.Random, limit: int = 400, picture: tuple[str, int] | None = None) -> dict:
-    """Click moves until the game ends (``picture``: the game's screenshot after that many)."""
-    moves = {"click": 0, "choice": 0}
+    """Click moves until the game ends (``picture``: the game's screenshot after that many);
+    counts the moves played by a click and through the choice panel, and the turns on which the
+    board offered an element with several moves (``offered``)."""
+    moves = {"click": 0, "choice": 0, "offered": 0}
     for played in range(limit):
         if settle(page) == "over":
             return moves
         if picture and played == picture[1]:
             screenshot(page, picture[0])
+        moves["offered"] += page.locator("#board .el[data-choices]").count() > 0
         how, _ = click_a_move(page, rng)
         moves[how] += 1
     raise AssertionError(f"no end after {limit} moves")
@@ -125,14 +126,18 @@ def screenshot(page, game: str) -> None:
     page.screenshot(path=str(IMAGES / f"web_{game}.png"), full_page=True)
 
 
-@pytest.mark.parametrize("game", list(FULL_GAMES))
+@pytest.mark.parametrize("game", PAGE_GAMES)
 def test_a_full_game_clicked_on_the_page_ends_with_the_engines_scores(web, page, game):
-    options, seat, seed, opponent, shot = FULL_GAMES[game]
+    """The game's ``page`` test options (its description), the person in seat 0 against the
+    heuristic; the picture where the description's gallery names a move for it."""
+    description = envs.describe(game)
+    options, seat, seed = description.test_options.page_options(), 0, FULL_GAME_SEED
+    shot = description.gallery.web_move
     started = time.monotonic()
-    page.goto(deep_link(web, game, options, seat, seed, opponent))
+    page.goto(deep_link(web, game, options, seat, seed, "heuristic"))
     moves = play_to_the_end(page, random.Random(seed), picture=(game, shot) if shot is not None else None)
     assert moves["click"] + moves["choice"] > 0
-    if game in ("knot", "uzor"):
+    if moves["offered"] >= 3:  # several turns offered a choice: the random clicks took one
         assert moves["choice"] > 0, "no choice was made through the choice panel"
     result = page.locator("[data-result]")
     assert result.count() == 1 and result.get_attribute("data-result") in ("win", "draw", "loss")
