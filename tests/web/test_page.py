@@ -335,3 +335,31 @@ def test_the_form_starts_a_game_with_its_options_opponent_seat_and_seed(web, pag
     page.wait_for_selector("#setup-error:not(:empty)")
     assert "rows" in page.text_content("#setup-error")
     assert page.console.errors == [], page.console.errors
+
+
+def test_the_opponent_list_follows_the_options_on_the_form(web, page):
+    """The levels offered are those of the options on the form: Linecatch 4×4 lists its own
+    levels (their names and Elo as agent_levels gives them, the strongest quick one chosen), a
+    board without levels lists the plain agents with the heuristic chosen."""
+    page.goto(web.url + "/")
+    page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
+    page.select_option("#game", "linecatch_v0")
+    page.fill('#option-fields input[data-option="rows"]', "4")
+    page.fill('#option-fields input[data-option="cols"]', "4")
+    page.locator('#option-fields input[data-option="cols"]').dispatch_event("change")
+    levels = agent_levels("linecatch", rows=4, cols=4)
+    expected = [f"level {level['level']}: {level['name']} (Elo {round(level['elo'])}" for level in levels]
+    page.wait_for_function(
+        "n => document.querySelectorAll('#opponent optgroup[label=\"strength levels\"] option').length === n", arg=len(levels),
+        timeout=WAIT_MS)
+    shown = page.eval_on_selector_all('#opponent optgroup[label="strength levels"] option', "n => n.map(x => x.textContent)")
+    assert [text.split(",")[0] for text in shown] == [text.split(",")[0] for text in expected]
+    quick = [level for level in levels if level["ms_per_move"] < 1000]
+    assert page.eval_on_selector("#opponent", "s => s.value") == f"level:{quick[-1]['level']}"
+    assert "random" in page.eval_on_selector_all("#opponent option", "n => n.map(x => x.value)")
+    # 4×3 has no levels: the plain agents, the heuristic chosen
+    page.fill('#option-fields input[data-option="cols"]', "3")
+    page.locator('#option-fields input[data-option="cols"]').dispatch_event("change")
+    page.wait_for_function("() => !document.querySelector('#opponent optgroup[label=\"strength levels\"]')", timeout=WAIT_MS)
+    assert page.eval_on_selector("#opponent", "s => s.value") == "heuristic"
+    assert page.console.errors == [], page.console.errors

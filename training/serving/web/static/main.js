@@ -20,6 +20,7 @@ const page = {
   log: [],
   busy: false,
   choosing: null, // {element, moves, selected, previews}
+  opponentChosen: false, // the person picked an opponent on the form (kept when the list is renewed)
 };
 
 const board = new Board($("board"), (element) => activate(element));
@@ -77,6 +78,11 @@ async function connect() {
     select.appendChild(option);
   }
   select.addEventListener("change", () => chooseGame(select.value));
+  $("opponent").addEventListener("change", () => {
+    page.opponentChosen = true;
+  });
+  $("option-fields").addEventListener("change", () => relistOpponents());
+  $("options-json").addEventListener("change", () => relistOpponents());
   $("new-game").addEventListener("submit", (event) => {
     event.preventDefault();
     startFromForm();
@@ -107,6 +113,7 @@ function gameEntry(name) {
 
 async function chooseGame(name, preset = {}) {
   const entry = gameEntry(name);
+  page.opponentChosen = false; // another game: its own list, its own default
   $("game").value = entry.game;
   const fields = $("option-fields");
   fields.replaceChildren();
@@ -139,45 +146,79 @@ async function chooseGame(name, preset = {}) {
   $("options-json").value = JSON.stringify(extra);
   const others = Object.keys(entry.default_options).filter((key) => !simple(key));
   $("options-more").textContent = others.length ? `other options, as JSON: ${others.join(", ")}` : "";
-  await listOpponents(entry.game);
+  let options = {};
+  try {
+    options = formOptions();
+  } catch (error) {
+    // options that do not read: starting the game says what is wrong with them
+  }
+  await listOpponents(entry.game, options);
 }
 
-async function listOpponents(game) {
-  const answer = await page.client.ask("list_agents", { game });
+async function listOpponents(game, options = {}) {
+  // the levels are those of the options on the form (another board has levels of its own, or none)
+  let answer;
+  try {
+    answer = await page.client.ask("list_agents", { game, options });
+  } catch (error) {
+    answer = await page.client.ask("list_agents", { game }); // options the server refuses: it says so at the start
+  }
   const select = $("opponent");
-  const chosen = select.value; // a choice made while the list was on its way is kept where it still fits
+  const chosen = page.opponentChosen ? select.value : null; // the person's choice is kept where it still fits
   select.replaceChildren();
   const add = (value, text, group = select) => {
     const option = document.createElement("option");
     option.value = value;
     option.textContent = text;
     group.appendChild(option);
+    return option;
   };
-  if (Array.isArray(answer.levels) && answer.levels.length) {
-    for (const level of answer.levels) {
+  const levels = Array.isArray(answer.levels) ? answer.levels : [];
+  let others = select;
+  if (levels.length) {
+    const group = document.createElement("optgroup");
+    group.label = "strength levels";
+    for (const level of levels) {
       const speed = level.ms_per_move !== undefined ? `, ${Math.round(level.ms_per_move)} ms a move` : "";
       const elo = level.elo !== undefined ? ` (Elo ${Math.round(level.elo)}${speed})` : "";
-      add(`level:${level.level}`, `level ${level.level}: ${level.name}${elo}`);
+      add(`level:${level.level}`, `level ${level.level}: ${level.name}${elo}`, group);
     }
-  } else {
-    for (const agent of answer.agents) {
-      add(agent, agent);
+    select.appendChild(group);
+    others = document.createElement("optgroup");
+    others.label = "other agents";
+    select.appendChild(others);
+  }
+  for (const agent of answer.agents) {
+    add(agent, agent, others);
+  }
+  if (answer.checkpoints && answer.checkpoints.length) {
+    const group = document.createElement("optgroup");
+    group.label = "shipped agent files";
+    for (const file of answer.checkpoints) {
+      add(file, file.split("/").pop(), group);
     }
-    if (answer.agents.includes("heuristic")) {
-      select.value = "heuristic";
-    }
-    if (answer.checkpoints && answer.checkpoints.length) {
-      const group = document.createElement("optgroup");
-      group.label = "shipped agent files";
-      for (const file of answer.checkpoints) {
-        add(file, file.split("/").pop(), group);
-      }
-      select.appendChild(group);
-    }
+    select.appendChild(group);
+  }
+  // the default: the strongest level that answers within a second (as terminal play chooses), else the heuristic
+  const quick = levels.filter((level) => level.ms_per_move !== undefined && level.ms_per_move < 1000);
+  if (quick.length) {
+    select.value = `level:${quick[quick.length - 1].level}`;
+  } else if (answer.agents.includes("heuristic")) {
+    select.value = "heuristic";
   }
   if ([...select.options].some((option) => option.value === chosen)) {
     select.value = chosen;
   }
+}
+
+function relistOpponents() {
+  let options;
+  try {
+    options = formOptions();
+  } catch (error) {
+    return; // options being typed: the list stays until they read as JSON
+  }
+  listOpponents($("game").value, options);
 }
 
 function formOptions() {
