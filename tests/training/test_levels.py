@@ -365,3 +365,36 @@ def test_the_quick_order_keeps_the_list_unless_the_games_clearly_contradict_it(t
     store.record("d", "c", 0)["outcomes"] = "W" * 18 + "L" * 22     # d level with c: order kept
     assert calibration.quick_order(store, ["a", "b", "c", "d"], 40) == ["a", "c", "b", "d"]
     assert calibration.quick_order(store, ["a", "b", "c", "d"], 3) == ["a", "b", "c", "d"]  # 0 of 3 is no proof
+
+
+def test_a_calibrations_pairs_become_scores_of_the_shipped_files_they_play(tmp_path, monkeypatch):
+    """Pairs with a shipped file on one side (as ``trained``, a search's ``net=trained`` or its
+    path) land in that file's manifest entry, seen from the file's side; a second run of the same
+    command replaces its scores instead of adding them again; other files keep theirs."""
+    import shutil
+
+    from training.agents import manifest as manifests
+    from training.evaluation.level_manifest import record_calibration
+
+    shutil.copytree(ROOT / "checkpoints" / "linecatch", tmp_path / "linecatch")
+    monkeypatch.setattr(manifests, "CHECKPOINTS", tmp_path)
+    before = {e.file: e.scores for e in manifests.read_manifest(tmp_path / "linecatch" / "agents.json").entries}
+    pairs = [
+        {"upper": "trained", "lower": "heuristic", "games": 10, "wins": 6, "draws": 2, "losses": 2, "score": 0.7,
+         "interval95": [0.4, 0.9]},
+        {"upper": "mcts:10:w=inf", "lower": "trained", "games": 10, "wins": 1, "draws": 0, "losses": 9, "score": 0.1,
+         "interval95": [0.02, 0.4]},
+        {"upper": "heuristic", "lower": "random", "games": 10, "wins": 9, "draws": 0, "losses": 1, "score": 0.9,
+         "interval95": [0.6, 0.98]},
+    ]
+    command = "python -m training.levels --game linecatch --options '{\"rows\": 4, \"cols\": 4}'"
+    for _ in range(2):
+        assert record_calibration("linecatch", {"rows": 4, "cols": 4}, pairs, command) == 2
+    after = {e.file: e.scores for e in manifests.read_manifest(tmp_path / "linecatch" / "agents.json").entries}
+    added = [s for s in after["linecatch_4x4__maskppo__1.zip"] if s["command"] == command]
+    assert [(s["agent"], s["opponent"], s["wins"], s["losses"], s["score"]) for s in added] == [
+        ("trained", "heuristic", 6, 2, 0.7), ("trained", "mcts:10:w=inf", 9, 1, 0.9)]
+    assert added[1]["interval95"] == pytest.approx([0.6, 0.98])
+    assert after["linecatch_4x4__maskppo__1.zip"][:-2] == before["linecatch_4x4__maskppo__1.zip"]
+    for name in set(before) - {"linecatch_4x4__maskppo__1.zip"}:
+        assert after[name] == before[name]

@@ -33,8 +33,10 @@ a board too big for it) is left out, with the reason printed. The calibration:
    the curvature of the likelihood; each level's think time is measured over every game it
    played, on one core (each worker process runs one thread).
 
-It writes the option set's levels into ``checkpoints/<game>/levels.json`` and its table into
-``docs/agents.md`` (between the ``<!-- levels … -->`` markers of that option set).
+It writes the option set's levels into ``checkpoints/<game>/levels.json``, its table into
+``docs/agents.md`` (between the ``<!-- levels … -->`` markers of that option set), and every
+pair it played with a shipped agent file on one side into that file's scores in the game's
+manifest (``training.evaluation.level_manifest``).
 
 A pair's games are dealt in duplicate and seeded by the pair (``--seed`` plus a number fixed by
 the two specs), the game's index choosing the seats, so a pair's first 40 games are the same
@@ -59,7 +61,9 @@ from typing import Any, Callable
 import envs
 from training import game_name, load_agent
 from training.agents.levels import levels_file, option_key
+from training.agents.manifest import ManifestError
 from training.evaluation.level_games import ROOT, Player, ResultStore
+from training.evaluation.level_manifest import record_calibration
 from training.evaluation.level_tables import AGENTS_PAGE, write_agents_table, write_summary
 from training.evaluation.ratings import elo_mle
 
@@ -267,7 +271,12 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
                                "elo": round(ratings[reference], 1),
                                "ms_per_move": round(1000 * seconds / moves, 2) if moves else None}
     pairs_played = sum(len(e["outcomes"]) for e in store.data["pairs"].values())
-    store.sitting["machine"] = machine()
+    where = machine()
+    if player.played:
+        store.sitting["machine"] = where
+    else:  # every game was stored: nothing was measured now, so the record keeps its sittings and machine
+        store.data["sittings"].remove(store.sitting)
+        where = entry.get("calibration", {}).get("machine", where)
     store.save()
     wall_clock = sum(sitting["seconds"] for sitting in store.data["sittings"])
     entry.update({
@@ -283,7 +292,7 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
             "games_stored": pairs_played,
             "results_file": (results_path.relative_to(ROOT).as_posix() if results_path.is_relative_to(ROOT)
                              else str(results_path)),
-            "machine": machine(),
+            "machine": where,
             "date": datetime.date.today().isoformat(),
             "wall_clock_s": wall_clock,
             "sittings": len(store.data["sittings"]),
@@ -295,6 +304,13 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
         write_agents_table(name, entry)
         write_summary()
         log(f"wrote {path.relative_to(ROOT)} and its table in {AGENTS_PAGE.relative_to(ROOT)}")
+        measured = [{"upper": e["upper"], "lower": e["lower"], **store.score(e["upper"], e["lower"])}
+                    for e in store.data["pairs"].values()]
+        try:
+            written = record_calibration(name, options, measured, entry["calibration"]["command"])
+            log(f"wrote {written} scores of shipped agent files into their manifest")
+        except ManifestError as error:  # a game that ships no agent files
+            log(f"no manifest scores written: {error}")
     for level in levels:
         log(f"  level {level['level']} {level['name']:<11} {level['spec']:<28} Elo {level['elo']:7.1f} "
             f"{level['ms_per_move'] or 0:9.1f} ms/move")

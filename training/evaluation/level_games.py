@@ -160,6 +160,7 @@ class Player:
         self.game, self.options, self.store, self.seed_base = game, options, store, seed_base
         self.workers, self.log = workers, log
         self.pool = None
+        self.played = 0  # games played in this sitting
         if workers > 1:
             from training.common.processes import single_thread_pool
 
@@ -191,6 +192,7 @@ class Player:
         with Progress(len(jobs), f"{why}: {upper} vs {lower}", unit="game", file=sys.stderr,
                       bar=sys.stderr.isatty(), mininterval=2.0) as progress:
             for outcome, scores, mine, think_upper, think_lower in outcomes:
+                self.played += 1
                 entry["outcomes"] += OUTCOME_LETTERS[outcome]
                 entry["points"][0] += float(scores[mine])
                 entry["points"][1] += float(max(s for i, s in enumerate(scores) if i != mine))
