@@ -392,8 +392,9 @@ def test_a_calibrations_pairs_become_scores_of_the_shipped_files_they_play(tmp_p
         assert record_calibration("linecatch", {"rows": 4, "cols": 4}, pairs, command) == 2
     after = {e.file: e.scores for e in manifests.read_manifest(tmp_path / "linecatch" / "agents.json").entries}
     added = [s for s in after["linecatch_4x4__maskppo__1.zip"] if s["command"] == command]
-    assert [(s["agent"], s["opponent"], s["wins"], s["losses"], s["score"]) for s in added] == [
-        ("trained", "heuristic", 6, 2, 0.7), ("trained", "mcts:10:w=inf", 9, 1, 0.9)]
+    shipped = "checkpoints/linecatch/linecatch_4x4__maskppo__1.zip"
+    assert [(s["agent"], s["spec"], s["opponent"], s["wins"], s["losses"], s["score"]) for s in added] == [
+        (shipped, "trained", "heuristic", 6, 2, 0.7), (shipped, "trained", "mcts:10:w=inf", 9, 1, 0.9)]
     assert added[1]["interval95"] == pytest.approx([0.6, 0.98])
     assert after["linecatch_4x4__maskppo__1.zip"][:-2] == before["linecatch_4x4__maskppo__1.zip"]
     for name in set(before) - {"linecatch_4x4__maskppo__1.zip"}:

@@ -29,6 +29,14 @@ def file_of(game: str, options: dict[str, Any], spec: str) -> Path | None:
     return None
 
 
+def named(spec: str, path: Path) -> str:
+    """The spec with ``trained`` spelled as the file's path (a score names the file it measured)."""
+    shown = f"checkpoints/{path.parent.name}/{path.name}"  # as every score names a shipped file
+    if spec == "trained":
+        return shown
+    return ":".join(f"net={shown}" if part.startswith("net=") else part for part in spec.split(":"))
+
+
 def record_calibration(game: str, options: dict[str, Any], pairs: list[dict[str, Any]], command: str) -> int:
     """Write each pair's record into the manifest entries of the files its sides play (replacing
     what an earlier run of ``command`` wrote); returns how many scores were written. ``pairs``:
@@ -49,7 +57,7 @@ def record_calibration(game: str, options: dict[str, Any], pairs: list[dict[str,
             wins, losses = (pair["losses"], pair["wins"]) if flip else (pair["wins"], pair["losses"])
             low, high = pair["interval95"]
             record["scores"].append({
-                "agent": me, "opponent": other, "games": pair["games"], "wins": wins, "draws": pair["draws"],
+                "agent": named(me, path), "spec": me, "opponent": other, "games": pair["games"], "wins": wins, "draws": pair["draws"],
                 "losses": losses, "score": 1 - pair["score"] if flip else pair["score"],
                 "interval95": [1 - high, 1 - low] if flip else [low, high],
                 "seeds": LEVELS_SEEDS, "command": command,
