@@ -126,7 +126,9 @@ def test_levels_load_from_any_working_folder(tmp_path, monkeypatch):
 
 
 def test_options_without_levels_name_the_option_sets_that_have_them():
-    with pytest.raises(ValueError, match=r"no levels for linecatch_v0 .*'rows': 3.*the option sets with levels: \{\"rows\": 4"):
+    with pytest.raises(ValueError, match=r"no levels for linecatch_v0 .*'rows': 3.*the option sets with levels: .*\{\"rows\": 4, \"cols\": 4\} \(4×4\)"):
+        agent_levels("linecatch", rows=3, cols=3)
+    with pytest.raises(ValueError, match=r"the option sets with levels: the defaults \(5×5\)"):
         agent_levels("linecatch", rows=3, cols=3)
     with pytest.raises(ValueError, match="the option sets with levels"):
         load_agent("level:1", "linecatch", rows=3, cols=3)

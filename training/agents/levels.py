@@ -78,7 +78,8 @@ def agent_levels(game: str, **options: Any) -> list[dict[str, Any]]:
     entry = option_set(name, options)
     if entry is None or not entry.get("levels"):
         have = levelled_option_sets(name)
-        listing = "; ".join(f"{json.dumps(o['options'])} ({o['label']})" for o in have) or "none"
+        listing = "; ".join(f"{json.dumps(o['options']) if o['options'] else 'the defaults'} ({o['label']})"
+                            for o in have) or "none"
         raise ValueError(
             f"no levels for {name} with options {json.loads(option_key(name, options))}; "
             f"the option sets with levels: {listing}"
