@@ -263,6 +263,12 @@ def test_a_deep_link_starts_the_game_it_names(web, page):
     page.goto(f"{web.url}/?game=loom&opponent=/etc/passwd&seed=1")
     page.wait_for_selector("#setup-error:not(:empty)")
     assert "refused" in page.text_content("#setup-error")
+    # a seed that is not a whole number JavaScript holds exactly: said, not replaced by a random one
+    for seed in ("abc", "-3", "1.5", str(2 ** 53 + 1)):
+        page.goto(f"{web.url}/?game=loom&opponent=heuristic&seed={seed}")
+        page.wait_for_selector("#setup-error:not(:empty)")
+        assert page.text_content("#setup-error").startswith("seed: a whole number from 0 to 9007199254740991"), seed
+        assert page.locator("#table").is_hidden()
     assert page.console.errors == [], page.console.errors
 
 

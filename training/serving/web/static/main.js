@@ -257,14 +257,33 @@ async function startFromForm() {
     $("setup-error").textContent = error.message;
     return;
   }
-  const seed = $("seed").value.trim();
+  let seed;
+  try {
+    seed = readSeed($("seed").value);
+  } catch (error) {
+    $("setup-error").textContent = error.message;
+    return;
+  }
   await start({
     game: $("game").value,
     opponent: $("opponent").value,
     seat: Number($("seat").value || 0),
-    seed: seed === "" ? null : Number(seed),
+    seed,
     options,
   });
+}
+
+function readSeed(text) {
+  // empty: the server draws one (hidden until the end); else a whole number JavaScript holds exactly
+  const written = String(text ?? "").trim();
+  if (written === "") {
+    return null;
+  }
+  const seed = Number(written);
+  if (!/^[0-9]+$/.test(written) || !Number.isSafeInteger(seed)) {
+    throw new Error(`seed: a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, or empty for a random one (got ${JSON.stringify(written)})`);
+  }
+  return seed;
 }
 
 // /?game=loom&opponent=level:3&seat=0&seed=7 (options: options={json} or name=value pairs)
@@ -302,11 +321,19 @@ async function deepLink(params) {
   $("opponent").value = opponent;
   $("seat").value = params.get("seat") || "0";
   $("seed").value = params.get("seed") || "";
+  let seed;
+  try {
+    seed = readSeed(params.get("seed"));
+  } catch (error) {
+    showSetup();
+    $("setup-error").textContent = error.message;
+    return;
+  }
   await start({
     game: entry.game,
     opponent,
     seat: Number(params.get("seat") || 0),
-    seed: params.get("seed") !== null && params.get("seed") !== "" ? Number(params.get("seed")) : null,
+    seed,
     options,
   });
 }
@@ -322,7 +349,7 @@ function showSetup() {
 // ----- a game --------------------------------------------------------------------------------
 async function start({ game, opponent, seat, seed, options }) {
   const fields = { game, opponent, seat, options };
-  if (seed !== null && Number.isFinite(seed)) {
+  if (seed !== null) {
     fields.seed = seed;
   }
   if (page.view) {
