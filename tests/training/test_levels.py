@@ -15,7 +15,7 @@ import pytest
 
 import envs
 from training import agent_levels, load_agent
-from training.agents.levels import default_level, levelled_option_sets, read_levels_file
+from training.agents.levels import default_level, levelled_option_sets, option_key, read_levels_file
 from training.evaluation import calibration, level_games, level_tables
 from training.evaluation.calibration import MARGIN
 from training.evaluation.level_games import ResultStore, pair_seed
@@ -401,3 +401,25 @@ def test_a_calibrations_pairs_become_scores_of_the_shipped_files_they_play(tmp_p
     assert after["linecatch_4x4__maskppo__1.zip"][:-2] == before["linecatch_4x4__maskppo__1.zip"]
     for name in set(before) - {"linecatch_4x4__maskppo__1.zip"}:
         assert after[name] == before[name]
+
+
+def test_a_levels_file_names_each_option_set_once():
+    for game in envs.GAMES:
+        sets = read_levels_file(game)["option_sets"]
+        keys = [option_key(game, entry.get("options", {})) for entry in sets]
+        assert len(keys) == len(set(keys)), f"{game}: an option set listed twice in its levels.json"
+        assert len({entry["key"] for entry in sets}) == len(sets), f"{game}: a key used twice"
+
+
+TRAINED_BAR = {"loom_v0": 0.50}  # Loom's dice cap what skill can win; every other game 55%
+
+
+@pytest.mark.parametrize("game", [g for g, options in LEVELLED if options == {} and envs.describe(g).shipped], ids=str)
+def test_the_trained_policy_beats_the_heuristic_on_fresh_seeds(game):
+    """The calibration's own pair of ``trained`` and the heuristic (seeds from 900,000,000, far
+    from the trainers'): at least 400 games and the game's bar (docs/agents.md's table)."""
+    entry = next(e for e in read_levels_file(game)["option_sets"] if e.get("levels") and e["options"] == {})
+    store = ResultStore.open(ROOT / entry["calibration"]["results_file"], {"seed_base": entry["calibration"]["seed_base"]}, True)
+    record = store.score("trained", "heuristic")
+    assert record["games"] >= 400, f"{game}: trained and the heuristic played {record['games']} games"
+    assert record["score"] >= TRAINED_BAR.get(game, 0.55), record
