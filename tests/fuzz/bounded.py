@@ -85,6 +85,10 @@ class BoundedServer:
         )
         self.lines: queue.Queue = queue.Queue()
         self.errors: list[bytes] = []
+        # once a line went unanswered, every later ask fails at once: the answers would be out
+        # of step, and a stuck server would cost every later example (and every example
+        # hypothesis tries while shrinking) the whole timeout
+        self.broken: str | None = None
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._read_errors, daemon=True).start()
 
@@ -101,21 +105,26 @@ class BoundedServer:
     def ask(self, line: bytes, timeout: float = 60) -> bytes:
         import queue
 
+        if self.broken is not None:
+            raise AssertionError(f"the server stopped answering earlier: {self.broken}")
         try:
             self.process.stdin.write(line + b"\n")
             self.process.stdin.flush()
         except BrokenPipeError:
-            raise AssertionError(f"the server died; its stderr ends: {b''.join(self.errors[-30:]).decode('utf-8', 'replace')}")
+            self.broken = f"it died; its stderr ends: {self.stderr_tail()}"
+            raise AssertionError(f"the server {self.broken}") from None
         try:
             answer = self.lines.get(timeout=timeout)
         except queue.Empty:
-            raise AssertionError(f"no answer within {timeout} s to {line[:300]!r}") from None
+            self.broken = f"no answer within {timeout} s to {line[:300]!r}; its stderr ends: {self.stderr_tail()}"
+            raise AssertionError(self.broken) from None
         if answer is None:
-            raise AssertionError(
-                f"the server closed its output after {line[:300]!r}; its stderr ends: "
-                f"{b''.join(self.errors[-30:]).decode('utf-8', 'replace')}"
-            )
+            self.broken = f"it closed its output after {line[:300]!r}; its stderr ends: {self.stderr_tail()}"
+            raise AssertionError(f"the server {self.broken}")
         return answer
+
+    def stderr_tail(self) -> str:
+        return b"".join(self.errors[-30:]).decode("utf-8", "replace")
 
     def close(self) -> int:
         if self.process.poll() is None:
