@@ -227,7 +227,8 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
                                     **store.score(chain[-1], chain[-2], settings["games"])})
                     log(f"  {best}, the strongest measured, takes the place of {chain[-1]} ({above['score']:.1%})")
                     chain[-1] = best
-            dropped = [d for d in dropped if d["spec"] != best]
+            if best in chain:  # a level after all: no longer among those left out
+                dropped = [d for d in dropped if d["spec"] != best]
         # 3. jumps of two levels
         log(f"jumps ({settings['jump_games']} games a pair)")
         for lower, upper in zip(chain, chain[2:]):
