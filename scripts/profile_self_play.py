@@ -30,6 +30,7 @@ import cProfile
 import dataclasses
 import os
 import pstats
+import threading
 import sys
 from pathlib import Path
 
@@ -77,17 +78,28 @@ def profile(game: str, options: dict, args) -> dict:
               "network forward": (out["network_seconds"] - out["planes_seconds"]) / seconds}
     rest = max(0.0, 1.0 - shares["planes"] - shares["network forward"])
 
-    # The evaluator is timed above; profiling it again would only inflate it, so the profiler
-    # is off inside it and the profiled own times split what the evaluator does not take.
+    # The evaluator is timed above; profiling it again would only inflate it, so it runs on a
+    # thread of its own, which cProfile does not watch, and the profiled own times split what the
+    # evaluator does not take. (Switching the profiler off and on inside the profiled call, as
+    # this did before, now and then left cProfile spinning for good on Python 3.11.)
     profiler = cProfile.Profile()
     evaluate = alphazero.TorchEvaluator.evaluate
 
     def unprofiled(self, *a, **k):
-        profiler.disable()
-        try:
-            return evaluate(self, *a, **k)
-        finally:
-            profiler.enable()
+        done: dict = {}
+
+        def run() -> None:
+            try:
+                done["out"] = evaluate(self, *a, **k)
+            except BaseException as error:  # handed back to the caller below
+                done["error"] = error
+
+        worker = threading.Thread(target=run)
+        worker.start()
+        worker.join()
+        if "error" in done:
+            raise done["error"]
+        return done["out"]
 
     alphazero.TorchEvaluator.evaluate = unprofiled
     try:
@@ -96,8 +108,8 @@ def profile(game: str, options: dict, args) -> dict:
         alphazero.TorchEvaluator.evaluate = evaluate
     own: dict[str, float] = {}
     for (filename, _, function), (_, _, own_time, _, _) in pstats.Stats(profiler).stats.items():
-        if function == "unprofiled":
-            continue
+        if function == "unprofiled" or filename.endswith("threading.py") or "_thread" in function:
+            continue  # the wait for the evaluator's thread: its time is counted above
         own[bucket(filename, function)] = own.get(bucket(filename, function), 0.0) + own_time
     total = sum(own.values()) or 1.0
     shares.update({k: rest * v / total for k, v in own.items()})
