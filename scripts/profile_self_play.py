@@ -12,7 +12,7 @@ from the evaluator's own clocks, the shares of
   and everything it calls: Uzor's follow-up channels price each placement),
 * **network forward** — the torch forward pass and reading its heads.
 
-A second run under ``cProfile``, with the profiler switched off inside the evaluator, splits the
+A second run under ``cProfile``, with the evaluator on a thread the profiler does not watch, splits the
 rest of the time by each function's own time into
 
 * **engine and sampling** — the game's rules, observer and sampler (``envs/``),

@@ -40,5 +40,7 @@ install_chromium() {
     $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 }
 step chromium "installing Debian's Chromium for the browser tests (when missing)" -- install_chromium
+# pytest-timeout ends a test that hangs in Python; "timeout" ends the whole run where a hang holds
+# the GIL in C code (no timer can fire then), so CI reports instead of reaching its own limit
 step tests "running the test suite (pytest on up to 4 cores; the ten slowest tests at the end)" -- \
-    .venv/bin/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile --durations=10 "$@"
+    timeout --kill-after 60 2400 .venv/bin/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile --durations=10 "$@"
