@@ -29,6 +29,8 @@ finish() {  # the last line, whether the suite passed or not: the outcome and th
     printf '== test.sh: %s in %d min %02d s (%s)\n' "$outcome" $((total / 60)) $((total % 60)) "$parts"
 }
 trap finish EXIT
+trap "exit 143" TERM  # stopped from outside (a CI limit): the last line says so, not "passed"
+trap "exit 130" INT
 
 step setup "setting up .venv (scripts/setup.sh)" -- bash scripts/setup.sh
 step extras "installing the optional extras (rllib, openspiel, clients, browser)" -- \
