@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import math
 
 import pytest
@@ -15,12 +14,32 @@ def script(monkeypatch):
     return import_script(monkeypatch, "profile_self_play")
 
 
-def test_the_shares_split_the_whole_time_and_the_evaluator_is_restored(script):
-    from training.jobs import alphazero
+PROFILE_IN_A_FRESH_PROCESS = r"""
+import argparse, json, sys
+sys.path.insert(0, "scripts")
+import profile_self_play as script
+from training.jobs import alphazero
+evaluate = alphazero.TorchEvaluator.evaluate
+args = argparse.Namespace(simulations=4, self_play_games=2, filters=8, blocks=1)
+result = script.profile("linecatch_v0", {"rows": 3, "cols": 3}, args)
+result["restored"] = alphazero.TorchEvaluator.evaluate is evaluate
+print(json.dumps(result))
+"""
 
-    evaluate = alphazero.TorchEvaluator.evaluate
-    args = argparse.Namespace(simulations=4, self_play_games=2, filters=8, blocks=1)
-    result = script.profile("linecatch_v0", {"rows": 3, "cols": 3}, args)
+
+def test_the_shares_split_the_whole_time_and_the_evaluator_is_restored(script):
+    # In a fresh interpreter: run late in a long-lived test worker, cProfile's runcall now and
+    # then spun for good with the GIL held (no timeout can fire then), after earlier tests there.
+    import json
+    import subprocess
+    import sys
+
+    from tests.scripts import SCRIPTS
+
+    done = subprocess.run([sys.executable, "-c", PROFILE_IN_A_FRESH_PROCESS], cwd=SCRIPTS.parent,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
     shares = result["shares"]
     assert set(shares) <= set(script.COLUMNS)
     assert all(0.0 <= share <= 1.0 for share in shares.values())
@@ -30,7 +49,7 @@ def test_the_shares_split_the_whole_time_and_the_evaluator_is_restored(script):
         assert shares.get(part, 0.0) > 0.0, part
     assert result["positions"] > 0 and result["positions_per_second"] > 0
     # The profiler's switch around the evaluator is undone, or later runs would lose their clocks.
-    assert alphazero.TorchEvaluator.evaluate is evaluate
+    assert result["restored"]
 
 
 def test_a_worker_times_its_planes_inside_its_network_calls(script):
