@@ -12,7 +12,7 @@ from the evaluator's own clocks, the shares of
   and everything it calls: Uzor's follow-up channels price each placement),
 * **network forward** — the torch forward pass and reading its heads.
 
-A second run under ``cProfile``, with the evaluator on a thread the profiler does not watch, splits the
+A second run under ``cProfile``, with the profiler switched off inside the evaluator, splits the
 rest of the time by each function's own time into
 
 * **engine and sampling** — the game's rules, observer and sampler (``envs/``),
@@ -30,7 +30,6 @@ import cProfile
 import dataclasses
 import os
 import pstats
-import threading
 import sys
 from pathlib import Path
 
@@ -78,28 +77,17 @@ def profile(game: str, options: dict, args) -> dict:
               "network forward": (out["network_seconds"] - out["planes_seconds"]) / seconds}
     rest = max(0.0, 1.0 - shares["planes"] - shares["network forward"])
 
-    # The evaluator is timed above; profiling it again would only inflate it, so it runs on a
-    # thread of its own, which cProfile does not watch, and the profiled own times split what the
-    # evaluator does not take. (Switching the profiler off and on inside the profiled call, as
-    # this did before, now and then left cProfile spinning for good on Python 3.11.)
+    # The evaluator is timed above; profiling it again would only inflate it, so the profiler
+    # is off inside it and the profiled own times split what the evaluator does not take.
     profiler = cProfile.Profile()
     evaluate = alphazero.TorchEvaluator.evaluate
 
     def unprofiled(self, *a, **k):
-        done: dict = {}
-
-        def run() -> None:
-            try:
-                done["out"] = evaluate(self, *a, **k)
-            except BaseException as error:  # handed back to the caller below
-                done["error"] = error
-
-        worker = threading.Thread(target=run)
-        worker.start()
-        worker.join()
-        if "error" in done:
-            raise done["error"]
-        return done["out"]
+        profiler.disable()
+        try:
+            return evaluate(self, *a, **k)
+        finally:
+            profiler.enable()
 
     alphazero.TorchEvaluator.evaluate = unprofiled
     try:
@@ -108,8 +96,8 @@ def profile(game: str, options: dict, args) -> dict:
         alphazero.TorchEvaluator.evaluate = evaluate
     own: dict[str, float] = {}
     for (filename, _, function), (_, _, own_time, _, _) in pstats.Stats(profiler).stats.items():
-        if function == "unprofiled" or filename.endswith("threading.py") or "_thread" in function:
-            continue  # the wait for the evaluator's thread: its time is counted above
+        if function == "unprofiled":
+            continue
         own[bucket(filename, function)] = own.get(bucket(filename, function), 0.0) + own_time
     total = sum(own.values()) or 1.0
     shares.update({k: rest * v / total for k, v in own.items()})
