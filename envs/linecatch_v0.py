@@ -65,7 +65,7 @@ GAME = GameDescription.built_in(
                              more=({"rows": 4, "cols": 5, "pro": True},), page={}),
     gallery=Gallery(share=0.72, web_move=6),
     benchmark_options={"5x5": {}, "5x5 pro": {"pro": True}, "9x9": {"rows": 9, "cols": 9}},
-    sampling={"keeps_seat": False},
+    sampling={"keeps_seat": False}, jax="envs.linecatch.jax_engine",
 )
 
 

@@ -114,6 +114,30 @@ def describe(name: str) -> GameDescription:
     return _BY_NAME[canonical_name(name)]
 
 
+def jax_games() -> list[str]:
+    """The env names of the games with a JAX engine (``make_jax`` serves them), in order."""
+    return [description.name for description in GAMES if description.jax]
+
+
+def make_jax(name: str, **options):
+    """A JAX env (Pgx's API, ``docs/jax.md``) for a game and option set: the options are
+    checked by the Python engine first (a bad one raises as it does), then by the JAX engine,
+    which refuses by name an option it cannot honour (Fill's real-time clocks). JAX is
+    imported here, not before: the rest of the suite runs without it."""
+    description = describe(name)
+    if not description.jax:
+        raise ValueError(f"{description.name} has no JAX engine; the games with one are: {', '.join(jax_games())}")
+    resolved = description.resolve_options(options)
+    try:
+        rules_module = importlib.import_module(description.jax)
+        from envs.core.jax_env import JaxEnv
+    except ImportError as error:
+        if error.name not in ("jax", "jaxlib"):
+            raise
+        raise ImportError("envs.make_jax needs JAX: pip install -e '.[jax]' (docs/jax.md)") from error
+    return JaxEnv(description, rules_module.RULES(resolved))
+
+
 def module(name: str):
     """The public env module of a game (``envs.loom_v0``): ``env()``, ``raw_env``."""
     return MODULES[canonical_name(name)]

@@ -259,7 +259,10 @@ class GameDescription:
     * ``test_options`` — the option sets the generic tests play (:class:`TestOptions`);
     * ``gallery`` — how the README picture is drawn (:class:`Gallery`);
     * ``benchmark_options`` — labelled option sets ``scripts/benchmark.py`` times;
-    * ``extra_methods`` — engine methods ``env.unwrapped`` exposes too (Loom's ``gain``).
+    * ``extra_methods`` — engine methods ``env.unwrapped`` exposes too (Loom's ``gain``);
+    * ``jax`` — the import path of the game's JAX engine module (``"envs.fill.jax_engine"``,
+      whose ``RULES`` is a :class:`envs.core.jax_env.JaxRules`), or ``None``: what
+      ``envs.make_jax`` serves (imported only then, so the suite runs without JAX).
     """
 
     name: str
@@ -279,6 +282,7 @@ class GameDescription:
     gallery: Gallery = field(default_factory=Gallery)
     benchmark_options: Mapping[str, dict] = field(default_factory=lambda: {"default": {}})
     extra_methods: tuple[str, ...] = ()
+    jax: str | None = None
 
     @classmethod
     def built_in(cls, short_name: str, *, sampling: dict | None = None, **given: Any) -> GameDescription:

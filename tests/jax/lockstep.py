@@ -1,0 +1,164 @@
+"""Lockstep differential testing of a JAX engine against its Python engine.
+
+The Python engine is the reference. A game is played on the Python engine (its actions from a
+policy, its chance outcomes drawn with their probabilities) and every action and outcome is
+applied to the JAX env too (``env.apply``); after each one :func:`compare` checks everything the
+contract says is equal: the full snapshot, whose turn and whether it is a chance node, the
+legal mask, every seat's observation, the chance probabilities and, at the end, the rewards.
+
+:func:`replay_batched` replays many recorded games inside one ``vmap``-ped batch (batching turns
+a branch into a select of both sides: some bugs only show there) and compares each game of the
+batch after every step the same way.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import envs
+from envs.core.game import CHANCE
+
+Policy = Callable[[Any, random.Random], int]  # (python game, rng) -> a legal action
+
+
+@lru_cache(maxsize=None)
+def _compiled(name: str, frozen: tuple) -> tuple:
+    env = envs.make_jax(name, **dict(frozen))
+    return env, jax.jit(env.apply), jax.jit(env.observe), jax.jit(env.chance_probs)
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def compiled(name: str, options: dict[str, Any]) -> tuple:
+    """``env, apply, observe, chance_probs`` for a game and options, jitted once per run."""
+    return _compiled(name, tuple(sorted((k, _freeze(v)) for k, v in options.items())))
+
+
+def random_policy(game, rng: random.Random) -> int:
+    return rng.choice(game.legal_actions())
+
+
+def agent_policy(agent, observer) -> Policy:
+    """A suite agent (``load_agent``) as a policy: it sees only the acting seat's observation."""
+    def act(game, rng):
+        seat = game.current_player()
+        return int(agent.act({"observation": observer.observe(game, seat), "action_mask": game.action_mask()}))
+    return act
+
+
+def draw_chance(game, rng: random.Random) -> int:
+    outcomes = game.chance_outcomes()
+    point = rng.random()
+    for outcome, probability in outcomes:
+        point -= probability
+        if point < 0:
+            return outcome
+    return outcomes[-1][0]
+
+
+def compare(env, observe, chance_probs, state, game, observer, where: str) -> None:
+    """Everything the contract says is equal, for one JAX state and one Python game."""
+    snapshot = env.to_snapshot(state)
+    assert snapshot == game.snapshot(), f"{where}: snapshots differ\njax:    {snapshot}\npython: {game.snapshot()}"
+    player = game.current_player()
+    assert bool(state.is_chance) == (player == CHANCE), f"{where}: is_chance {bool(state.is_chance)}, python player {player}"
+    assert bool(state.terminated) == game.is_terminal(), f"{where}: terminated {bool(state.terminated)}"
+    if player >= 0:
+        assert int(state.current_player) == player, f"{where}: current_player {int(state.current_player)} != {player}"
+    if player == CHANCE:
+        assert int(state.current_player) == CHANCE, f"{where}: current_player {int(state.current_player)} at chance"
+    mask = np.asarray(state.legal_action_mask)
+    expected = game.action_mask().astype(bool) if player >= 0 else np.zeros(env.num_actions, bool)
+    assert np.array_equal(mask, expected), f"{where}: masks differ at {np.flatnonzero(mask != expected).tolist()}"
+    for seat in range(env.num_players):
+        mine = np.asarray(observe(state, seat))
+        theirs = observer.observe(game, seat)
+        assert mine.shape == theirs.shape, f"{where}: seat {seat} observation shape {mine.shape} != {theirs.shape}"
+        close = np.isclose(mine, theirs, rtol=1e-6, atol=1e-7)
+        assert close.all(), (f"{where}: seat {seat} observation differs at "
+                             f"{[(observer.layout.name_at(i), float(mine[i]), float(theirs[i])) for i in np.flatnonzero(~close)[:5]]}")
+    seen_by = player if player >= 0 else 0 if player == CHANCE else int(state.current_player)  # at the end: its seat
+    assert 0 <= seen_by < env.num_players, f"{where}: current_player {seen_by} is not a seat"
+    assert np.allclose(np.asarray(state.observation), observer.observe(game, seen_by), rtol=1e-6, atol=1e-7), \
+        f"{where}: state.observation is not the acting seat's"
+    probs = np.asarray(chance_probs(state))
+    if player == CHANCE:
+        expected_probs = np.zeros_like(probs)
+        for outcome, probability in game.chance_outcomes():
+            expected_probs[outcome] = probability
+        assert np.allclose(probs, expected_probs, atol=1e-6), f"{where}: chance probabilities differ"
+    else:
+        assert not probs.any(), f"{where}: chance probabilities off a chance node"
+
+
+def play_lockstep(name: str, options: dict[str, Any], seed: int, policy: Policy = random_policy) -> int:
+    """One game in lockstep; returns the number of actions and outcomes compared."""
+    description = envs.describe(name)
+    env, apply, observe, chance_probs = compiled(name, options)
+    rng = random.Random(seed)
+    game = description.new_game(options, seed)
+    observer = description.make_observer(options)
+    state = env.from_snapshot(game.snapshot())
+    steps = 0
+    compare(env, observe, chance_probs, state, game, observer, f"seed {seed}, start")
+    while not game.is_terminal():
+        action = draw_chance(game, rng) if game.is_chance_node() else policy(game, rng)
+        game.apply(action)
+        state = apply(state, action)
+        steps += 1
+        compare(env, observe, chance_probs, state, game, observer, f"seed {seed}, after {steps} ({action})")
+        if game.is_terminal():
+            assert np.asarray(state.rewards).tolist() == [float(r) for r in game.returns()], \
+                f"seed {seed}: rewards {np.asarray(state.rewards).tolist()} != returns {game.returns()}"
+        else:
+            assert not np.asarray(state.rewards).any(), f"seed {seed}: rewards before the end"
+    return steps
+
+
+def record(name: str, options: dict[str, Any], seed: int, policy: Policy = random_policy) -> list[int]:
+    """The actions and outcomes of one game played on the Python engine."""
+    description = envs.describe(name)
+    rng = random.Random(seed)
+    game = description.new_game(options, seed)
+    actions = []
+    while not game.is_terminal():
+        action = draw_chance(game, rng) if game.is_chance_node() else policy(game, rng)
+        game.apply(action)
+        actions.append(action)
+    return actions
+
+
+def replay_batched(name: str, options: dict[str, Any], games: list[list[int]]) -> int:
+    """Replays recorded games side by side in one ``vmap(env.apply)`` batch (a finished game
+    is padded with action 0, which a finished state ignores), comparing every game of the batch
+    after every step; returns the number of steps compared."""
+    description = envs.describe(name)
+    env, _, observe, chance_probs = compiled(name, options)
+    observer = description.make_observer(options)
+    pythons = [description.new_game(options) for _ in games]
+    states = jax.tree_util.tree_map(lambda *leaves: jnp.stack(leaves),
+                                    *[env.from_snapshot(game.snapshot()) for game in pythons])
+    batched_apply = jax.jit(jax.vmap(env.apply))
+    longest = max(len(actions) for actions in games)
+    compared = 0
+    for step in range(longest):
+        actions = jnp.asarray([a[step] if step < len(a) else 0 for a in games], jnp.int32)
+        states = batched_apply(states, actions)
+        for index, (game, recorded) in enumerate(zip(pythons, games)):
+            if step >= len(recorded):
+                continue
+            game.apply(recorded[step])
+            one = jax.tree_util.tree_map(lambda leaf: leaf[index], states)
+            compare(env, observe, chance_probs, one, game, observer, f"batch game {index}, step {step + 1}")
+            compared += 1
+    return compared
