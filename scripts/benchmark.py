@@ -12,6 +12,11 @@ For each game and each option set its description lists in ``benchmark_options``
   from the mask, ``step``; ``reset`` when a game ends;
 * clone: microseconds per ``game.clone()`` of a mid-game state.
 
+``--jax`` times the JAX engines instead (``envs.make_jax``, ``docs/jax.md``): random play with
+Pgx's ``auto_reset`` at batch 1, 64 and 1,024, 64 steps per compiled call, steps per second
+counted over every game of the batch (compile time shown apart), beside Pgx's ``connect_four``
+in the same harness, measured again just before each row (the ratio divides by that).
+
 ``--search`` times MCTS, sampling and clone on each game's ladder settings; ``--network`` times
 each game's shipped network (``training.agents.network``) on a batch of 1 and of 16 of its planes, with
 the reference convolution (a reshaped sliding-window view, the textbook im2col) in the same run,
@@ -201,14 +206,85 @@ def network_milliseconds(name: str, seconds: float) -> list[tuple[str, int, floa
     return rows
 
 
+JAX_BATCHES = (1, 64, 1024)
+JAX_EXTRA_OPTIONS = {"fill_v0": {"traps+rocks": {"traps": True, "rocks": True},
+                                 "size8 strict traps+rocks": {"size": 8, "lines": "strict", "traps": True, "rocks": True}}}
+
+
+def jax_random_play(env, batch: int, seconds: float, steps: int = 64) -> tuple[float, float]:
+    """Steps per second of random legal play over a batch of games with Pgx's ``auto_reset``
+    (``steps`` a compiled call), and the seconds the first call took to compile and run."""
+    import jax
+    import jax.numpy as jnp
+    from pgx.experimental import auto_reset
+
+    step = jax.vmap(auto_reset(env.step, env.init))
+
+    def body(carry, _):
+        state, key = carry
+        key, pick, resolve = jax.random.split(key, 3)
+        action = jax.random.categorical(pick, jnp.where(state.legal_action_mask, 0.0, -jnp.inf), axis=-1)
+        return (step(state, action, jax.random.split(resolve, batch)), key), None
+
+    run = jax.jit(lambda state, key: jax.lax.scan(body, (state, key), None, length=steps)[0])
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), batch))
+    begun = time.perf_counter()
+    carry = jax.block_until_ready(run(state, jax.random.PRNGKey(1)))
+    compile_seconds = time.perf_counter() - begun
+    calls, begun = 0, time.perf_counter()
+    while time.perf_counter() - begun < seconds:
+        carry = run(*carry)
+        calls += 1
+        jax.block_until_ready(carry)
+    return batch * steps * calls / (time.perf_counter() - begun), compile_seconds
+
+
+def jax_option_sets(name: str) -> dict[str, dict]:
+    """The game's benchmark option sets that its JAX engine takes, and any JAX-only ones."""
+    sets = {}
+    for label, options in {**envs.describe(name).benchmark_options, **JAX_EXTRA_OPTIONS.get(name, {})}.items():
+        try:
+            envs.make_jax(name, **options)
+        except ValueError:
+            continue  # an option the JAX engine refuses (real-time clocks, gems)
+        sets[label] = options
+    return sets
+
+
+def jax_table(names: list[str], seconds: float) -> None:
+    import jax
+    import pgx
+
+    connect_four = pgx.make("connect_four")
+    print(f"JAX {jax.__version__} on {jax.devices()[0].platform} ({jax.devices()[0].device_kind}); random play, "
+          "Pgx auto_reset, 64 steps a compiled call; steps/s over the whole batch; ÷ c4 divides by Pgx "
+          "connect_four measured in the same harness just before the row\n")
+    print("| game | options | batch | steps/s | Pgx connect_four steps/s | ÷ c4 | compile s |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for name in names:
+        if name not in envs.jax_games():
+            continue
+        for label, options in jax_option_sets(name).items():
+            env = envs.make_jax(name, **options)
+            for batch in JAX_BATCHES:
+                beside, _ = jax_random_play(connect_four, batch, seconds)
+                ours, compiled = jax_random_play(env, batch, seconds)
+                print(f"| {name} | {label} | {batch:,} | {ours:,.0f} | {beside:,.0f} | {ours / beside:.2f}× | {compiled:.1f} |",
+                      flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", nargs="*", default=None, help="games to time (default: all)")
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
     parser.add_argument("--search", action="store_true", help="time MCTS, sampling and clone instead (ladder options)")
     parser.add_argument("--network", action="store_true", help="time each shipped network's forward pass instead")
+    parser.add_argument("--jax", action="store_true", help="time the JAX engines beside Pgx connect_four instead")
     args = parser.parse_args()
     names = envs.GAMES if not args.games else [envs.canonical_name(g) for g in args.games]
+    if args.jax:
+        jax_table(names, args.seconds)
+        return
     if args.network:
         print("| game | tower | batch | ms a call | reference ms | speed-up | planes ms | planes ÷ call |")
         print("|---|---|---:|---:|---:|---:|---:|---:|")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command: set up (scripts/setup.sh), add the optional Ray RLlib, OpenSpiel and real RL
+# The test command: set up (scripts/setup.sh), add the optional JAX backend, Ray RLlib, OpenSpiel and real RL
 # clients extras (their tests are skipped without them; scripts/main.sh needs none), then run the
 # whole test suite on up to four cores (pytest-xdist; each test file stays on one worker, so a
 # module's fixtures, such as its local Ray, start once). The browser tests (tests/web/) drive
@@ -33,8 +33,8 @@ trap "exit 143" TERM  # stopped from outside (a CI limit): the last line says so
 trap "exit 130" INT
 
 step setup "setting up .venv (scripts/setup.sh)" -- bash scripts/setup.sh
-step extras "installing the optional extras (rllib, openspiel, clients, browser)" -- \
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[rllib,openspiel,clients,browser]"
+step extras "installing the optional extras (rllib, openspiel, clients, browser, jax)" -- \
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[rllib,openspiel,clients,browser,jax]"
 install_chromium() {
     [ -x /usr/bin/chromium ] && return 0
     local sudo=""

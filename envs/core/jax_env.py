@@ -270,7 +270,7 @@ class JaxEnv:
         illegal = ~done & ~legal
         moved = self.rules.apply(state._game, jnp.clip(action, 0, self.num_actions - 1))
         g = _select(done | illegal, state._game, moved)
-        offender = jnp.zeros(self.num_players, jnp.float32).at[state.current_player].set(-1.0)
+        offender = jnp.where(jnp.arange(self.num_players) == state.current_player, -1.0, 0.0)
         finished = self.rules.turn(g).terminated
         rewards = jnp.where(done, 0.0, jnp.where(illegal, offender,
                                                  jnp.where(finished, ranked_rewards(self.rules.scores(g)), 0.0)))

@@ -22,10 +22,11 @@ from envs.linecatch.rules import LinecatchGame
 
 
 class Position(NamedTuple):
-    black: jax.Array    # bool (n,)
-    marks: jax.Array    # int8 (n,): the seat that last caught a line across the square, -1 none
-    points: jax.Array   # int32 (2,)
-    to_move: jax.Array  # int32 ()
+    black: jax.Array      # bool (n,)
+    marks: jax.Array      # int8 (n,): the seat that last caught a line across the square, -1 none
+    points: jax.Array     # int32 (2,)
+    to_move: jax.Array    # int32 ()
+    remaining: jax.Array  # int32 (lines,): white squares left on each line (follows from black; kept for speed)
 
 
 class LinecatchRules(JaxRules):
@@ -39,18 +40,25 @@ class LinecatchRules(JaxRules):
         for line, cells in enumerate(geo.lines):
             incidence[list(cells), line] = True
         self.incidence = jnp.asarray(incidence)
+        # each square's lines (2 to 4), padded with a line past the last that is never caught
+        most = max(len(lines) for lines in geo.cell_lines)
+        self.cell_lines = jnp.asarray([list(lines) + [len(geo.lines)] * (most - len(lines)) for lines in geo.cell_lines],
+                                      jnp.int32)
         self.incidence_f = jnp.asarray(incidence, jnp.float32)
         self.length = jnp.asarray(geo.line_length, jnp.int32)
         self.length_f = jnp.asarray(geo.line_length, jnp.float32)
         observer = LinecatchObserver(options)
         self.obs = observer
+        blocks = ("BLACK", "MY_MARKS", "THEIR_MARKS", "MY_SCORE", "THEIR_SCORE", "PRO", "CATCH_NOW", "HANDS_OVER")
+        starts = [getattr(observer, block) for block in blocks]
+        assert starts == sorted(starts) and observer.HANDS_OVER + self.n == observer.size  # concatenated in this order
         self.scale = np.float32(geo.total_points)
         self.square_scale = np.float32(observer.square_scale)
 
     # ----- the rules --------------------------------------------------------------------------
     def start(self) -> Position:
         return Position(black=jnp.zeros(self.n, jnp.bool_), marks=jnp.full(self.n, NO_MARK, jnp.int8),
-                        points=jnp.zeros(2, jnp.int32), to_move=jnp.int32(0))
+                        points=jnp.zeros(2, jnp.int32), to_move=jnp.int32(0), remaining=self.length)
 
     def turn(self, g: Position) -> Turn:
         return Turn(player=g.to_move, is_chance=jnp.bool_(False), terminated=jnp.all(g.black))
@@ -58,49 +66,43 @@ class LinecatchRules(JaxRules):
     def legal_mask(self, g: Position) -> jax.Array:
         return ~g.black
 
-    def _remaining(self, black: jax.Array) -> jax.Array:
-        """White squares left on each line."""
-        return jnp.dot((~black).astype(jnp.float32), self.incidence_f).astype(jnp.int32)
-
     def apply(self, g: Position, action: jax.Array) -> Position:
         """Blacken the square: every line it completes is caught by the mover (its length
         scored, its squares marked); a move that caught nothing passes the turn."""
-        cell = jnp.zeros(self.n, jnp.bool_).at[action].set(True)
-        black = g.black | cell
-        caught = self.incidence[action] & (self._remaining(black) == 0)  # lines through it, now all black
+        through = self.incidence[action]
+        remaining = g.remaining - through
+        caught = through & (remaining == 0)  # the lines through the square, now all black
         gained = jnp.sum(jnp.where(caught, self.length, 0))
-        marked = jnp.any(self.incidence & caught, axis=1)
+        marked = jnp.any(jnp.append(caught, False)[self.cell_lines], axis=1)
         player = g.to_move
-        return Position(black=black, marks=jnp.where(marked, player.astype(jnp.int8), g.marks),
-                        points=g.points.at[player].add(gained),
-                        to_move=jnp.where(gained > 0, player, 1 - player).astype(jnp.int32))
+        return Position(black=g.black | (jnp.arange(self.n) == action),
+                        marks=jnp.where(marked, player.astype(jnp.int8), g.marks),
+                        points=g.points + jnp.where(jnp.arange(2) == player, gained, 0),
+                        to_move=jnp.where(gained > 0, player, 1 - player).astype(jnp.int32), remaining=remaining)
 
     def scores(self, g: Position) -> jax.Array:
         return g.points.astype(jnp.float32)
 
     def observe(self, g: Position, player: jax.Array) -> jax.Array:
         """The flat layout of :class:`LinecatchObserver` (its offsets), from ``player``'s side."""
-        o, n = self.obs, self.n
+        o = self.obs
         black = g.black.astype(jnp.float32)
         marks = g.marks.astype(jnp.int32)
-        remaining = self._remaining(g.black)
-        one_left = jnp.dot(self.incidence_f, jnp.where(remaining == 1, self.length_f, 0.0))
-        two_left = jnp.dot(self.incidence_f, jnp.where(remaining == 2, self.length_f, 0.0))
-        white = 1.0 - black
-        obs = jnp.zeros(o.size, jnp.float32)
-        obs = obs.at[o.BLACK:o.BLACK + n].set(black)
-        obs = obs.at[o.MY_MARKS:o.MY_MARKS + n].set((marks == player).astype(jnp.float32))
-        obs = obs.at[o.THEIR_MARKS:o.THEIR_MARKS + n].set(((marks != NO_MARK) & (marks != player)).astype(jnp.float32))
-        obs = obs.at[o.MY_SCORE].set(g.points[player].astype(jnp.float32) / self.scale)
-        obs = obs.at[o.THEIR_SCORE].set(g.points[1 - player].astype(jnp.float32) / self.scale)
-        obs = obs.at[o.PRO].set(float(self.options["pro"]))
-        obs = obs.at[o.CATCH_NOW:o.CATCH_NOW + n].set(one_left / self.square_scale * white)
-        return obs.at[o.HANDS_OVER:o.HANDS_OVER + n].set(two_left / self.square_scale * white)
+        # per square, the lengths of its lines with one and with two white squares left
+        left = jnp.stack([g.remaining == 1, g.remaining == 2], axis=-1) * self.length_f[:, None]
+        prices = jnp.dot(self.incidence_f, left) / self.square_scale * (1.0 - black)[:, None]
+        mine = jnp.where(player == 0, g.points[0], g.points[1]).astype(jnp.float32)
+        theirs = jnp.where(player == 0, g.points[1], g.points[0]).astype(jnp.float32)
+        scores = jnp.stack([mine / self.scale, theirs / self.scale, jnp.float32(self.options["pro"])])
+        return jnp.concatenate([black, (marks == player).astype(jnp.float32),
+                                ((marks != NO_MARK) & (marks != player)).astype(jnp.float32), scores,
+                                prices[:, 0], prices[:, 1]])
 
     # ----- host-side bridges ------------------------------------------------------------------
     def from_python(self, game: LinecatchGame) -> Position:
         return Position(black=np.asarray(game.black, np.bool_), marks=np.asarray(game.marks, np.int8),
-                        points=np.asarray(game.points, np.int32), to_move=np.int32(game.to_move))
+                        points=np.asarray(game.points, np.int32), to_move=np.int32(game.to_move),
+                        remaining=np.asarray(game.remaining, np.int32))
 
     def state_dict(self, g: Position) -> dict[str, Any]:
         return {"black": [int(b) for b in g.black], "marks": [int(m) for m in g.marks],

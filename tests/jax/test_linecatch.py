@@ -81,7 +81,8 @@ def test_every_position_every_move(rows, cols, pro):
     rules = env.rules
     from envs.linecatch.jax_engine import Position
 
-    batch = Position(jnp.asarray(black), jnp.asarray(marks), jnp.asarray(points), jnp.asarray(to_move))
+    remaining = (~black).astype(np.int32) @ np.asarray(rules.incidence, np.int32)
+    batch = Position(jnp.asarray(black), jnp.asarray(marks), jnp.asarray(points), jnp.asarray(to_move), jnp.asarray(remaining))
     n = rows * cols
     every_move = jax.jit(jax.vmap(jax.vmap(rules.apply, in_axes=(None, 0)), in_axes=(0, None)))
     after = jax.device_get(every_move(batch, jnp.arange(n)))
@@ -103,3 +104,4 @@ def test_every_position_every_move(rows, cols, pro):
             assert after.marks[index, cell].tolist() == child.marks, (index, cell)
             assert after.points[index, cell].tolist() == child.points, (index, cell)
             assert int(after.to_move[index, cell]) == child.to_move, (index, cell)
+            assert after.remaining[index, cell].tolist() == child.remaining, (index, cell)
