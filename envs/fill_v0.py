@@ -75,6 +75,7 @@ GAME = GameDescription.built_in(
                              more=({"size": 7, "lines": "strict"},)),
     gallery=Gallery(options={"traps": True, "rocks": True, "gems": True}, web_move=5),
     extra_methods=("time_left_now", "can_still_be_filled", "legal_cells", "poisoned_cells"),
+    jax="envs.fill.jax_engine",
     benchmark_options={
         "default": {},
         "strict": {"lines": "strict"},

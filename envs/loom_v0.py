@@ -61,6 +61,9 @@ it from its seeded generator (or the scripted `throws`), so agents never see it.
 * v0 (chance nodes): each round's throw is a chance node drawn when the round opens, instead of
   all 16 throws drawn at reset; the trajectory of a given `reset(seed)` changed. Snapshots hold
   the throws so far only.
+* v0 (JAX): `envs.make_jax("loom", bounty=…, throws=…)` is the same game in JAX with Pgx's API
+  (`envs.loom.jax_engine`, `docs/jax.md`), equal to the Python engine step for step, every
+  option included.
 """
 
 from envs.core import Gallery, GameDescription, GameFacts, public_envs, TestOptions
@@ -74,6 +77,7 @@ GAME = GameDescription.built_in(
     test_options=TestOptions(more=({"bounty": 0},)),
     gallery=Gallery(share=0.55, web_move=9),
     extra_methods=("gain",),
+    jax="envs.loom.jax_engine",
 )
 
 

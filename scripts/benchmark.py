@@ -223,7 +223,12 @@ def jax_random_play(env, batch: int, seconds: float, steps: int = 64) -> tuple[f
     def body(carry, _):
         state, key = carry
         key, pick, resolve = jax.random.split(key, 3)
-        action = jax.random.categorical(pick, jnp.where(state.legal_action_mask, 0.0, -jnp.inf), axis=-1)
+        # uniform over the legal actions from one number per game (a categorical would draw one
+        # per action, and the harness would then cost more for games with more actions)
+        mask = state.legal_action_mask
+        count = mask.sum(axis=-1)
+        nth = jnp.floor(jax.random.uniform(pick, count.shape) * count).astype(jnp.int32)
+        action = jnp.argmax(jnp.cumsum(mask, axis=-1) > nth[:, None], axis=-1)
         return (step(state, action, jax.random.split(resolve, batch)), key), None
 
     run = jax.jit(lambda state, key: jax.lax.scan(body, (state, key), None, length=steps)[0])
