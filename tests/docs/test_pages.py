@@ -11,7 +11,7 @@ import pytest
 from tests.docs.markdown import ROOT, blocks, check_command, run_block, shell_commands
 
 DOCS = ROOT / "docs"
-PAGES = ["index.md", "contract.md", "bots.md", "training.md", "results.md", "history.md", "agents.md", "scaling.md"]
+PAGES = ["index.md", "contract.md", "bots.md", "training.md", "results.md", "history.md", "agents.md", "scaling.md", "jax.md"]
 
 NOT_RUN = {
     ("scaling.md", 0): "a config of the reader's own for RLlib (needs Ray): tests/training/test_rllib.py runs it",
