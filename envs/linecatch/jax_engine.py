@@ -40,10 +40,6 @@ class LinecatchRules(JaxRules):
         for line, cells in enumerate(geo.lines):
             incidence[list(cells), line] = True
         self.incidence = jnp.asarray(incidence)
-        # each square's lines (2 to 4), padded with a line past the last that is never caught
-        most = max(len(lines) for lines in geo.cell_lines)
-        self.cell_lines = jnp.asarray([list(lines) + [len(geo.lines)] * (most - len(lines)) for lines in geo.cell_lines],
-                                      jnp.int32)
         self.incidence_f = jnp.asarray(incidence, jnp.float32)
         self.length = jnp.asarray(geo.line_length, jnp.int32)
         self.length_f = jnp.asarray(geo.line_length, jnp.float32)
@@ -73,7 +69,7 @@ class LinecatchRules(JaxRules):
         remaining = g.remaining - through
         caught = through & (remaining == 0)  # the lines through the square, now all black
         gained = jnp.sum(jnp.where(caught, self.length, 0))
-        marked = jnp.any(jnp.append(caught, False)[self.cell_lines], axis=1)
+        marked = jnp.dot(self.incidence_f, caught.astype(jnp.float32)) > 0
         player = g.to_move
         return Position(black=g.black | (jnp.arange(self.n) == action),
                         marks=jnp.where(marked, player.astype(jnp.int8), g.marks),
