@@ -1,0 +1,66 @@
+"""The Gumbel AlphaZero job on the JAX engines: a tiny run end to end (self-play, learning, the
+agent file the suite's numpy reader plays, the progress log), --resume, and the Equinox network
+equal to the numpy reader's forward pass."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+pytest.importorskip("mctx")
+pytest.importorskip("equinox")
+
+import envs  # noqa: E402
+from training.agents.network import Architecture  # noqa: E402
+from training.agents.network import PolicyValueNet as NumpyNet  # noqa: E402
+from training.jobs.gumbel.job import main  # noqa: E402
+from training.jobs.gumbel.network import PolicyValueNet, export_weights  # noqa: E402
+
+TINY = ["--iterations", "2", "--games", "16", "--moves", "16", "--simulations", "4", "--considered", "4",
+        "--filters", "8", "--blocks", "1", "--batch-size", "32", "--updates", "4", "--eval-games", "8",
+        "--eval-every", "2", "--python-eval-games", "2"]
+
+
+@pytest.mark.parametrize("game,options", [("linecatch", {"rows": 3, "cols": 4}), ("loom", {}),
+                                          ("fill", {"traps": True})])
+def test_the_equinox_network_is_the_numpy_readers(game, options):
+    observer = envs.describe(game).make_observer(options)
+    layout = observer.policy_layout()
+    architecture = Architecture(tuple(observer.planes_shape()), 8, 2, layout.cell_channels, layout.global_actions, 2)
+    net = PolicyValueNet(architecture, jax.random.PRNGKey(0))
+    planes = np.random.default_rng(0).random((4,) + tuple(observer.planes_shape()), dtype=np.float32)
+    ours = [np.asarray(part) for part in jax.vmap(net)(planes)]
+    theirs = NumpyNet(architecture, export_weights(net), layout.index).forward(planes)
+    for mine, reference in zip(ours, theirs):
+        assert np.allclose(mine, reference, atol=1e-5)
+
+
+def test_a_tiny_run_trains_saves_and_resumes(tmp_path):
+    from training import load_agent
+
+    folder = main(["--game", "linecatch", "--options", '{"rows": 3, "cols": 4}', "--out-dir", str(tmp_path), *TINY])
+    rows = list(csv.DictReader(open(folder / "progress.csv")))
+    assert [int(r["iteration"]) for r in rows] == [1, 2]
+    assert float(rows[-1]["positions_per_second"]) > 0 and rows[-1]["versus_heuristic"] != ""
+    meta = json.loads(__import__("zipfile").ZipFile(folder / "latest.zip").read("meta.json"))
+    assert meta["kind"] == "network" and meta["game"] == "linecatch_v0" and meta["iteration"] == 2
+    agent = load_agent(str(folder / "best.zip"), "linecatch", rows=3, cols=4)
+    env = envs.load("linecatch").raw_env(rows=3, cols=4)
+    env.reset(seed=0)
+    observation = env.observe(env.agent_selection)
+    assert observation["action_mask"][agent.act(observation)] == 1
+    searcher = load_agent(f"mcts:8:net={folder / 'latest.zip'}", "linecatch", seed=0, rows=3, cols=4)
+    assert observation["action_mask"][searcher.act(observation)] == 1
+    main(["--resume", str(folder), "--iterations", "3"])
+    rows = list(csv.DictReader(open(folder / "progress.csv")))
+    assert [int(r["iteration"]) for r in rows] == [1, 2, 3]
+    assert int(rows[-1]["positions"]) == 3 * 16 * 16
+
+
+def test_bad_settings_name_the_flag():
+    with pytest.raises(ValueError, match="--simulations"):
+        main(["--simulations", "0"])
