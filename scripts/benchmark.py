@@ -17,6 +17,14 @@ Pgx's ``auto_reset`` at batch 1, 64 and 1,024, 64 steps per compiled call, steps
 counted over every game of the batch (compile time shown apart), beside Pgx's ``connect_four``
 in the same harness, measured again just before each row (the ratio divides by that).
 
+``--self-play`` times self-play: positions per second of the Gumbel AlphaZero job on the JAX
+engines (``training.gumbel``: one compiled call of ``--games`` 256 games × 32 decisions) beside
+the search-and-learn job of ``training.alphazero`` (its two self-play worker processes, 16 games
+at once each), at the same network size (32 filters × 2 blocks, random weights: the cost does
+not depend on what the network knows) and the same simulations (16; 16 actions considered).
+The JAX job counts every decision; the Python job records the decisions with more than one
+legal move, and every position it searches is counted here.
+
 ``--search`` times MCTS, sampling and clone on each game's ladder settings; ``--network`` times
 each game's shipped network (``training.agents.network``) on a batch of 1 and of 16 of its planes, with
 the reference convolution (a reshaped sliding-window view, the textbook im2col) in the same run,
@@ -278,6 +286,65 @@ def jax_table(names: list[str], seconds: float) -> None:
                       flush=True)
 
 
+SELF_PLAY_GAMES = {"linecatch_v0": {}, "loom_v0": {}, "fill_v0": {}}
+
+
+def jax_self_play_positions(name: str, options: dict, seconds: float, simulations: int = 16) -> float:
+    import jax
+
+    from training.agents.network import Architecture
+    from training.jobs.gumbel.job import GumbelConfig, build
+    from training.jobs.gumbel.network import PolicyValueNet
+
+    config = GumbelConfig(game=name, options=options, games=256, moves=32, simulations=simulations, considered=16)
+    env = envs.make_jax(name, **options)
+    layout = env.observer.policy_layout()
+    net = PolicyValueNet(Architecture(tuple(env.planes_shape), 32, 2, layout.cell_channels, layout.global_actions,
+                                      env.num_players), jax.random.PRNGKey(0))
+    _, self_play, _, _ = build(config, env, net)
+    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), config.games))
+    state, key, trajectory = self_play(net, state, jax.random.PRNGKey(1))  # compile
+    jax.block_until_ready(trajectory)
+    calls, begun = 0, time.perf_counter()
+    while time.perf_counter() - begun < seconds or calls == 0:
+        state, key, trajectory = self_play(net, state, key)
+        jax.block_until_ready(trajectory)
+        calls += 1
+    return calls * config.games * config.moves / (time.perf_counter() - begun)
+
+
+def python_self_play_positions(name: str, options: dict, simulations: int = 16, games: int = 16) -> float:
+    from profile_self_play import task_for
+
+    from training.jobs.alphazero.self_play import Workers, play_games
+
+    workers = Workers(2, None)
+    try:
+        tasks = []
+        for worker in range(2):
+            task = task_for(name, options, simulations, games, 32, 2)
+            task["seeds"] = [worker * games + seed for seed in range(games)]
+            tasks.append(task)
+        begun = time.perf_counter()
+        results = workers.map(play_games, tasks)
+        elapsed = time.perf_counter() - begun
+    finally:
+        workers.close()
+    return sum(len(record.vectors) for result in results for record in result["records"]) / elapsed
+
+
+def self_play_table(names: list[str], seconds: float) -> None:
+    print("| game | options | JAX Gumbel job positions/s | Python AlphaZero job positions/s | ratio |")
+    print("|---|---|---:|---:|---:|")
+    for name in names:
+        if name not in SELF_PLAY_GAMES:
+            continue
+        options = SELF_PLAY_GAMES[name]
+        ours = jax_self_play_positions(name, options, seconds)
+        theirs = python_self_play_positions(name, options)
+        print(f"| {name} | {options or 'default'} | {ours:,.0f} | {theirs:,.0f} | {ours / theirs:.1f}× |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", nargs="*", default=None, help="games to time (default: all)")
@@ -285,10 +352,16 @@ def main() -> None:
     parser.add_argument("--search", action="store_true", help="time MCTS, sampling and clone instead (ladder options)")
     parser.add_argument("--network", action="store_true", help="time each shipped network's forward pass instead")
     parser.add_argument("--jax", action="store_true", help="time the JAX engines beside Pgx connect_four instead")
+    parser.add_argument("--self-play", action="store_true",
+                        help="time the JAX Gumbel job's self-play beside the Python AlphaZero job's instead")
     args = parser.parse_args()
     names = envs.GAMES if not args.games else [envs.canonical_name(g) for g in args.games]
     if args.jax:
         jax_table(names, args.seconds)
+        return
+    if args.self_play:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))  # profile_self_play's task, as that script builds it
+        self_play_table(names, args.seconds)
         return
     if args.network:
         print("| game | tower | batch | ms a call | reference ms | speed-up | planes ms | planes ÷ call |")

@@ -33,7 +33,7 @@ def test_the_equinox_network_is_the_numpy_readers(game, options):
     architecture = Architecture(tuple(observer.planes_shape()), 8, 2, layout.cell_channels, layout.global_actions, 2)
     net = PolicyValueNet(architecture, jax.random.PRNGKey(0))
     planes = np.random.default_rng(0).random((4,) + tuple(observer.planes_shape()), dtype=np.float32)
-    ours = [np.asarray(part) for part in jax.vmap(net)(planes)]
+    ours = [np.asarray(part) for part in net(planes)]
     theirs = NumpyNet(architecture, export_weights(net), layout.index).forward(planes)
     for mine, reference in zip(ours, theirs):
         assert np.allclose(mine, reference, atol=1e-5)

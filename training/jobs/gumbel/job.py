@@ -124,7 +124,7 @@ def build(config: GumbelConfig, env, net_template):
 
     def evaluate(net, observation, mask):
         """Masked action logits and the value for the seat the observation belongs to."""
-        head, values, _ = jax.vmap(net)(env.planes(observation))
+        head, values, _ = net(env.planes(observation))
         logits = head[:, index]
         return jnp.where(mask, logits, jnp.finfo(jnp.float32).min), values[:, 0]
 
@@ -173,7 +173,7 @@ def build(config: GumbelConfig, env, net_template):
         return state, key, Trajectory(observation, mask, policy, value, valid)
 
     def loss_fn(net, observation, mask, policy, value):
-        head, values, margins = jax.vmap(net)(env.planes(observation))
+        head, values, margins = net(env.planes(observation))
         logits = jnp.where(mask, head[:, index], -1e9)
         policy_loss = optax.softmax_cross_entropy(logits, policy).mean()
         target = jnp.stack([value, -value], axis=1)[:, :values.shape[1]]

@@ -21,8 +21,23 @@ import numpy as np
 from training.agents.network import VALUE_HIDDEN, Architecture
 
 
+def conv3x3(layer: eqx.nn.Conv2d, x: jax.Array) -> jax.Array:
+    """'Same' 3×3 convolution of a batch ``(N, H, W, C)`` as one matrix product over the nine
+    shifted copies (im2col, as the numpy reader computes it). XLA's own convolution is about
+    ten times slower inside a loop on a CPU (the search's while loop), the product is not."""
+    n, h, w, c = x.shape
+    padded = jnp.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    columns = jnp.concatenate([padded[:, dy:dy + h, dx:dx + w, :] for dy in range(3) for dx in range(3)], axis=-1)
+    matrix = jnp.transpose(layer.weight, (2, 3, 1, 0)).reshape(9 * c, -1)
+    return (columns.reshape(n * h * w, 9 * c) @ matrix).reshape(n, h, w, -1) + layer.bias.reshape(-1)
+
+
+def dense(layer: eqx.nn.Linear, x: jax.Array) -> jax.Array:
+    return x @ layer.weight.T + layer.bias
+
+
 class PolicyValueNet(eqx.Module):
-    """``net(planes)`` for one ``(H, W, C)`` input gives ``(head logits, values, margins)``
+    """``net(planes)`` for a batch ``(N, H, W, C)`` gives ``(head logits, values, margins)``
     exactly as :class:`training.agents.network.PolicyValueNet.forward` computes them."""
 
     stem: eqx.nn.Conv2d
@@ -49,17 +64,19 @@ class PolicyValueNet(eqx.Module):
         self.margin = (eqx.nn.Linear(2 * f, VALUE_HIDDEN, key=next(keys)), eqx.nn.Linear(VALUE_HIDDEN, architecture.players, key=next(keys)))
 
     def __call__(self, planes: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
-        x = jax.nn.relu(self.stem(jnp.transpose(planes, (2, 0, 1))))  # Equinox convolves (C, H, W)
+        x = jax.nn.relu(conv3x3(self.stem, planes))
         for first, second in self.blocks:
-            x = jax.nn.relu(x + second(jax.nn.relu(first(x))))
-        pooled = jnp.concatenate([x.mean(axis=(1, 2)), x.max(axis=(1, 2))])
+            x = jax.nn.relu(x + conv3x3(second, jax.nn.relu(conv3x3(first, x))))
+        n, _, _, f = x.shape
+        pooled = jnp.concatenate([x.mean(axis=(1, 2)), x.max(axis=(1, 2))], axis=1)
         parts = []
-        if self.policy_cell is not None:
-            parts.append(jnp.transpose(self.policy_cell(x), (1, 2, 0)).reshape(-1))  # (row, col, channel) order
+        if self.policy_cell is not None:  # a 1×1 convolution: (row, col, channel) order
+            weight = self.policy_cell.weight.reshape(self.policy_cell.weight.shape[0], f)
+            parts.append((x.reshape(-1, f) @ weight.T + self.policy_cell.bias.reshape(-1)).reshape(n, -1))
         if self.policy_global is not None:
-            parts.append(self.policy_global(pooled))
-        head = jnp.concatenate(parts) if len(parts) > 1 else parts[0]
-        values, margins = (jnp.tanh(second(jax.nn.relu(first(pooled)))) for first, second in (self.value, self.margin))
+            parts.append(dense(self.policy_global, pooled))
+        head = jnp.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+        values, margins = (jnp.tanh(dense(second, jax.nn.relu(dense(first, pooled)))) for first, second in (self.value, self.margin))
         return head, values, margins
 
 
