@@ -141,24 +141,86 @@ def record(name: str, options: dict[str, Any], seed: int, policy: Policy = rando
 def replay_batched(name: str, options: dict[str, Any], games: list[list[int]]) -> int:
     """Replays recorded games side by side in one ``vmap(env.apply)`` batch (a finished game
     is padded with action 0, which a finished state ignores), comparing every game of the batch
-    after every step; returns the number of steps compared."""
+    after every step with everything :func:`compare` checks; returns the number of steps
+    compared. The batch comes to the host once a step (state, every seat's observation, the
+    chance probabilities), so thousands of games at once stay cheap."""
     description = envs.describe(name)
-    env, _, observe, chance_probs = compiled(name, options)
+    env = compiled(name, options)[0]
     observer = description.make_observer(options)
     pythons = [description.new_game(options) for _ in games]
     states = jax.tree_util.tree_map(lambda *leaves: jnp.stack(leaves),
                                     *[env.from_snapshot(game.snapshot()) for game in pythons])
-    batched_apply = jax.jit(jax.vmap(env.apply))
+    batched_apply, batched_view = _batched(name, options)
     longest = max(len(actions) for actions in games)
     compared = 0
     for step in range(longest):
         actions = jnp.asarray([a[step] if step < len(a) else 0 for a in games], jnp.int32)
         states = batched_apply(states, actions)
+        host, seen, probs = jax.device_get((states, *batched_view(states)))
         for index, (game, recorded) in enumerate(zip(pythons, games)):
             if step >= len(recorded):
                 continue
             game.apply(recorded[step])
-            one = jax.tree_util.tree_map(lambda leaf: leaf[index], states)
-            compare(env, observe, chance_probs, one, game, observer, f"batch game {index}, step {step + 1}")
+            compare_host(env, host, seen, probs, index, game, observer, f"batch game {index}, step {step + 1}")
             compared += 1
     return compared
+
+
+@lru_cache(maxsize=None)
+def _batched_frozen(name: str, frozen: tuple) -> tuple:
+    env = compiled(name, dict(frozen))[0]
+
+    def view(states):
+        seats = jnp.arange(env.num_players)
+        seen = jax.vmap(lambda state: jax.vmap(lambda seat: env.observe(state, seat))(seats))(states)
+        return seen, jax.vmap(env.chance_probs)(states)
+
+    return jax.jit(jax.vmap(env.apply)), jax.jit(view)
+
+
+def _batched(name: str, options: dict[str, Any]) -> tuple:
+    return _batched_frozen(name, tuple(sorted((k, _freeze(v)) for k, v in options.items())))
+
+
+def compare_host(env, host, seen, probs, index: int, game, observer, where: str) -> None:
+    """:func:`compare` for game ``index`` of a batch already on the host: ``host`` the states,
+    ``seen`` every seat's observation ``(batch, seats, size)``, ``probs`` the chance
+    probabilities ``(batch, outcomes)``."""
+    one = jax.tree_util.tree_map(lambda leaf: np.asarray(leaf[index]), host)
+    state_dict = env.rules.state_dict(one._game)
+    assert state_dict == game.state_dict(), f"{where}: states differ\njax:    {state_dict}\npython: {game.state_dict()}"
+    player = game.current_player()
+    assert bool(one.is_chance) == (player == CHANCE), f"{where}: is_chance {bool(one.is_chance)}, python player {player}"
+    assert bool(one.terminated) == game.is_terminal(), f"{where}: terminated {bool(one.terminated)}"
+    if player >= 0 or player == CHANCE:
+        assert int(one.current_player) == player, f"{where}: current_player {int(one.current_player)} != {player}"
+    expected = game.action_mask().astype(bool) if player >= 0 else np.zeros(env.num_actions, bool)
+    assert np.array_equal(one.legal_action_mask, expected), \
+        f"{where}: masks differ at {np.flatnonzero(one.legal_action_mask != expected).tolist()}"
+    for seat in range(env.num_players):
+        theirs = observer.observe(game, seat)
+        close = np.isclose(seen[index, seat], theirs, rtol=1e-6, atol=1e-7)
+        assert close.all(), (f"{where}: seat {seat} observation differs at "
+                             f"{[(observer.layout.name_at(i), float(seen[index, seat, i]), float(theirs[i])) for i in np.flatnonzero(~close)[:5]]}")
+    seen_by = player if player >= 0 else 0 if player == CHANCE else int(one.current_player)
+    assert np.allclose(one.observation, seen[index, seen_by]), f"{where}: state.observation is not the acting seat's"
+    if player == CHANCE:
+        expected_probs = np.zeros_like(probs[index])
+        for outcome, probability in game.chance_outcomes():
+            expected_probs[outcome] = probability
+        assert np.allclose(probs[index], expected_probs, atol=1e-6), f"{where}: chance probabilities differ"
+    else:
+        assert not probs[index].any(), f"{where}: chance probabilities off a chance node"
+    if game.is_terminal():
+        assert one.rewards.tolist() == [float(r) for r in game.returns()], f"{where}: rewards {one.rewards.tolist()}"
+
+
+def sweep(name: str, options: dict[str, Any], games: int, policy: Policy = random_policy, seed: int = 0,
+          chunk: int = 500) -> tuple[int, int]:
+    """``games`` seeded games recorded on the Python engine and replayed in vmapped batches of
+    ``chunk``, every step compared (:func:`replay_batched`); returns (games, steps compared)."""
+    steps = 0
+    for first in range(seed, seed + games, chunk):
+        recorded = [record(name, options, s, policy) for s in range(first, min(seed + games, first + chunk))]
+        steps += replay_batched(name, options, recorded)
+    return games, steps

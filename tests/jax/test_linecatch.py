@@ -105,3 +105,22 @@ def test_every_position_every_move(rows, cols, pro):
             assert after.points[index, cell].tolist() == child.points, (index, cell)
             assert int(after.to_move[index, cell]) == child.to_move, (index, cell)
             assert after.remaining[index, cell].tolist() == child.remaining, (index, cell)
+
+
+SWEEP = [{"rows": 3, "cols": 3}, {"rows": 4, "cols": 4}, {}, {"pro": True}, {"rows": 6, "cols": 9, "pro": True},
+         {"rows": 12, "cols": 12}]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", SWEEP, ids=str)
+def test_sweep_thousands_of_games(options, capsys):
+    """2,000 random games and 200 heuristic games per board, every step compared."""
+    from training import load_agent
+    from tests.jax.lockstep import agent_policy, sweep
+
+    games, steps = sweep("linecatch", options, 2000)
+    agent = load_agent("heuristic", "linecatch_v0", seed=3, **options)
+    bot_games, bot_steps = sweep("linecatch", options, 200, agent_policy(agent, envs.describe("linecatch").make_observer(options)),
+                                 seed=10_000)
+    with capsys.disabled():
+        print(f"\nlinecatch {options}: {games} random games ({steps} steps), {bot_games} heuristic games ({bot_steps} steps)")
