@@ -190,6 +190,7 @@ class JaxEnv:
             self.planes_shape = None if self._planes is None else self._planes.shape
         self._start = jax.tree_util.tree_map(np.asarray, jax.device_get(rules.start()))  # host copy: a constant in programs
         self._start_state: State | None = None
+        self._opening_table: Any = None
 
     def __repr__(self) -> str:
         return f"make_jax({self.id!r}, **{self.description.portable_options(self.options)!r})"
@@ -200,8 +201,31 @@ class JaxEnv:
         ``key``."""
         if not self.rules.has_chance:  # the same start every time: a constant, not a computation
             return jax.tree_util.tree_map(jnp.asarray, self._constant_start())
+        openings = self._openings()
+        if openings is not None:  # one chance node opens the game: pick its outcome's start
+            probs, table = openings
+            return jax.tree_util.tree_map(lambda leaf: jnp.asarray(leaf)[draw_outcome(jnp.asarray(probs), key)], table)
         g = self._resolve_chance(jax.tree_util.tree_map(jnp.asarray, self._start), key)
         return self._wrap(g, jnp.zeros(self.num_players, jnp.float32), jnp.bool_(False), jnp.int32(0))
+
+    def _openings(self) -> tuple[np.ndarray, State] | None:
+        """Where the game opens with one chance node after which a seat acts (Loom's first
+        throw): its probabilities and, per outcome, the state it leads to, built once on the host
+        (a step under auto_reset would otherwise compute a whole start every time); else None."""
+        if self._opening_table is None:
+            with jax.ensure_compile_time_eval():
+                start = jax.tree_util.tree_map(jnp.asarray, self._start)
+                table = False
+                if bool(self.rules.turn(start).is_chance):
+                    probs = np.asarray(self.rules.chance_probs(start))
+                    outcomes = [self.rules.apply(start, jnp.int32(o)) for o in range(len(probs))]
+                    if not any(bool(self.rules.turn(g).is_chance) for g, p in zip(outcomes, probs) if p > 0):
+                        states = [jax.device_get(self._wrap(g, jnp.zeros(self.num_players, jnp.float32), jnp.bool_(False),
+                                                            jnp.int32(0))) for g in outcomes]
+                        table = (probs, jax.tree_util.tree_map(lambda *leaves: np.stack([np.asarray(x) for x in leaves]),
+                                                               *states))
+                self._opening_table = table
+        return self._opening_table or None
 
     def _constant_start(self) -> State:
         # Built once on the host: XLA does not fold a start computed inside the program, and
@@ -315,9 +339,17 @@ class JaxEnv:
         def draw(carry):
             g, key = carry
             key, sub = jax.random.split(key)
-            probs = self.rules.chance_probs(g)
-            outcome = jax.random.categorical(sub, jnp.log(probs))
-            return self.rules.apply(g, outcome.astype(jnp.int32)), key
+            return self.rules.apply(g, draw_outcome(self.rules.chance_probs(g), sub)), key
 
         return jax.lax.while_loop(waiting, draw, (g, key))[0]
+
+
+def draw_outcome(probs: jax.Array, key: jax.Array) -> jax.Array:
+    """One outcome drawn with its probability, by the inverse of the cumulative distribution at
+    one uniform number (a categorical draw would take one Gumbel number per outcome); never an
+    outcome of probability 0."""
+    cumulative = jnp.cumsum(probs)
+    point = jax.random.uniform(key) * cumulative[-1]
+    last = jnp.max(jnp.where(probs > 0, jnp.arange(probs.shape[0]), 0))
+    return jnp.minimum(jnp.sum(cumulative <= point), last).astype(jnp.int32)
 
