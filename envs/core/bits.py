@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 
 # _BYTE_BITS[c][b]: the positions of the set bits of byte ``b`` at byte ``c`` of a mask
-# (grown as longer masks are met).
+# (grown as longer masks are met). Threads share it: a longer table is built whole, under a
+# lock, and then published by one assignment, so no reader ever sees a half-grown one (two
+# threads appending row ``c`` at once would shift every later row for the rest of the process).
 _BYTE_BITS: list[list[tuple[int, ...]]] = []
+_BYTE_BITS_LOCK = threading.Lock()
+
+
+def _byte_bits(size: int) -> list[list[tuple[int, ...]]]:
+    """A table of at least ``size`` bytes' rows, published whole."""
+    global _BYTE_BITS
+    with _BYTE_BITS_LOCK:
+        table = _BYTE_BITS
+        if len(table) < size:
+            table = table + [[tuple(8 * c + i for i in range(8) if b >> i & 1) for b in range(256)]
+                             for c in range(len(table), size)]
+            _BYTE_BITS = table
+        return table
 
 
 def set_bits(mask: int) -> list[int]:
@@ -25,9 +42,8 @@ def set_bits(mask: int) -> list[int]:
             mask ^= low
         return out
     table = _BYTE_BITS
-    while len(table) < size:
-        c = len(table)
-        table.append([tuple(8 * c + i for i in range(8) if b >> i & 1) for b in range(256)])
+    if len(table) < size:
+        table = _byte_bits(size)
     out = []
     for c, b in enumerate(mask.to_bytes(size, "little")):
         if b:

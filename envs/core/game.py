@@ -111,6 +111,10 @@ class Game:
     # Options that are run-time objects, not part of a position (Fill's clock): a snapshot
     # records them as null, and from_snapshot takes them as keyword arguments.
     RUNTIME_OPTIONS: ClassVar[tuple[str, ...]] = ()
+    # Options that change no rule an agent plays by: scripted chance outcomes (the outcomes are
+    # fixed, not the game) and clocks. An agent file trained without them plays under them; any
+    # other option must be the one it was trained with (``training.agents``).
+    NEUTRAL_OPTIONS: ClassVar[tuple[str, ...]] = ()
 
     options: dict[str, Any]
 
@@ -139,6 +143,17 @@ class Game:
     @classmethod
     def num_actions_for(cls, options: dict[str, Any]) -> int:
         raise NotImplementedError
+
+    # Options that make a game's own data big (Uzor's Map laid on its table), named by a
+    # server that refuses an option set over its memory budget.
+    MEMORY_OPTIONS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def memory_estimate_for(cls, options: dict[str, Any]) -> int:
+        """About how many bytes a game with these (resolved) options holds that games of other
+        option sets do not share with it, reckoned before it is made: a server charges each
+        open game this much against its budget. Most option sets cost next to nothing (0)."""
+        return 0
 
     # ----- the state interface (OpenSpiel-like) ----------------------------------------------
     @property

@@ -38,6 +38,7 @@ class FillGame(FillChance, FillSnapshots, Game):
     NAME = "fill_v0"
     SNAPSHOT_VERSION = 2  # 2: rocks and gems are chance nodes (phases "rocks", "gems"), no "rng" field
     RUNTIME_OPTIONS = ("clock",)  # a time source is not part of a position
+    NEUTRAL_OPTIONS = ("time_limit", "clocked", "clock", "rock_cells", "gem_cells")  # clocks, scripted chance
     OPTIONS = fill_options.OPTIONS
 
     @classmethod

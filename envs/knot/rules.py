@@ -56,6 +56,7 @@ class KnotGame(BoardMixin, ReasonsMixin, SnapshotMixin, Game):
 
     NAME = "knot_v0"
     OPTIONS = {"players": 2, "size": None, "deck": None, "pile": None}
+    NEUTRAL_OPTIONS = ("pile",)  # scripted chance
     # 2: the pile as counts per kind (its order is chance's) and the pending draw
     SNAPSHOT_VERSION = 2
     STATE_KEYS = STATE_KEYS

@@ -33,6 +33,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -161,22 +162,38 @@ def _progress(total: int, desc: str, show: bool) -> Iterator:
 
 
 _TABLES: dict[tuple[int, int, bool], np.ndarray] = {}
+_BUILDING: dict[tuple[int, int, bool], threading.Lock] = {}  # one builder per board; others wait for it
+_BUILDING_LOCK = threading.Lock()
 
 
 def table(rows: int = 5, cols: int = 5, pro: bool = False, progress: bool | None = None) -> np.ndarray:
     """The read-only value table of a board, built once a process: from the disk cache where
     the board is kept there (``DISK_FROM`` squares or more), else built. ``progress``: show the
-    build's bar (default: for boards kept on disk)."""
+    build's bar (default: for boards kept on disk). Threads that ask for a board being built
+    wait for that one build (a table is published only whole)."""
     key = (rows, cols, bool(pro))
-    if key not in _TABLES:
-        geo = geometry(rows, cols, bool(pro))
-        if geo.size > MAX_SQUARES:
-            raise ValueError(f"the exact solver handles boards of up to {MAX_SQUARES} squares, "
-                             f"not {rows}×{cols} = {geo.size}")
-        show = geo.size >= DISK_FROM if progress is None else progress
-        folder = cache_dir() if geo.size >= DISK_FROM else None
-        _TABLES[key] = _cached_table(geo, folder, show) if folder is not None else build_table(geo, show)
-    return _TABLES[key]
+    found = _TABLES.get(key)
+    if found is not None:
+        return found
+    geo = geometry(rows, cols, bool(pro))
+    if geo.size > MAX_SQUARES:
+        raise ValueError(f"the exact solver handles boards of up to {MAX_SQUARES} squares, "
+                         f"not {rows}×{cols} = {geo.size}")
+    with _BUILDING_LOCK:
+        building = _BUILDING.setdefault(key, threading.Lock())
+    with building:
+        found = _TABLES.get(key)
+        if found is None:
+            show = geo.size >= DISK_FROM if progress is None else progress
+            folder = cache_dir() if geo.size >= DISK_FROM else None
+            found = _cached_table(geo, folder, show) if folder is not None else build_table(geo, show)
+            _TABLES[key] = found
+    return found
+
+
+def table_ready(rows: int = 5, cols: int = 5, pro: bool = False) -> bool:
+    """Whether a board's table is in this process already (``table`` answers at once)."""
+    return (rows, cols, bool(pro)) in _TABLES
 
 
 # ----- the disk cache ---------------------------------------------------------------------------

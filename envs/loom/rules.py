@@ -54,6 +54,7 @@ class LoomGame(Game):
 
     NAME = "loom_v0"
     OPTIONS = {"bounty": 8, "throws": None}
+    NEUTRAL_OPTIONS = ("throws",)  # scripted chance
     STATE_KEYS = ("throws", "cloths", "scores", "round", "taken")
 
     @classmethod

@@ -27,6 +27,7 @@ The criteria (an instance's cells must all hold open tiles in every case):
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from envs.core.game import OptionError, short_repr
@@ -40,6 +41,11 @@ MAX_NAME = 40  # characters in a pattern's name
 MAX_ORIENTATIONS = 8  # orientations listed per pattern (a shape has at most 8 rotations / reflections)
 MAX_SHAPE_CELLS = 25  # cells in one orientation
 MAX_MAP_CELLS = 400  # cells over every orientation of every pattern
+# The memory a Map laid on a table takes (``laid_map_bytes``), measured (the process's resident
+# size) for the standard Map and Maps of two-cell, nine-cell and 25-cell orientations: an upper
+# bound within a factor of four.
+LAID_BYTES_PER_INSTANCE = 1000
+LAID_BYTES_PER_CELL = 50
 
 CRITERIA = (
     "same_motif",
@@ -280,6 +286,7 @@ class CompiledMap:
 _CACHE: dict[Any, CompiledMap] = {}  # the standard Map, per table size (12 sizes at most)
 _USER_CACHE: dict[Any, CompiledMap] = {}  # users' Maps: the last few only (each may weigh tens of MB)
 USER_MAPS_KEPT = 2
+_COMPILE_LOCK = threading.Lock()
 
 
 def compiled(size: int, patterns: list[dict[str, Any]] | None) -> CompiledMap:
@@ -289,11 +296,14 @@ def compiled(size: int, patterns: list[dict[str, Any]] | None) -> CompiledMap:
     cache = _CACHE if patterns is None else _USER_CACHE
     found = cache.get(key)
     if found is None:
-        found = CompiledMap(size, STANDARD_MAP if patterns is None else patterns)
-        found.key = key
-        if patterns is not None and len(cache) >= USER_MAPS_KEPT:
-            cache.pop(next(iter(cache)))
-        cache[key] = found
+        with _COMPILE_LOCK:  # threads share the caches: one builds a Map whole, then publishes it
+            found = cache.get(key)
+            if found is None:
+                found = CompiledMap(size, STANDARD_MAP if patterns is None else patterns)
+                found.key = key
+                if patterns is not None and len(cache) >= USER_MAPS_KEPT:
+                    cache.pop(next(iter(cache)))
+                cache[key] = found
     return found
 
 
@@ -302,3 +312,21 @@ def select(compiled_map: CompiledMap, cell: int, key: int) -> tuple:
     chosen = tuple(g for need, groups in compiled_map.needs[cell] if not need & ~key for g in groups)
     compiled_map.selected[cell][key] = chosen
     return chosen
+
+
+
+def laid_map_bytes(size: int, patterns: list[dict[str, Any]] | None) -> int:
+    """About how many bytes the Map laid on a ``size × size`` table takes (``CompiledMap``),
+    reckoned before laying it: ``LAID_BYTES_PER_INSTANCE`` per instance of an orientation on
+    the table (its bitmask, its cells, its place in the lists) and ``LAID_BYTES_PER_CELL`` per
+    cell of each. Up to about 100 MB for a Map within the bounds on the largest table."""
+    instances = cells = 0
+    for pattern in STANDARD_MAP if patterns is None else patterns:
+        for shape in pattern["shapes"]:
+            height = max(r for r, _ in shape) + 1
+            width = max(c for _, c in shape) + 1
+            if height <= size and width <= size:
+                placed = (size - height + 1) * (size - width + 1)
+                instances += placed
+                cells += placed * len(shape)
+    return LAID_BYTES_PER_INSTANCE * instances + LAID_BYTES_PER_CELL * cells

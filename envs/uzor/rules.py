@@ -26,7 +26,7 @@ from envs.uzor.common import (
 )
 from envs.uzor.notation import NotationMixin
 from envs.uzor.options import DEFAULTS, check_options
-from envs.uzor.patterns import MAP_SIZE
+from envs.uzor.patterns import MAP_SIZE, laid_map_bytes
 from envs.uzor.state import STATE_FIELDS, StateMixin, read_state
 from envs.uzor.table import Geometry, TableMixin, geometry
 from envs.uzor.turns import TurnsMixin, start_fields
@@ -43,6 +43,7 @@ class UzorGame(TableMixin, TurnsMixin, NotationMixin, StateMixin, Game):
 
     NAME = "uzor_v0"
     OPTIONS = DEFAULTS
+    NEUTRAL_OPTIONS = ("tiles", "goals")  # scripted chance
     STATE_KEYS = tuple(f.key for f in STATE_FIELDS)
 
     @classmethod
@@ -53,6 +54,17 @@ class UzorGame(TableMixin, TurnsMixin, NotationMixin, StateMixin, Game):
     def num_actions_for(cls, options: dict[str, Any]) -> int:
         size = options["board_size"]
         return ActionLayout.count(size * size)
+
+    MEMORY_OPTIONS = ("patterns", "board_size")
+
+    @classmethod
+    def memory_estimate_for(cls, options: dict[str, Any]) -> int:
+        """A user's Map is laid on the table for the game (``laid_map_bytes``: up to about
+        100 MB on the largest table); the standard Map is laid once per table size and shared
+        by every game."""
+        if options["patterns"] is None:
+            return 0
+        return laid_map_bytes(options["board_size"], options["patterns"])
 
     @classmethod
     def max_chance_outcomes_for(cls, options: dict[str, Any]) -> int:

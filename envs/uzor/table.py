@@ -13,6 +13,7 @@ derives all of it from ``board`` (the one place that does: a new deal, a snapsho
 from __future__ import annotations
 
 import itertools
+import threading
 from typing import Any
 
 from envs.core.bits import set_bits
@@ -60,6 +61,7 @@ class Geometry(ActionLayout):
 
 
 _GEOMETRY: dict[Any, Geometry] = {}
+_GEOMETRY_LOCK = threading.RLock()
 # Placement cell lists per table contents (board codes): a pure function of the table, shared
 # by every state that has it; cleared whole when full.
 _CELL_LISTS: dict[bytes, dict[int, list[int]]] = {}
@@ -72,12 +74,15 @@ def geometry(size: int, patterns) -> Geometry:
     key = (size, None if patterns is None else repr(patterns))
     found = _GEOMETRY.get(key)
     if found is None:
-        found = Geometry(size, patterns)
-        if patterns is not None:
-            users = [k for k in _GEOMETRY if k[1] is not None]
-            while len(users) >= USER_MAPS_KEPT:
-                del _GEOMETRY[users.pop(0)]
-        _GEOMETRY[key] = found
+        with _GEOMETRY_LOCK:  # threads share the cache: one builds, the others wait and find it
+            found = _GEOMETRY.get(key)
+            if found is None:
+                found = Geometry(size, patterns)
+                if patterns is not None:
+                    users = [k for k in _GEOMETRY if k[1] is not None]
+                    while len(users) >= USER_MAPS_KEPT:
+                        del _GEOMETRY[users.pop(0)]
+                _GEOMETRY[key] = found
     return found
 
 

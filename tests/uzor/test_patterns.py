@@ -261,3 +261,37 @@ def test_a_user_map_replaces_the_standard_one():
     assert set(game.fork) == {0}
     act(game, "close Pair")
     assert game.points == [1, 0]
+
+
+@pytest.mark.parametrize("size,kind", [(15, "pairs"), (15, "standard"), (21, "pairs"), (21, "blocks")])
+def test_the_memory_estimate_of_a_user_map_bounds_what_laying_it_takes(size, kind):
+    """``memory_estimate_for`` (what a server charges a game) is at least what the laid Map
+    takes and at most four times that: for the costliest kind of Map (two-cell orientations, all
+    different cells), the standard Map's shapes, and nine-cell blocks shared between patterns."""
+    import tracemalloc
+    import uuid
+
+    from envs.uzor.patterns import check_map, compiled
+    from envs.uzor.rules import UzorGame
+
+    tag = uuid.uuid4().hex[:8]  # a Map no cache holds yet
+    if kind == "pairs":
+        offsets = [(r, c) for r in range(12) for c in range(-11, 12) if (r, c) > (0, 0)]
+        patterns = [{"name": f"{tag}-{k}", "criterion": "any", "points": 1,
+                     "shapes": [[[0, 0], list(offsets[8 * k + o])] for o in range(8)]} for k in range(15)]
+    elif kind == "blocks":
+        patterns = [{"name": f"{tag}-{k}", "criterion": "any", "points": 1,
+                     "shapes": [[[r, c] for r in range(3) for c in range(3) if (3 * r + c + k + o) % 4]
+                                for o in range(2)]} for k in range(15)]
+    else:
+        patterns = [dict(p, name=f"{tag}-{p['name']}") for p in STANDARD_MAP]
+    options = UzorGame.resolve_options({"board_size": size, "patterns": patterns})
+    estimate = UzorGame.memory_estimate_for(options)
+    tracemalloc.start()
+    try:
+        laid = compiled(size, check_map(patterns))
+        taken, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert laid is not None and taken <= estimate <= 4 * taken
+    assert UzorGame.memory_estimate_for(UzorGame.resolve_options({"board_size": size})) == 0

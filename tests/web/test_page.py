@@ -272,6 +272,47 @@ def test_a_deep_link_starts_the_game_it_names(web, page):
     assert page.console.errors == [], page.console.errors
 
 
+@pytest.mark.parametrize("written", ["null", "5", '"x"', "[1, 2]", "true", "{not json"])
+def test_a_deep_link_whose_options_are_not_an_object_says_so_on_the_form(web, page, written):
+    """``options`` in a link must be a JSON object: anything else is said in the element with
+    ``data-error`` on the form (no game starts, nothing thrown), and the form works on."""
+    from urllib.parse import quote
+
+    for extra in ("", "&bounty=3"):
+        page.goto(f"{web.url}/?game=loom&opponent=heuristic&seed=1&options={quote(written)}{extra}")
+        page.wait_for_selector("[data-error]:not(:empty)", timeout=WAIT_MS)
+        assert page.evaluate("document.body.dataset.state") == "setup"
+        assert "options" in page.text_content("[data-error]")
+        assert page.locator("#table").is_hidden()
+    assert page.console.errors == [], page.console.errors
+    page.click("#start")  # the form still starts a game
+    assert settle(page) in ("your-turn", "thinking", "over")
+    assert page.console.errors == [], page.console.errors
+
+
+def test_the_page_waits_while_the_server_prepares_the_solvers_table(web, page, monkeypatch):
+    """A game against Linecatch's solver on a board whose table is not built yet: the server
+    answers that it is preparing it (built in the background), the page says so and asks again
+    until the game starts."""
+    from envs.linecatch import solver
+
+    real_build = solver.build_table
+
+    def slow(geo, progress=False):
+        time.sleep(2.0)
+        return real_build(geo, progress)
+
+    monkeypatch.setattr(solver, "build_table", slow)
+    monkeypatch.setattr(solver, "_TABLES", {k: v for k, v in solver._TABLES.items() if k != (3, 7, True)})
+    monkeypatch.setenv(solver.CACHE_ENV, "off")  # built, not read from a cache
+    page.goto(deep_link(web, "linecatch", {"rows": 3, "cols": 7, "pro": True}, 0, 4, "solver"))
+    page.wait_for_selector("#preparing:not([hidden])", timeout=WAIT_MS)
+    assert "solver's table of the 3×7 pro board" in page.text_content("#preparing")
+    assert settle(page) == "your-turn"
+    assert page.locator("#preparing").is_hidden()
+    assert page.console.errors == [], page.console.errors
+
+
 def test_a_level_in_a_deep_link_plays_or_says_why_not(web, page):
     """level:K goes to the server like any agent spec; a game against that level where the
     server has levels, else the server's reason on the form."""

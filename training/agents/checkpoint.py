@@ -253,6 +253,32 @@ class PolicyAgent:
         return {"layers": self.layers, "activation": self.activation_name}
 
 
+def options_not_trained_for(game: str, trained: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
+    """The options of ``wanted`` (resolved) that differ from ``trained`` (the file's, resolved),
+    as ``{name: wanted value}``: every option but those that change no rule an agent plays by
+    (``Game.NEUTRAL_OPTIONS``: scripted chance, clocks) and the run-time ones."""
+    description = envs.describe(game)
+    engine = description.engine
+    neutral = set(engine.NEUTRAL_OPTIONS) | set(engine.RUNTIME_OPTIONS)
+    had, asked = description.portable_options(trained), description.portable_options(wanted)
+    return {key: value for key, value in asked.items() if key not in neutral and had.get(key) != value}
+
+
+def refuse_other_options(shown: str, game: str, trained: dict[str, Any], wanted: dict[str, Any],
+                         error: type[ValueError] = ValueError) -> None:
+    """An agent file plays the options it was trained for (``options_not_trained_for``): any
+    other is refused, naming the options, even where the observation has the same shape."""
+    differ = options_not_trained_for(game, trained, wanted)
+    if differ:
+        description = envs.describe(game)
+        had = description.portable_options(trained)
+        words = ", ".join(f"{key}={_shown(value, 80)} (trained with {_shown(had.get(key), 80)})" for key, value in differ.items())
+        raise error(
+            f"agent file {shown} was trained for {description.name} with other options: {words}; an agent file plays only "
+            f"the options it was trained for (scripted chance and clocks aside)"
+        )
+
+
 def check_fits(path: str | Path, meta: dict[str, Any], game: str, options: dict[str, Any]) -> tuple[list[int], int]:
     """Check an agent file's metadata against ``game`` under ``options`` (its own options when
     none are given); return the spaces those options give. Shared by .zip and .onnx agents.
@@ -265,13 +291,11 @@ def check_fits(path: str | Path, meta: dict[str, Any], game: str, options: dict[
         raise CheckpointError(f"checkpoint {shown} was trained for {_shown(meta.get('game'))}, not {name!r}")
     description = envs.describe(name)
     recorded = meta.get("options", {})
-    if options:
-        wanted = description.resolve_options(dict(options))
-    else:
-        try:
-            wanted = description.resolve_options(dict(recorded))
-        except (ValueError, TypeError) as error:
-            raise CheckpointError(f"checkpoint {shown} records options the game refuses: {error}") from None
+    try:
+        trained = description.resolve_options(dict(recorded))
+    except (ValueError, TypeError) as error:
+        raise CheckpointError(f"checkpoint {shown} records options the game refuses: {error}") from None
+    wanted = description.resolve_options(dict(options)) if options else trained
     observation_shape, action_n = env_spaces(name, wanted)
     if observation_shape != list(meta.get("observation_shape", [])) or action_n != meta.get("action_n"):
         raise CheckpointError(
@@ -279,6 +303,7 @@ def check_fits(path: str | Path, meta: dict[str, Any], game: str, options: dict[
             f"{meta.get('action_n')} actions (options {_shown(recorded, 400)}); options {json_ready(wanted)} "
             f"give shape {observation_shape} and {action_n} actions"
         )
+    refuse_other_options(shown, name, trained, wanted, CheckpointError)  # the same shape, another game
     return observation_shape, action_n
 
 

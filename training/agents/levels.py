@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import envs
+from training.agents.data_files import DataFileError, Fields, in_game_folder, read_json_file, shown_value
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
 LEVEL_PREFIX = "level:"
@@ -40,17 +41,81 @@ def option_key(game: str, options: dict[str, Any]) -> str:
     return json.dumps(resolved, sort_keys=True)
 
 
-@lru_cache(maxsize=None)
-def _read(path: str, modified: float) -> dict[str, Any]:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+class LevelsError(DataFileError):
+    """A levels file that is damaged: the message names the file and the field."""
+
+
+@lru_cache(maxsize=16)
+def _read(path: str, game: str, modified: float, size: int) -> dict[str, Any]:
+    return check_levels(read_json_file(path, "levels file", LevelsError), Path(path), game)
 
 
 def read_levels_file(game: str) -> dict[str, Any]:
-    """The game's levels file (``{"game", "option_sets": [...]}``), or an empty one."""
+    """The game's levels file (``{"game", "option_sets": [...]}``), or an empty one; read by the
+    data files' one reader (``training.agents.data_files``: a regular file of at most 1 MB,
+    strict JSON) and checked (``check_levels``): a damaged file raises a ``LevelsError``
+    naming the file and the field."""
+    name = envs.describe(game).name
     path = levels_file(game)
-    if not path.is_file():
-        return {"game": envs.describe(game).name, "option_sets": []}
-    return _read(str(path), path.stat().st_mtime)
+    if not (path.exists() or path.is_symlink()):
+        return {"game": name, "option_sets": []}
+    try:
+        status = path.stat()
+        modified, size = status.st_mtime, status.st_size
+    except OSError:
+        modified = size = -1  # the reader says what is wrong
+    return _read(str(path), name, modified, size)
+
+
+LEVEL_FIELDS_CHECKED = ("level", "name", "spec", "elo", "ms_per_move")
+
+
+def check_levels(document: Any, path: Path, game: str) -> dict[str, Any]:
+    """A levels document checked field by field (what ``agent_levels``, ``level_spec`` and the
+    servers read): ``option_sets``, a list of objects whose ``options`` the game accepts and
+    whose ``levels`` are objects numbered 1, 2, … with a ``name``, a ``spec`` (a bot, a search,
+    or an agent file in the game's own folder, ``checkpoints/<game>/<file>``; never another
+    level), an ``elo`` and a ``ms_per_move`` (numbers, or null)."""
+    description = envs.describe(game)
+    fields = Fields("levels file", path, LevelsError)
+    top = fields.object(document, "the file")
+    if "game" in top and top["game"] not in (description.name, description.short_name):
+        raise fields.fail("'game'", f"is {shown_value(top['game'])}, but the file lies in {description.short_name}'s folder")
+    if "option_sets" not in top:
+        raise fields.fail("", "it has no 'option_sets' (a list of option sets, each with its levels)")
+    for index, entry in enumerate(fields.list(top["option_sets"], "option_sets")):
+        where = f"option_sets[{index}]"
+        fields.object(entry, where)
+        fields.options(entry.get("options", {}), f"{where}.options", game)
+        if "label" in entry:
+            fields.text(entry["label"], f"{where}.label", empty=True)
+        for number, level in enumerate(fields.list(entry.get("levels", []), f"{where}.levels"), start=1):
+            at = f"{where}.levels[{number - 1}]"
+            fields.object(level, at)
+            missing = [key for key in LEVEL_FIELDS_CHECKED if key not in level]
+            if missing:
+                raise fields.fail(at, f"has no {missing[0]!r}")
+            if fields.integer(level["level"], f"{at}.level") != number:
+                raise fields.fail(f"{at}.level", f"is {level['level']}; the levels are numbered 1, 2, … in order")
+            fields.text(level["name"], f"{at}.name", longest=80)
+            spec = fields.text(level["spec"], f"{at}.spec", longest=300)
+            check_level_spec(spec, description.short_name, fields, f"{at}.spec")
+            fields.number(level["elo"], f"{at}.elo", none=True)
+            fields.number(level["ms_per_move"], f"{at}.ms_per_move", least=0, none=True)
+    return top
+
+
+def check_level_spec(spec: str, short_name: str, fields: Fields, where: str) -> None:
+    """A level plays a bot, a search or an agent file of the game's own folder (named relative
+    to the repository): never another level, an absolute path, or a file elsewhere."""
+    from training.agents.load import names_a_file
+
+    if is_level_spec(spec):
+        raise fields.fail(where, f"is {spec!r}: a level plays an agent, not another level")
+    head = spec.split(":")[0]
+    if head != "mcts" and names_a_file(spec) and not in_game_folder(spec, short_name):
+        raise fields.fail(where, f"names the agent file {spec!r}; a level's agent file lies in the game's own folder, "
+                                 f"named checkpoints/{short_name}/<file> (no absolute path, no '..')")
 
 
 def option_set(game: str, options: dict[str, Any]) -> dict[str, Any] | None:
@@ -105,7 +170,7 @@ def in_repository(spec: str) -> str:
     """A level's agent file is named relative to the repository (``checkpoints/…``): made
     absolute, so that a level loads from any working folder."""
     if spec.startswith("checkpoints/"):
-        path = CHECKPOINTS.parent / spec
+        path = CHECKPOINTS / spec[len("checkpoints/"):]
         if path.exists():
             return str(path)
     return spec
@@ -126,4 +191,4 @@ def is_level_spec(spec: str) -> bool:
     return isinstance(spec, str) and spec.startswith(LEVEL_PREFIX)
 
 
-__all__ = ["agent_levels", "default_level", "in_repository", "is_level_spec", "level_spec", "levelled_option_sets", "levels_file", "option_key"]
+__all__ = ["LevelsError", "agent_levels", "check_levels", "default_level", "in_repository", "is_level_spec", "level_spec", "levelled_option_sets", "levels_file", "option_key"]

@@ -19,14 +19,16 @@
   (``agent_levels``, ``training.agents.levels``; docs/agents.md);
 
 ``game`` is an env name (``"loom_v0"``, or just ``"loom"``); ``options`` are the env options the
-agent will play under (board size, bounty, …) where the bot needs them.
+agent will play under (board size, bounty, …) where the bot needs them. Whatever the spec, the
+options are checked by the game and the seed must be None or a whole number 0…2**63 − 1: an
+invalid one is a ValueError naming it, raised here rather than at the agent's first move.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from training.agents.base import Agent, RandomAgent
+from training.agents.base import Agent, RandomAgent, check_agent_options, check_seed
 
 
 def game_name(game: str) -> str:
@@ -45,6 +47,10 @@ def bot_table(game: str) -> dict[str, Any]:
 
 def load_agent(spec: str, game: str, seed: int | None = None, **options: Any) -> Agent:
     name = game_name(game)
+    # every agent is made for a valid seed and options the game accepts: refused here, by name,
+    # not at the agent's first move
+    seed = check_seed(seed)
+    check_agent_options(name, options)
     if str(spec).startswith("level:"):  # a calibrated level (training.agents.levels)
         from training.agents.levels import level_spec
 

@@ -42,7 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from training.agents.archive import CheckpointError, read_small_file
+from training.agents.archive import CheckpointError
+from training.agents.data_files import DataFileError, Fields, read_json_file
 
 MANIFEST = "agents.json"
 ROLES = ("trained", "net")
@@ -54,7 +55,7 @@ SHA256 = re.compile(r"[0-9a-f]{64}")
 ENTRY_FIELDS = ("file", "options", "roles", "sha256", "command", "scores")
 
 
-class ManifestError(CheckpointError):
+class ManifestError(DataFileError):
     """A manifest that is damaged, or that does not match the files of its folder."""
 
 
@@ -106,17 +107,12 @@ def _fault(path: Path, message: str) -> ManifestError:
 
 
 def read_manifest(path: str | Path) -> Manifest:
-    """A manifest, read as an agent file is (a regular file, at most 1 MB) and checked: its
-    entries' fields and their types, file names (plain names of agent files, each once), roles,
-    each role at most once per option set."""
-    from training.agents.archive import _refuse_constant
-
+    """A manifest, read by the data files' one reader (``training.agents.data_files``: a regular
+    file, at most 1 MB, strict JSON) and checked: its entries' fields and their types, file
+    names (plain names of agent files, each once), roles, each role at most once per option
+    set (``game_manifest`` checks the options too: the game's own)."""
     path = Path(path)
-    data = read_small_file(path, "manifest", MAX_MANIFEST_BYTES)
-    try:
-        document = json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise _fault(path, f"not JSON ({str(error)[:100]})") from None
+    document = read_json_file(path, "manifest", ManifestError, MAX_MANIFEST_BYTES)
     if not isinstance(document, dict) or not isinstance(document.get("agents"), list):
         raise _fault(path, 'it is not an object {"agents": [...]}')
     entries: list[Entry] = []
@@ -215,7 +211,11 @@ def game_manifest(game: str) -> Manifest:
     path = CHECKPOINTS / envs.describe(game).short_name / MANIFEST
     if not (path.exists() or path.is_symlink()):
         raise ManifestError(f"no agent is shipped for {envs.describe(game).name}: {shown_path(path)} does not exist")
-    return read_manifest(path)
+    manifest = read_manifest(path)
+    fields = Fields("manifest", path, ManifestError)
+    for entry in manifest.entries:
+        fields.options(entry.options, f"the entry of {entry.file}: 'options'", game)
+    return manifest
 
 
 def entries(game: str) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ import numpy as np
 
 import envs
 from envs.core.game import json_ready
+from training.agents.checkpoint import refuse_other_options
 from training.agents.network import NetworkFileError, PolicyValueNet, read_zip  # noqa: F401 (read_zip: the kind's reader)
 
 # search settings an agent file may record for mcts:N:net= (training.search.guided.GuidedMCTSAgent)
@@ -51,11 +52,10 @@ def check_network(path: str | Path, net: PolicyValueNet, meta: dict[str, Any], g
     if not isinstance(trained_for, dict):
         raise NetworkFileError(f"agent file {str(path)!r}: meta.json has no 'options' object")
     try:
-        resolved = description.resolve_options(options if options else trained_for)
-    except ValueError as error:
-        if options:
-            raise
+        trained = description.resolve_options(dict(trained_for))
+    except (ValueError, TypeError) as error:
         raise NetworkFileError(f"agent file {str(path)!r}: its recorded options are invalid: {error}") from None
+    resolved = description.resolve_options(dict(options)) if options else trained
     observer = description.observer(resolved)
     shape = tuple(observer.planes_shape())
     if shape != net.architecture.planes or description.engine.num_actions_for(resolved) != len(net.index):
@@ -64,6 +64,7 @@ def check_network(path: str | Path, net: PolicyValueNet, meta: dict[str, Any], g
             f"(planes {net.architecture.planes}, {len(net.index)} actions); these options give planes {shape} and "
             f"{description.engine.num_actions_for(resolved)} actions"
         )
+    refuse_other_options(repr(str(path)), description.name, trained, resolved)  # the same shape, another game
     mix, scale = meta.get("value_mix", 0.0), meta.get("margin_scale", 1.0)
     if not (isinstance(mix, (int, float)) and not isinstance(mix, bool) and 0.0 <= mix <= 1.0):
         raise NetworkFileError(f"agent file {str(path)!r}: meta.json's 'value_mix' must be a number 0…1, not {mix!r:.40}")

@@ -64,6 +64,18 @@ class LadderSpec:
 
 
 @dataclass(frozen=True)
+class Preparation:
+    """Work a bot needs done once before it can be made at once (Linecatch's solver: the table of
+    a board): a bot class offers it with a classmethod ``preparation(**options)``, which returns
+    None when there is nothing left to do. A server that answers many clients does ``build`` in
+    the background and answers meanwhile that it is preparing (``training.serving.preparation``)."""
+
+    key: tuple  # the same work has the same key, whichever bot or options asked for it
+    what: str  # what is being done, for a person: "the exact solver's table of the 5×5 board"
+    build: Callable[[], Any]
+
+
+@dataclass(frozen=True)
 class BotKit:
     """A game's bots (each built as ``Bot(game=name, seed=seed, **options)``), search hooks and
     ladders. ``random`` is every game's and is not listed."""

@@ -8,9 +8,9 @@ from typing import Any
 from envs.core.sampling import read_observation
 from envs.linecatch.observer import LinecatchObserver
 from envs.linecatch.rules import LinecatchGame, geometry
-from envs.linecatch.solver import LinecatchSolver, move_losses
+from envs.linecatch.solver import DISK_FROM, MAX_SQUARES, LinecatchSolver, move_losses, table, table_ready
 from training.agents.base import legal_from_mask
-from training.bots import BotKit, LadderSpec, SearchHooks
+from training.bots import BotKit, LadderSpec, Preparation, SearchHooks
 
 
 class _LinecatchBot:
@@ -62,6 +62,20 @@ class SolverLinecatchBot(_LinecatchBot):
     def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
         super().__init__(game, seed, **options)
         self.solver = LinecatchSolver(self.geo.rows, self.geo.cols, self.geo.pro)
+
+    @classmethod
+    def preparation(cls, game: str | None = None, **options: Any) -> Preparation | None:
+        """The board's table, while this process does not hold it yet, on boards of ``DISK_FROM``
+        squares or more (building it takes up to 10–15 seconds the first time, on 5×5; reading
+        it back from the disk cache a moment); smaller boards build in a fraction of a second
+        as the bot is made (``training.bots.Preparation``)."""
+        resolved = LinecatchGame.resolve_options(options)
+        rows, cols, pro = resolved["rows"], resolved["cols"], resolved["pro"]
+        if not DISK_FROM <= rows * cols <= MAX_SQUARES or table_ready(rows, cols, pro):
+            return None  # quick to build, or too large (making the bot says so)
+        board = f"{rows}×{cols}{' pro' if pro else ''}"
+        return Preparation(("linecatch-solver-table", rows, cols, pro), f"the exact solver's table of the {board} board",
+                           lambda: table(rows, cols, pro, progress=False))
 
     def action_values(self, observation) -> dict[int, int]:
         """Each legal square's exact value for the seat to move (its final margin with perfect

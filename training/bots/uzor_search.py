@@ -8,6 +8,7 @@ observations), so they see only what that seat may know plus the draws of the sa
 from __future__ import annotations
 
 import math
+import threading
 
 from envs.uzor.common import DEAD_TAKE, DEAL, FORK, GOAL, PLACE, TAKE
 from envs.uzor.rules import UzorGame, bits_of
@@ -87,17 +88,20 @@ def preferred_actions(state: UzorGame) -> list[int]:
 
 
 ROOT_CANDIDATES = 8  # placements a search weighs at its root before widening to the rest
-_PRICERS: dict[tuple, HeuristicUzorBot] = {}
+_PRICERS = threading.local()  # per thread: a pricer's ``me`` is set for each root it prices
 
 
 def _pricer(state: UzorGame) -> HeuristicUzorBot:
     """A heuristic bot for this table size and Map, used for its pricing of placements."""
     key = (state.geo.size, repr(state.options["patterns"]))
-    bot = _PRICERS.get(key)
+    pricers = getattr(_PRICERS, "bots", None)
+    if pricers is None:
+        pricers = _PRICERS.bots = {}
+    bot = pricers.get(key)
     if bot is None:
-        if len(_PRICERS) >= 4:  # a few table sizes or Maps at a time (a bot holds its geometry)
-            _PRICERS.clear()
-        bot = _PRICERS[key] = HeuristicUzorBot(seed=0, board_size=state.geo.size, patterns=state.options["patterns"])
+        if len(pricers) >= 4:  # a few table sizes or Maps at a time (a bot holds its geometry)
+            pricers.clear()
+        bot = pricers[key] = HeuristicUzorBot(seed=0, board_size=state.geo.size, patterns=state.options["patterns"])
     return bot
 
 

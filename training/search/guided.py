@@ -34,6 +34,7 @@ from envs.core.game import CHANCE, TERMINAL, draw_outcome, margins, ranked_retur
 from envs.core.observer import as_vector
 from training.agents.base import legal_from_mask
 from training.bots import bot_kit
+from training.common.time_budget import check_time
 
 C_VISIT = 50.0  # σ(q) = (C_VISIT + max visits) · C_SCALE · q, the paper's constants
 C_SCALE = 0.1
@@ -227,6 +228,7 @@ class GuidedSearch:
                 continue
             if not steps:
                 return np.asarray(self.hook_evaluate(state), np.float64)
+            check_time()
             state.apply(rng.choice(self.preferred(state) if self.preferred is not None else state.legal_actions()))
             steps -= 1
 
@@ -257,6 +259,7 @@ class GuidedSearch:
         schedule = considered_visits(m, self.simulations)
         observer = self.observer
         for k in range(self.simulations if len(legal) > 1 else 0):
+            check_time()  # a server's think-time limit (training.common.time_budget)
             improved, n = root.improved_logits(legal, self.c_scale)
             wanted = schedule[k]
             candidates = considered[n[considered] == wanted]

@@ -29,8 +29,9 @@ import numpy as np
 
 import envs
 from envs.core.game import CHANCE, TERMINAL, draw_outcome, relative_margins
-from training.agents.base import legal_from_mask
+from training.agents.base import check_seed, legal_from_mask
 from training.bots import bot_kit
+from training.common.time_budget import check_time
 
 DEFAULT_SIMULATIONS = 200
 DEFAULT_EXPLORATION = 0.5  # on returns in [-1, 1]
@@ -75,12 +76,14 @@ class MCTSAgent:
     ):
         if not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"MCTS simulations must be a positive integer, not {simulations!r}")
-        if not exploration >= 0:
+        if not (isinstance(exploration, (int, float)) and not isinstance(exploration, bool) and exploration >= 0):
             raise ValueError(f"MCTS exploration must be a number >= 0, not {exploration!r}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"MCTS rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
         description = envs.describe(game)
         self.game = description.name
+        description.resolve_options(dict(options))  # options the game refuses: said now, not at the first move
+        seed = check_seed(seed)
         hooks = bot_kit(description).search
         # rollout=random: uniform play-outs and tree order, no game knowledge at all.
         self.preferred = hooks.preferred if rollout == "heuristic" else None
@@ -135,6 +138,7 @@ class MCTSAgent:
         player = first.current_player()
         children = root.children
         for _ in range(self.simulations):
+            check_time()  # a server's think-time limit (training.common.time_budget)
             action = self._choose(root, children, legal, preferred, self.rng)
             child = children.get(action)
             if child is None:
@@ -220,6 +224,7 @@ class MCTSAgent:
                 continue
             if not steps or player == TERMINAL:
                 break
+            check_time()  # a long play-out stops at the limit too
             state.apply(rng.choice(preferred_of(state) if preferred_of is not None else state.legal_actions()))
             steps -= 1
         if player != TERMINAL:

@@ -24,10 +24,12 @@ import numpy as np
 import envs
 from envs.core.game import SnapshotError
 from training import agent_levels, bot_table, game_name, load_agent
-from training.agents.levels import is_level_spec, level_spec, levelled_option_sets
+from training.agents.levels import LevelsError, is_level_spec, level_spec, levelled_option_sets
 from training.agents.checkpoint import portable_options
 from training.serving.agent_specs import AgentSpecChecks, shipped_checkpoints
+from training.common.time_budget import time_budget
 from training.serving.deadline import thread_deadline
+from training.serving.preparation import preparing
 from training.serving.protocol import (
     DEFAULT_MAX_LINE_BYTES, PROTOCOL, PROTOCOL_VERSION, REQUESTS, SURROGATE, RequestError, _finite_float, _is_int,
     _no_constant, _NumberOutOfRange, check_fields, cut, error_answer, json_type, request_problem, shown,
@@ -72,7 +74,12 @@ class BotServer(WebGames, AgentSpecChecks):
 
     ``listed_files_only``: agent files only as ``list_agents`` lists them (the shipped ones),
     never another path a client names (the web server, open to anyone who reaches it;
-    ``training.serving.agent_specs`` checks every agent a request names)."""
+    ``training.serving.agent_specs`` checks every agent a request names).
+
+    ``prepare_in_background``: work an agent needs done once before it can be made (Linecatch's
+    solver table) is done in the background, and a game start meanwhile answered ``preparing``
+    (the web server: a worker thread is not held, outside the move time limit, while it is
+    done; ``training.serving.preparation``). Otherwise the game start does it."""
 
     def __init__(
         self,
@@ -83,30 +90,74 @@ class BotServer(WebGames, AgentSpecChecks):
         max_games: int = DEFAULT_MAX_GAMES,
         game_counter: GameCounter | None = None,
         listed_files_only: bool = False,
+        prepare_in_background: bool = False,
     ):
         self.max_line_bytes = max_line_bytes
         self.max_simulations = max_simulations
         self.move_time_limit = move_time_limit
         self.agents_dir = Path(agents_dir)
         self.listed_files_only = listed_files_only
+        self.prepare_in_background = prepare_in_background
         self.session: Session | None = None
         self.quitting = False
         self.init_web_games(max_games, game_counter)
+        self.session_cost = 0  # the session's game's memory, charged to the game counter's budget
         self.trusted_files: set[str] = set()  # the shipped files levels name (``level_target``)
 
     def level_target(self, spec: str, name: str, options: dict) -> str:
         """What a ``level:K`` agent plays (its spec from the game's levels); other specs as given.
         A level's search is held to the same limits as the search named outright; a level's
-        agent file is a shipped file of the repository, loaded wherever the agents folder is."""
+        agent file is loaded wherever the agents folder is only when it is a shipped file: in
+        the game's folder of shipped agents (``checkpoints/<game>/``) and, with
+        ``listed_files_only``, listed in its manifest. Any other file a level names is held to
+        the rules of a file a request names (so an absolute path is refused)."""
         if not is_level_spec(spec):
             return spec
         try:
             target = level_spec(spec, name, **options)
         except ValueError as error:
             raise RequestError("bad_agent", str(error)) from None
-        if target.split(":")[0] != "mcts" and Path(target).is_absolute():
-            self.trusted_files.add(target)
+        if target.split(":")[0] != "mcts" and target not in bot_table(name) and target != "trained":
+            if self.shipped_level_file(target, name):
+                self.trusted_files.add(target)
+            elif Path(target).is_absolute() or self.listed_files_only:
+                raise RequestError(
+                    "bad_agent", f"{spec} of {name} plays the agent file {shown(target)}, which is not a shipped agent file "
+                                 f"of the game (one its manifest lists in checkpoints/{envs.describe(name).short_name}/): refused",
+                )
         return target
+
+    def shipped_level_file(self, target: str, name: str) -> bool:
+        """Whether a level's agent file lies in the game's folder of shipped agents (links
+        followed) and, with ``listed_files_only``, its manifest lists it."""
+        from training.agents.levels import CHECKPOINTS
+        from training.agents.manifest import ManifestError, game_manifest
+
+        folder = CHECKPOINTS / envs.describe(name).short_name
+        try:
+            path = Path(target)
+            if not path.resolve().is_relative_to(folder.resolve()) or path.resolve().parent != folder.resolve():
+                return False
+        except (OSError, RuntimeError, ValueError):
+            return False
+        if not self.listed_files_only:
+            return True
+        try:
+            return game_manifest(name).entry(path.name) is not None
+        except ManifestError:
+            return False
+
+    def check_prepared(self, target: str, name: str, options: dict) -> None:
+        """With ``prepare_in_background``, refuse (``preparing``) an agent whose one-time work is
+        not done yet, having started it."""
+        if not self.prepare_in_background:
+            return
+        what = preparing(target, name, options)
+        if what is not None:
+            raise RequestError(
+                "preparing", f"this server is preparing {what}, which this agent needs (a few seconds, once); "
+                             "ask again in a moment",
+            )
 
     # ----- limits ----------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -137,7 +188,8 @@ class BotServer(WebGames, AgentSpecChecks):
         previous = signal.signal(signal.SIGALRM, alarm)
         signal.setitimer(signal.ITIMER_REAL, self.move_time_limit)
         try:
-            yield
+            with time_budget(self.move_time_limit, MoveTimeout):  # what a finalizer swallows, the search checks
+                yield
         except MoveTimeout:
             raise over from None
         finally:
@@ -210,14 +262,19 @@ class BotServer(WebGames, AgentSpecChecks):
             envs.describe(name).resolve_options(options)
         except (ValueError, TypeError) as error:
             raise RequestError("bad_options", str(error)) from None
+        answer: dict[str, Any] = {"game": name, "agents": list(bot_table(name)),
+                                  "checkpoints": shipped_checkpoints(name, self.agents_dir)}
         try:
-            levels = [{key: level[key] for key in LEVEL_FIELDS} for level in agent_levels(name, **options)]
-        except ValueError:  # no levels for these options: levels_for names the option sets that have them
-            levels = []
-        return {
-            "game": name, "agents": list(bot_table(name)), "checkpoints": shipped_checkpoints(name, self.agents_dir),
-            "levels": levels, "levels_for": levelled_option_sets(name),
-        }
+            levels_for = levelled_option_sets(name)
+            try:
+                levels = [{key: level[key] for key in LEVEL_FIELDS} for level in agent_levels(name, **options)]
+            except LevelsError:
+                raise
+            except ValueError:  # no levels for these options: levels_for names the option sets that have them
+                levels = []
+        except LevelsError as error:  # a damaged levels file: the agents are still listed, and why no level is
+            return {**answer, "levels": [], "levels_for": [], "levels_error": str(error)}
+        return {**answer, "levels": levels, "levels_for": levels_for}
 
     def do_new_game(self, request: dict) -> dict:
         name = self.game_name(request["game"])
@@ -229,20 +286,32 @@ class BotServer(WebGames, AgentSpecChecks):
         try:
             # resolve first: it refuses names that are not game options (render_mode among them)
             resolved = description.resolve_options(options)
-            env = envs.load(name).raw_env(**options)
         except (ValueError, TypeError) as error:
             raise RequestError("bad_options", str(error)) from None
         spec = request["agent"]
         target = self.check_agent_spec(self.level_target(spec, name, options), name)
+        self.check_prepared(target, name, options)
+        cost = self.memory_cost(name, resolved)
+        self.reserve_memory(name, resolved, cost)  # before the game is made: making it is what costs
         try:
-            agent = load_agent(target, name, seed=seed, **options)
-        except (ValueError, TypeError, ImportError, OSError) as error:
-            raise RequestError("bad_agent", str(error)) from None
-        except (zipfile.BadZipFile, zlib.error, EOFError) as error:  # a damaged file a loader did not name
-            traceback.print_exc(file=sys.stderr)
-            raise RequestError("bad_agent", f"agent file {shown(spec)} is damaged: {type(error).__name__}: {error}") from None
+            try:
+                env = envs.load(name).raw_env(**options)
+            except (ValueError, TypeError) as error:
+                raise RequestError("bad_options", str(error)) from None
+            try:
+                agent = load_agent(target, name, seed=seed, **options)
+            except (ValueError, TypeError, ImportError, OSError) as error:
+                raise RequestError("bad_agent", str(error)) from None
+            except (zipfile.BadZipFile, zlib.error, EOFError) as error:  # a damaged file a loader did not name
+                traceback.print_exc(file=sys.stderr)
+                raise RequestError("bad_agent", f"agent file {shown(spec)} is damaged: {type(error).__name__}: {error}") from None
+        except BaseException:
+            self.game_counter.release(cost)
+            raise
         completer = description.sampling.complete_snapshot
+        self.end_session()
         self.session = Session(name, dict(options), spec, seed, agent, env, random.Random(seed), completer)
+        self.session_cost = cost
         return {
             "game": name,
             "options": portable_options(resolved),
@@ -324,6 +393,12 @@ class BotServer(WebGames, AgentSpecChecks):
             return game_name(text)
         except ValueError as error:
             raise RequestError("unknown_game", str(error)) from None
+
+    def end_session(self) -> None:
+        """The bot protocol's game ends: its memory goes back to the server's budget."""
+        self.game_counter.release(self.session_cost)
+        self.session_cost = 0
+        self.session = None
 
     def require_session(self) -> Session:
         if self.session is None:

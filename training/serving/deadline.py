@@ -9,6 +9,11 @@ returns to Python within milliseconds), so the exception lands within moments of
 
 An exception raised this way after the work has ended (the timer fired just as it finished)
 is withdrawn before the context is left, so it can never escape into unrelated code.
+
+An asynchronous exception can be lost: when it lands in code the garbage collector runs in the
+thread (a finalizer, a gc callback), that code swallows it. So the deadline is also a
+:func:`training.common.time_budget.time_budget` for the thread, which the searches check once a
+simulation: a search stops at the limit whatever else runs in its thread.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import contextlib
 import ctypes
 import threading
 from typing import Iterator
+
+from training.common.time_budget import time_budget
 
 _set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
 _set_async_exc.argtypes = (ctypes.c_ulong, ctypes.c_void_p)  # a pointer, so that None passes NULL
@@ -47,7 +54,8 @@ def thread_deadline(seconds: float, exception: type[BaseException]) -> Iterator[
     timer.daemon = True
     timer.start()
     try:
-        yield
+        with time_budget(seconds, exception):
+            yield
     finally:
         with lock:
             state["done"] = True

@@ -45,17 +45,38 @@ from training.serving.terminal import phase_of
 
 DEFAULT_MAX_GAMES = 4  # open web games per client (a connection; the stdin server is one client)
 DEFAULT_MAX_SERVER_GAMES = 100  # open web games over a whole server (every client)
+DEFAULT_MAX_GAMES_MEMORY_MB = 1024  # the games' own data over a whole server (a user's Uzor Map laid on its table)
+MB = 1 << 20
 MAX_SEED = 2**63 - 1
 RANDOM_SEEDS = 2**53  # a seed the server draws stays below this: a page's JavaScript numbers hold it exactly
 
 
 class GameCounter:
-    """The open web games of a whole server, under a limit (shared by its clients' servers)."""
+    """The open web games of a whole server, under a limit, and the memory the games hold of
+    their own (``Game.memory_estimate_for``: a user's Uzor Map), under a budget in bytes
+    (shared by its clients' servers; the bot protocol's ``new_game`` game is charged too)."""
 
-    def __init__(self, limit: int = DEFAULT_MAX_SERVER_GAMES):
+    def __init__(self, limit: int = DEFAULT_MAX_SERVER_GAMES, memory_limit: int = DEFAULT_MAX_GAMES_MEMORY_MB * MB):
         self.limit = limit
         self.count = 0
+        self.memory_limit = memory_limit
+        self.memory = 0
         self.lock = threading.Lock()
+
+    def reserve(self, cost: int) -> bool:
+        """Charge ``cost`` bytes to the budget, if it fits."""
+        if cost <= 0:
+            return True
+        with self.lock:
+            if self.memory + cost > self.memory_limit:
+                return False
+            self.memory += cost
+            return True
+
+    def release(self, cost: int) -> None:
+        if cost > 0:
+            with self.lock:
+                self.memory = max(0, self.memory - cost)
 
     def take(self) -> bool:
         with self.lock:
@@ -93,6 +114,7 @@ class WebGame:
     seed_given: bool
     agents: dict[int, Any]
     env: Any
+    cost: int = 0  # bytes charged to the server's memory budget (GameCounter.reserve)
     steps: list[Step] = field(default_factory=list)
     undo_stack: list[tuple[dict, list | None, int]] = field(default_factory=list)
     sent: int = 0  # log entries the client has
@@ -243,9 +265,36 @@ class WebGames:
         self.web_ids = 0
 
     def close_web_games(self) -> None:
-        """End every game of this client (its connection closed)."""
+        """End every game of this client (its connection closed), the bot protocol's too."""
         self.game_counter.give_back(len(self.web_games))
+        self.game_counter.release(sum(game.cost for game in self.web_games.values()))
         self.web_games.clear()
+        self.end_session()
+
+    def end_session(self) -> None:
+        """The bot protocol's game ends (``BotServer`` overrides: its memory goes back)."""
+
+    def memory_cost(self, name: str, resolved: dict[str, Any]) -> int:
+        """What a game of these options is charged (``Game.memory_estimate_for``)."""
+        return int(envs.describe(name).engine.memory_estimate_for(resolved))
+
+    def reserve_memory(self, name: str, resolved: dict[str, Any], cost: int) -> None:
+        """Charge a new game's memory to the server's budget, or refuse it naming the options
+        that cost it."""
+        if self.game_counter.reserve(cost):
+            return
+        costly = [key for key in envs.describe(name).engine.MEMORY_OPTIONS if key in resolved]
+        named = " and ".join(f"'{key}'" for key in costly) or "these options"
+        limit = self.game_counter.memory_limit
+        if cost > limit:
+            where = f"more than this server's whole budget of {limit / MB:.0f} MB for the games' own data"
+        else:
+            where = (f"and this server's games hold {self.game_counter.memory / MB:.0f} MB of its "
+                     f"{limit / MB:.0f} MB budget for the games' own data; try again later")
+        raise RequestError(
+            "over_limit", f"a {name} game with these options ({named}) needs about {cost / MB:.0f} MB of its own, "
+                          f"{where} (--max-games-memory); smaller values of {named} cost less",
+        )
 
     def web_game(self, request: dict) -> WebGame:
         game = self.web_games.get(request["game_id"])
@@ -273,27 +322,31 @@ class WebGames:
             raise RequestError("bad_request", f"field 'seat' must be 0…{players - 1} in {name} with these options, not {seat}")
         if resolved.get("time_limit") and "clocked" not in options:
             options["clocked"] = [f"player_{seat}"]  # a bot has no clock; a person does
-        try:
-            env = envs.load(name).raw_env(**options)
-        except (ValueError, TypeError) as error:
-            raise RequestError("bad_options", str(error)) from None
         seed_given = "seed" in request
         seed = request["seed"] if seed_given else secrets.randbelow(RANDOM_SEEDS)
         if not 0 <= seed <= MAX_SEED:
             raise RequestError("bad_request", f"field 'seed' must be an integer 0…{MAX_SEED}, not {seed}")
         spec = request["opponent"]
         target = self.check_agent_spec(self.level_target(spec, name, options), name)
+        self.check_prepared(target, name, options)
         if len(self.web_games) >= self.max_games:
             raise RequestError(
                 "over_limit", f"this client has {len(self.web_games)} open games, the most this server allows "
                               f"(--max-games {self.max_games}); close one with 'web_close'",
             )
+        cost = self.memory_cost(name, resolved)
+        self.reserve_memory(name, resolved, cost)  # before the game is made: making it is what costs
         if not self.game_counter.take():
+            self.game_counter.release(cost)
             raise RequestError(
                 "over_limit", f"this server holds {self.game_counter.limit} open games, the most it allows "
                               "(--max-server-games); try again later",
             )
         try:
+            try:
+                env = envs.load(name).raw_env(**options)
+            except (ValueError, TypeError) as error:
+                raise RequestError("bad_options", str(error)) from None
             agents = {}
             for other in range(players):
                 if other != seat:
@@ -301,9 +354,10 @@ class WebGames:
             self.web_ids += 1
             game_id = f"g{self.web_ids}"
             env.reset(seed=seed)
-            game = WebGame(game_id, name, options, seat, {p: spec for p in agents}, seed, seed_given, agents, env)
+            game = WebGame(game_id, name, options, seat, {p: spec for p in agents}, seed, seed_given, agents, env, cost)
         except BaseException:
             self.game_counter.give_back()
+            self.game_counter.release(cost)
             raise
         self.web_games[game_id] = game
         return game.view(everything=True)
@@ -324,6 +378,7 @@ class WebGames:
         game = self.web_game(request)
         del self.web_games[game.game_id]
         self.game_counter.give_back()
+        self.game_counter.release(game.cost)
         return {"game_id": game.game_id, "open_games": list(self.web_games)}
 
     def person_to_move(self, game: WebGame) -> None:
@@ -445,4 +500,4 @@ class WebGames:
                 "element": element, "svg": board.svg(engine, (game.seat,), preview=action)}
 
 
-__all__ = ["DEFAULT_MAX_GAMES", "DEFAULT_MAX_SERVER_GAMES", "GameCounter", "WebGame", "WebGames"]
+__all__ = ["DEFAULT_MAX_GAMES", "DEFAULT_MAX_GAMES_MEMORY_MB", "DEFAULT_MAX_SERVER_GAMES", "GameCounter", "WebGame", "WebGames"]

@@ -15,14 +15,25 @@ Safe to put on a network (``docs/web.md``):
 * a message is at most ``--max-message-bytes`` (a longer one is answered ``line_too_long``; one
   longer than 4× that closes the connection, code 1009, unread); a connection's requests are
   answered one at a time, at most ``WS_MAX_QUEUE`` read ahead; a client holds at most
-  ``--max-games`` games and the server ``--max-server-games``; at most ``--max-connections``
+  ``--max-games`` games and the server ``--max-server-games``, whose own data (a user's Uzor
+  Map laid on its table, estimated from the options before the game is made) stays within
+  ``--max-games-memory``; at most ``--max-connections``
   clients at once; a bot's move is stopped after ``--move-time-limit`` seconds (``over_limit``);
-  a connection idle for ``--idle-timeout`` seconds is closed;
+  a connection idle for ``--idle-timeout`` seconds is closed, and one whose client does not
+  read an answer within ``--send-timeout`` is dropped;
+* connections themselves (``training.serving.web.connections``): a request's headers must
+  arrive within ``--header-timeout`` seconds, and at most ``--max-http-connections`` HTTP
+  connections are open at once besides the WebSockets;
+* a game start never builds what an agent needs once (Linecatch's solver table): that is
+  done in the background and the start answered ``preparing`` meanwhile
+  (``training.serving.preparation``);
 * requests run in worker threads, never on the event loop, so the server answers other clients
   while a bot searches: bot moves and game starts in one bounded pool (``--search-threads``),
   everything else in another (``--threads``), so a busy search pool never holds up a click;
-* WebSocket connections from another site's pages are refused (the ``Origin`` must be this
-  server's own, or one given with ``--allow-origin``); pages are served with a strict
+* a request whose ``Host`` is not a name this server serves (the loopback names, an address,
+  or one given with ``--allowed-host``) is refused: DNS rebinding; WebSocket connections from
+  another site's pages are refused (the ``Origin`` must be this server's own page over http,
+  or one given with ``--allow-origin``); pages are served with a strict
   Content-Security-Policy.
 """
 
@@ -36,7 +47,6 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.responses import FileResponse, PlainTextResponse
@@ -45,8 +55,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from training.serving.bot_server import ROOT, BotServer
+from training.serving.preparation import prepare_at_start
 from training.serving.protocol import encode, error_answer
-from training.serving.web_games import DEFAULT_MAX_SERVER_GAMES, GameCounter
+from training.serving.web.connections import host_allowed, host_name, normal_host, origin_allowed, protocols
+from training.serving.web_games import DEFAULT_MAX_GAMES_MEMORY_MB, DEFAULT_MAX_SERVER_GAMES, MB, GameCounter
 
 STATIC = Path(__file__).resolve().parent / "static"
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
@@ -59,6 +71,9 @@ DEFAULT_MAX_SIMULATIONS = 2000
 DEFAULT_SEARCH_THREADS = 2
 DEFAULT_THREADS = 4
 DEFAULT_IDLE_TIMEOUT_S = 1800.0
+DEFAULT_SEND_TIMEOUT_S = 30.0
+DEFAULT_HEADER_TIMEOUT_S = 10.0
+DEFAULT_MAX_HTTP_CONNECTIONS = 256
 SEARCH_REQUESTS = frozenset({"web_bot", "web_new_game", "move", "new_game"})  # may run a search or load a network
 SECURITY_HEADERS = [
     (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -77,6 +92,9 @@ LIMIT_OPTIONS = (
     ("--max-games", int, DEFAULT_MAX_GAMES, f"open games per client (default {DEFAULT_MAX_GAMES})", 0),
     ("--max-server-games", int, DEFAULT_MAX_SERVER_GAMES,
      f"open games over the whole server (default {DEFAULT_MAX_SERVER_GAMES})", 0),
+    ("--max-games-memory", int, DEFAULT_MAX_GAMES_MEMORY_MB,
+     f"megabytes the open games may hold of their own over the whole server, as each game's options "
+     f"estimate it (a user's Uzor Map laid on its table; default {DEFAULT_MAX_GAMES_MEMORY_MB})", 1),
     ("--max-connections", int, DEFAULT_MAX_CONNECTIONS, f"clients connected at once (default {DEFAULT_MAX_CONNECTIONS})", 1),
     ("--move-time-limit", float, DEFAULT_MOVE_TIME_LIMIT_S,
      f"seconds a bot may think about one move (default {DEFAULT_MOVE_TIME_LIMIT_S:g})", None),
@@ -87,6 +105,14 @@ LIMIT_OPTIONS = (
     ("--threads", int, DEFAULT_THREADS, f"worker threads for every other request (default {DEFAULT_THREADS})", 1),
     ("--idle-timeout", float, DEFAULT_IDLE_TIMEOUT_S,
      f"seconds a connection may stay silent before it is closed (default {DEFAULT_IDLE_TIMEOUT_S:g})", None),
+    ("--send-timeout", float, DEFAULT_SEND_TIMEOUT_S,
+     f"seconds an answer may wait for its client to read it before the connection is dropped "
+     f"(default {DEFAULT_SEND_TIMEOUT_S:g}; never more than --idle-timeout)", None),
+    ("--header-timeout", float, DEFAULT_HEADER_TIMEOUT_S,
+     f"seconds a connection has to send a request's headers (default {DEFAULT_HEADER_TIMEOUT_S:g})", None),
+    ("--max-http-connections", int, DEFAULT_MAX_HTTP_CONNECTIONS,
+     f"HTTP connections open at once besides the WebSockets (default {DEFAULT_MAX_HTTP_CONNECTIONS}); "
+     "more are closed as they open", 1),
 )
 
 
@@ -97,14 +123,25 @@ class WebConfig:
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     max_games: int = DEFAULT_MAX_GAMES
     max_server_games: int = DEFAULT_MAX_SERVER_GAMES
+    max_games_memory: int = DEFAULT_MAX_GAMES_MEMORY_MB  # megabytes
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT_S
     max_simulations: int = DEFAULT_MAX_SIMULATIONS
     search_threads: int = DEFAULT_SEARCH_THREADS
     threads: int = DEFAULT_THREADS
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S
+    send_timeout: float = DEFAULT_SEND_TIMEOUT_S
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT_S
+    max_http_connections: int = DEFAULT_MAX_HTTP_CONNECTIONS
     agents_dir: Path = ROOT
     allowed_origins: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()  # names served besides the loopback names and addresses
+    prepare_at_start: bool = True  # start the bots' one-time work (Linecatch's solver tables) as the server starts
+
+    @property
+    def answer_timeout(self) -> float:
+        """How long an answer may wait for its client to read it."""
+        return min(self.send_timeout, self.idle_timeout)
 
     @property
     def frame_limit(self) -> int:
@@ -124,16 +161,18 @@ class WebState:
     servers: dict[int, BotServer] = field(default_factory=dict)  # by connection, for tests and counts
 
     def __post_init__(self) -> None:
-        self.games = GameCounter(self.config.max_server_games)
+        self.games = GameCounter(self.config.max_server_games, self.config.max_games_memory * MB)
         self.search_pool = ThreadPoolExecutor(self.config.search_threads, thread_name_prefix="web-search")
         self.pool = ThreadPoolExecutor(self.config.threads, thread_name_prefix="web-request")
+        if self.config.prepare_at_start:
+            prepare_at_start()  # in the background: the server answers meanwhile ("preparing")
 
     def bot_server(self) -> BotServer:
         config = self.config
         return BotServer(
             max_line_bytes=config.max_message_bytes, max_simulations=config.max_simulations,
             move_time_limit=config.move_time_limit, agents_dir=config.agents_dir, max_games=config.max_games,
-            game_counter=self.games, listed_files_only=True,
+            game_counter=self.games, listed_files_only=True, prepare_in_background=True,
         )
 
 
@@ -148,22 +187,12 @@ def request_type(raw: bytes) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
-def origin_allowed(websocket: WebSocket, config: WebConfig) -> bool:
-    """A browser sends its page's ``Origin``; only this server's own pages (or the origins
-    allowed on the command line) may open a socket. Clients that are not browsers send none."""
-    origin = websocket.headers.get("origin")
-    if origin is None:
-        return True
-    if origin in config.allowed_origins:
-        return True
-    host = websocket.headers.get("host", "")
-    return urlsplit(origin).netloc.lower() == host.lower() and host != ""
-
-
 async def socket(websocket: WebSocket) -> None:
     state: WebState = websocket.app.state.web
     config = state.config
-    if not origin_allowed(websocket, config):
+    headers = websocket.headers
+    if not (host_allowed(headers.get("host"), config.allowed_hosts)
+            and origin_allowed(headers.get("origin"), headers.get("host"), config.allowed_origins)):
         await websocket.close(code=1008)  # before accept: the handshake is refused (HTTP 403)
         return
     await websocket.accept()
@@ -199,7 +228,11 @@ async def socket(websocket: WebSocket) -> None:
             else:
                 pool = state.search_pool if request_type(raw) in SEARCH_REQUESTS else state.pool
                 answer = await loop.run_in_executor(pool, server.answer_line, raw)
-            await websocket.send_text(encode(answer).decode("utf-8").rstrip("\n"))
+            try:  # a client that does not read its answers is dropped (the protocol aborts it too)
+                await asyncio.wait_for(websocket.send_text(encode(answer).decode("utf-8").rstrip("\n")),
+                                       config.answer_timeout + 1.0)
+            except asyncio.TimeoutError:
+                return
             if server.quitting:
                 await websocket.close(code=1000)
                 return
@@ -221,14 +254,25 @@ async def health(request) -> PlainTextResponse:
 
 
 class SecurityHeaders:
-    """Adds the security headers to every HTTP answer (pure ASGI)."""
+    """Adds the security headers to every HTTP answer, and refuses a request whose ``Host`` is
+    not a name this server serves (DNS rebinding: ``training.serving.web.connections``) with
+    400; a WebSocket's is refused by ``socket`` (pure ASGI)."""
 
-    def __init__(self, app):
+    def __init__(self, app, allowed_hosts: tuple[str, ...] = ()):
         self.app = app
+        self.allowed_hosts = allowed_hosts
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        hosts = [value for name, value in scope.get("headers", []) if name == b"host"]
+        host = hosts[0].decode("latin-1") if len(hosts) == 1 else None
+        if not host_allowed(host, self.allowed_hosts):
+            response = PlainTextResponse(
+                "this server does not serve the host this request names (Host); the names it serves are the "
+                "loopback names, addresses and those given with --allowed-host\n", status_code=400)
+            await response(scope, receive, send)
             return
 
         async def with_headers(message):
@@ -248,15 +292,16 @@ def create_app(config: WebConfig | None = None) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
     app.state.web = WebState(config)
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(SecurityHeaders, allowed_hosts=config.allowed_hosts)
     return app
 
 
 def uvicorn_config(app: Starlette, host: str, port: int, config: WebConfig, **extra):
     import uvicorn
 
+    bounds = protocols(config.header_timeout, config.max_http_connections, config.answer_timeout)
     return uvicorn.Config(app, host=host, port=port, ws_max_size=config.frame_limit, ws_max_queue=WS_MAX_QUEUE,
-                          log_level="warning", **extra)
+                          log_level="warning", **{**bounds, **extra})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -270,6 +315,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="the folder whose shipped agent files list_agents lists (default: the repository)")
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                         help="another site whose pages may connect (e.g. https://games.example.org); repeatable")
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="a name this server is reached by besides the loopback names and addresses "
+                             "(e.g. games.example.org); requests naming another Host are refused; repeatable")
     args = parser.parse_args(argv)
     limits = {flag[2:].replace("-", "_"): smallest for flag, _, _, _, smallest in LIMIT_OPTIONS}
     for least in (1, 0, None):  # the order of the refusals: the counts from 1, from 0, then the seconds
@@ -281,8 +329,14 @@ def main(argv: list[str] | None = None) -> None:
                 parser.error(f"--{name.replace('_', '-')} must be at least {least}, not {value}")
     if not Path(args.agents_dir).is_dir():
         parser.error(f"--agents-dir {args.agents_dir!r} is not a folder")
+    hosts = []
+    for name in args.allowed_host:
+        normal = normal_host(name)
+        if host_name(normal) != normal or ":" in normal:
+            parser.error(f"--allowed-host {name!r} is not a host name (give the name alone, without scheme or port)")
+        hosts.append(normal)
     config = WebConfig(**{name: getattr(args, name) for name in limits}, agents_dir=Path(args.agents_dir),
-                       allowed_origins=tuple(args.allow_origin))
+                       allowed_origins=tuple(args.allow_origin), allowed_hosts=tuple(hosts))
     import uvicorn
 
     app = create_app(config)

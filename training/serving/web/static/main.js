@@ -99,7 +99,13 @@ async function connect() {
   });
   const params = new URLSearchParams(location.search);
   if (params.get("game")) {
-    await deepLink(params);
+    try {
+      await deepLink(params);
+    } catch (error) {
+      // whatever went wrong with the link, the form is there to start a game, and says what
+      showSetup();
+      $("setup-error").textContent = `the link could not start a game: ${error.message}`;
+    }
   } else {
     await chooseGame(select.value);
     showSetup();
@@ -111,8 +117,15 @@ function gameEntry(name) {
   return page.games.find((game) => game.game === name || game.game === `${short}_v0`);
 }
 
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 async function chooseGame(name, preset = {}) {
   const entry = gameEntry(name);
+  if (!isObject(preset)) {
+    preset = {};
+  }
   page.opponentChosen = false; // another game: its own list, its own default
   $("game").value = entry.game;
   const fields = $("option-fields");
@@ -295,11 +308,25 @@ async function deepLink(params) {
     $("setup-error").textContent = `unknown game ${JSON.stringify(params.get("game"))}`;
     return;
   }
+  // options={json}: a JSON object; anything else is said on the form, and no game starts
   let options = {};
-  try {
-    options = params.get("options") ? JSON.parse(params.get("options")) : {};
-  } catch (error) {
-    options = {};
+  const written = params.get("options");
+  if (written !== null && written.trim() !== "") {
+    let problem = null;
+    try {
+      options = JSON.parse(written);
+      if (!isObject(options)) {
+        problem = `options in the link must be a JSON object such as {"bounty": 3}, not ${written}`;
+      }
+    } catch (error) {
+      problem = `options in the link are not JSON (${error.message}): ${written}`;
+    }
+    if (problem !== null) {
+      await chooseGame(entry.game);
+      showSetup();
+      $("setup-error").textContent = problem;
+      return;
+    }
   }
   for (const [key, text] of params) {
     if (key in entry.default_options) {
@@ -361,7 +388,7 @@ async function start({ game, opponent, seat, seed, options }) {
   setState("busy");
   let view;
   try {
-    view = await page.client.ask("web_new_game", fields);
+    view = await newGame(fields);
   } catch (error) {
     $("setup").hidden = false;
     $("table").hidden = true;
@@ -370,6 +397,7 @@ async function start({ game, opponent, seat, seed, options }) {
     return;
   } finally {
     $("start").disabled = false;
+    $("preparing").hidden = true;
   }
   $("setup").hidden = true;
   $("table").hidden = false;
@@ -378,6 +406,26 @@ async function start({ game, opponent, seat, seed, options }) {
   say("");
   show(view);
   await runBots();
+}
+
+const PREPARING_RETRY_MS = 1000;
+const PREPARING_TRIES = 300; // five minutes: a solver table takes seconds, its first build on 5×5 about 15
+
+async function newGame(fields) {
+  // the server may first have to prepare what the opponent needs (Linecatch's solver table):
+  // it says so ("preparing"), and the page asks again until the game starts
+  for (let tries = 1; ; tries++) {
+    try {
+      return await page.client.ask("web_new_game", fields);
+    } catch (error) {
+      if (error.code !== "preparing" || tries >= PREPARING_TRIES) {
+        throw error;
+      }
+      $("preparing").hidden = false;
+      $("preparing-what").textContent = error.message;
+      await new Promise((resolve) => setTimeout(resolve, PREPARING_RETRY_MS));
+    }
+  }
 }
 
 function show(view) {
