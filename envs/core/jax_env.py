@@ -81,6 +81,10 @@ class JaxRules:
     # :class:`PlanesMap` finds by itself) defines ``planes(self, flat) -> planes`` (any leading
     # batch axes), equal to the observer's ``planes``.
     planes: ClassVar[Any] = None
+    # A game whose opening chance takes several nodes (Fill's rocks) may set ``opening(g, key)``:
+    # the position once they are resolved, drawn at once with the same distribution as the
+    # nodes one by one (``init`` then skips the loop; ``apply`` still meets every node).
+    opening: Any = None
 
     def __init__(self, options: dict[str, Any]):
         self.options = options
@@ -204,24 +208,38 @@ class JaxEnv:
         openings = self._openings()
         if openings is not None:  # one chance node opens the game: pick its outcome's start
             probs, table = openings
+            if len(probs) == 1:  # scripted: the one start
+                return jax.tree_util.tree_map(lambda leaf: jnp.asarray(leaf[0]), table)
             return jax.tree_util.tree_map(lambda leaf: jnp.asarray(leaf)[draw_outcome(jnp.asarray(probs), key)], table)
-        g = self._resolve_chance(jax.tree_util.tree_map(jnp.asarray, self._start), key)
+        start = jax.tree_util.tree_map(jnp.asarray, self._start)
+        if self.rules.opening is not None:
+            start = self.rules.opening(start, key)
+        g = self._resolve_chance(start, key)
         return self._wrap(g, jnp.zeros(self.num_players, jnp.float32), jnp.bool_(False), jnp.int32(0))
 
     def _openings(self) -> tuple[np.ndarray, State] | None:
-        """Where the game opens with one chance node after which a seat acts (Loom's first
-        throw): its probabilities and, per outcome, the state it leads to, built once on the host
-        (a step under auto_reset would otherwise compute a whole start every time); else None."""
+        """Where the game opens with chance nodes of one possible outcome each (scripted chance)
+        and then at most one node after which a seat acts (Loom's first throw): the last node's
+        probabilities and, per outcome, the state it leads to (one state, probability 1, when
+        nothing is left to draw), built once on the host — a step under auto_reset would
+        otherwise compute a whole start every time; else None."""
         if self._opening_table is None:
             with jax.ensure_compile_time_eval():
-                start = jax.tree_util.tree_map(jnp.asarray, self._start)
+                g = jax.tree_util.tree_map(jnp.asarray, self._start)
                 table = False
-                if bool(self.rules.turn(start).is_chance):
-                    probs = np.asarray(self.rules.chance_probs(start))
-                    outcomes = [self.rules.apply(start, jnp.int32(o)) for o in range(len(probs))]
-                    if not any(bool(self.rules.turn(g).is_chance) for g, p in zip(outcomes, probs) if p > 0):
-                        states = [jax.device_get(self._wrap(g, jnp.zeros(self.num_players, jnp.float32), jnp.bool_(False),
-                                                            jnp.int32(0))) for g in outcomes]
+                while bool(self.rules.turn(g).is_chance):
+                    probs = np.asarray(self.rules.chance_probs(g))
+                    if np.count_nonzero(probs) != 1:
+                        break
+                    g = self.rules.apply(g, jnp.int32(int(np.flatnonzero(probs)[0])))
+                blank = (jnp.zeros(self.num_players, jnp.float32), jnp.bool_(False), jnp.int32(0))
+                if not bool(self.rules.turn(g).is_chance):
+                    table = (np.ones(1, np.float32),
+                             jax.tree_util.tree_map(lambda x: np.asarray(x)[None], jax.device_get(self._wrap(g, *blank))))
+                else:
+                    outcomes = [self.rules.apply(g, jnp.int32(o)) for o in range(len(probs))]
+                    if not any(bool(self.rules.turn(after).is_chance) for after, p in zip(outcomes, probs) if p > 0):
+                        states = [jax.device_get(self._wrap(after, *blank)) for after in outcomes]
                         table = (probs, jax.tree_util.tree_map(lambda *leaves: np.stack([np.asarray(x) for x in leaves]),
                                                                *states))
                 self._opening_table = table

@@ -92,6 +92,8 @@ class FillRules(JaxRules):
         self.scripted = script is not None
         self.script = jnp.asarray(np.array(list(script) + [0], np.int32) if script is not None else np.zeros(1, np.int32))
         self.limit = TIME_LIMIT[size]
+        # random rocks are drawn at once when a game starts (JaxRules.opening)
+        self.opening = self._draw_rocks if self.rocks and not self.scripted and self.target else None
 
         # The forbidden lines' directions (2x2 blocks are forbidden under every setting).
         self.directions = {"orthogonal": [(0, 1), (1, 0)], "strict": [(0, 1), (1, 0), (1, 1), (1, -1)],
@@ -170,6 +172,15 @@ class FillRules(JaxRules):
             turns=np.zeros(2, i32), recharge=np.zeros((2, REGULAR_TRAPS), i32), extra=np.zeros(2, i32),
             live_trap=np.full(2, -1, i32), sprung_cell=i32(-1), sprung_owner=i32(0), winner=i32(-1),
             end_reason=i32(0)))
+
+    def _draw_rocks(self, g: G, key: jax.Array) -> G:
+        """All the rocks at once: the cells of ``target`` smallest of one uniform number per
+        cell are a uniformly random set, as the rock nodes draw it one cell at a time (each
+        uniform over the cells left); the last rock is applied as its node would be."""
+        order = jnp.argsort(jax.random.uniform(key, (self.n,)))
+        first = jnp.zeros(self.n, bool).at[order[:self.target - 1]].set(True).reshape(self.size, self.size)
+        rows = jnp.sum(jnp.where(first, jnp.left_shift(1, self.columns), 0), axis=1).astype(jnp.int32)
+        return self.apply(g._replace(rock=rows), order[self.target - 1].astype(jnp.int32))
 
     def turn(self, g: G) -> Turn:
         chance = g.phase == ROCKS
