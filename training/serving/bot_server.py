@@ -28,7 +28,7 @@ from training.agents.levels import LevelsError, is_level_spec, level_spec, level
 from training.agents.checkpoint import portable_options
 from training.serving.agent_specs import AgentSpecChecks, shipped_checkpoints
 from training.common.time_budget import time_budget
-from training.serving.deadline import thread_deadline
+from training.serving.deadline import BACKSTOP_S, thread_deadline
 from training.serving.preparation import preparing
 from training.serving.protocol import (
     DEFAULT_MAX_LINE_BYTES, PROTOCOL, PROTOCOL_VERSION, REQUESTS, SURROGATE, RequestError, _finite_float, _is_int,
@@ -185,15 +185,20 @@ class BotServer(WebGames, AgentSpecChecks):
         def alarm(signum, frame):
             raise MoveTimeout()
 
+        # The searches check the budget (what a finalizer swallows, they still see); the timer is
+        # a backstop a little later for code that does not check, disarmed inside the budget's
+        # block so that it never fires while the budget's own exception unwinds.
         previous = signal.signal(signal.SIGALRM, alarm)
-        signal.setitimer(signal.ITIMER_REAL, self.move_time_limit)
         try:
-            with time_budget(self.move_time_limit, MoveTimeout):  # what a finalizer swallows, the search checks
-                yield
+            with time_budget(self.move_time_limit, MoveTimeout):
+                signal.setitimer(signal.ITIMER_REAL, self.move_time_limit + BACKSTOP_S)
+                try:
+                    yield
+                finally:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
         except MoveTimeout:
             raise over from None
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
 
     # ----- framing ---------------------------------------------------------------------------------

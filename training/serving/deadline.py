@@ -25,6 +25,8 @@ from typing import Iterator
 
 from training.common.time_budget import time_budget
 
+BACKSTOP_S = 0.25  # the interrupt comes this long after the budget, for code that does not check it
+
 _set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
 _set_async_exc.argtypes = (ctypes.c_ulong, ctypes.c_void_p)  # a pointer, so that None passes NULL
 _set_async_exc.restype = ctypes.c_int
@@ -50,21 +52,24 @@ def thread_deadline(seconds: float, exception: type[BaseException]) -> Iterator[
                 state["fired"] = True
                 _raise_in(thread_id, exception)
 
-    timer = threading.Timer(seconds, fire)
-    timer.daemon = True
-    timer.start()
-    try:
-        with time_budget(seconds, exception):
+    # The budget is the outer block and the timer a backstop a little later, disarmed inside it:
+    # a timer firing while the budget's own exception unwinds would otherwise land in the
+    # budget's cleanup and leave its expired deadline on the thread for every later search.
+    with time_budget(seconds, exception):
+        timer = threading.Timer(seconds + BACKSTOP_S, fire)
+        timer.daemon = True
+        timer.start()
+        try:
             yield
-    finally:
-        with lock:
-            state["done"] = True
-        timer.cancel()
-        if state["fired"]:
-            # The exception may still be pending (the body ended between the timer's check and
-            # its delivery): withdraw it, so that it cannot surface after this block. If it
-            # was delivered already, this does nothing.
-            _raise_in(thread_id, None)
+        finally:
+            with lock:
+                state["done"] = True
+            timer.cancel()
+            if state["fired"]:
+                # The exception may still be pending (the body ended between the timer's check
+                # and its delivery): withdraw it, so that it cannot surface after this block. If
+                # it was delivered already, this does nothing.
+                _raise_in(thread_id, None)
 
 
 __all__ = ["thread_deadline"]
