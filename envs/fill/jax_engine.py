@@ -174,13 +174,17 @@ class FillRules(JaxRules):
             end_reason=i32(0)))
 
     def _draw_rocks(self, g: G, key: jax.Array) -> G:
-        """All the rocks at once: the cells of ``target`` smallest of one uniform number per
-        cell are a uniformly random set, as the rock nodes draw it one cell at a time (each
-        uniform over the cells left); the last rock is applied as its node would be."""
-        order = jnp.argsort(jax.random.uniform(key, (self.n,)))
-        first = jnp.zeros(self.n, bool).at[order[:self.target - 1]].set(True).reshape(self.size, self.size)
-        rows = jnp.sum(jnp.where(first, jnp.left_shift(1, self.columns), 0), axis=1).astype(jnp.int32)
-        return self.apply(g._replace(rock=rows), order[self.target - 1].astype(jnp.int32))
+        """All the rocks at once, each uniform over the cells left, as the rock nodes draw them
+        (without the node-by-node loop); the last rock is applied as its node would be."""
+        from envs.core.jax_env import draw_outcome
+
+        keys = jax.random.split(key, self.target)
+        taken = jnp.zeros(self.n, bool)
+        for index in range(self.target - 1):
+            taken = taken | (self.cells == draw_outcome((~taken).astype(jnp.float32), keys[index]))
+        rows = jnp.sum(jnp.where(taken.reshape(self.size, self.size), jnp.left_shift(1, self.columns), 0), axis=1)
+        last = draw_outcome((~taken).astype(jnp.float32), keys[-1])
+        return self.apply(g._replace(rock=rows.astype(jnp.int32)), last)
 
     def turn(self, g: G) -> Turn:
         chance = g.phase == ROCKS
