@@ -46,6 +46,7 @@ def test_a_tiny_run_trains_saves_and_resumes(tmp_path):
     rows = list(csv.DictReader(open(folder / "progress.csv")))
     assert [int(r["iteration"]) for r in rows] == [1, 2]
     assert float(rows[-1]["positions_per_second"]) > 0 and rows[-1]["versus_heuristic"] != ""
+    assert rows[0]["versus_heuristic"] == "" and 0 <= float(rows[0]["compiled_versus_random"]) <= 1
     meta = json.loads(__import__("zipfile").ZipFile(folder / "latest.zip").read("meta.json"))
     assert meta["kind"] == "network" and meta["game"] == "linecatch_v0" and meta["iteration"] == 2
     agent = load_agent(str(folder / "best.zip"), "linecatch", rows=3, cols=4)

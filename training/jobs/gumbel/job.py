@@ -30,7 +30,8 @@ Each iteration:
    ``--eval-opponents`` (seats alternated); the best against the last of them is ``best.zip``.
 
 Outputs go to ``runs/<game>__gumbel__<seed>__<time>/``: ``config.json``, ``progress.csv`` (one row
-per iteration: positions, positions/s, losses, score against random, the Python evaluations),
+per iteration: positions, positions/s, losses, the compiled score against random, the Python
+evaluations as ``versus_<opponent>``),
 ``latest.zip`` and ``best.zip`` (``network`` agent files: ``load_agent(path, game)`` plays them
 with numpy alone, ``mcts:N:net=PATH`` searches with them), and ``state.eqx`` + ``state.json``
 (network, optimiser, replay buffer and counters: ``--resume RUN_DIR`` continues a run). It
@@ -315,7 +316,7 @@ def train(config: GumbelConfig, command: str) -> Path:
         (folder / "config.json").write_text(json.dumps({"command": command, **dataclasses.asdict(config)}, indent=1))
     log_path = folder / "progress.csv"
     fields = ["iteration", "positions", "seconds", "positions_per_second", "policy_loss", "value_loss",
-              "versus_random"] + [f"versus_{o}" for o in config.eval_opponents]
+              "compiled_versus_random"] + [f"versus_{o}" for o in config.eval_opponents]
     if not log_path.exists():
         with open(log_path, "w", newline="") as handle:
             csv.writer(handle).writerow(fields)
@@ -341,7 +342,7 @@ def train(config: GumbelConfig, command: str) -> Path:
                "positions_per_second": round(played / (time.perf_counter() - begun), 1),
                "policy_loss": np.mean([l[0] for l in losses]) if losses else float("nan"),
                "value_loss": np.mean([l[1] for l in losses]) if losses else float("nan"),
-               "versus_random": round(against_random, 3)}
+               "compiled_versus_random": round(against_random, 3)}
         if iteration % config.eval_every == 0 or iteration == config.iterations:
             latest = save_agent(folder / "latest.zip", net, env, config,
                                 {"iteration": iteration, "positions": positions, "wall_seconds": round(seconds, 1),
