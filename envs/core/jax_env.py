@@ -193,7 +193,6 @@ class JaxEnv:
                 self._planes = None
             self.planes_shape = None if self._planes is None else self._planes.shape
         self._start = jax.tree_util.tree_map(np.asarray, jax.device_get(rules.start()))  # host copy: a constant in programs
-        self._start_state: State | None = None
         self._opening_table: Any = None
 
     def __repr__(self) -> str:
@@ -203,26 +202,24 @@ class JaxEnv:
     def init(self, key: jax.Array) -> State:
         """The start of a game, its opening chance (a Loom throw, Fill's rocks) resolved from
         ``key``."""
-        if not self.rules.has_chance:  # the same start every time: a constant, not a computation
-            return jax.tree_util.tree_map(jnp.asarray, self._constant_start())
         openings = self._openings()
-        if openings is not None:  # one chance node opens the game: pick its outcome's start
+        if openings is not None:  # the start, or one per outcome of the one node that opens the game
             probs, table = openings
-            if len(probs) == 1:  # scripted: the one start
+            if len(probs) == 1:  # no chance, or scripted chance: one start, a constant
                 return jax.tree_util.tree_map(lambda leaf: jnp.asarray(leaf[0]), table)
             return jax.tree_util.tree_map(lambda leaf: jnp.asarray(leaf)[draw_outcome(jnp.asarray(probs), key)], table)
         start = jax.tree_util.tree_map(jnp.asarray, self._start)
         if self.rules.opening is not None:
             start = self.rules.opening(start, key)
-        g = self._resolve_chance(start, key)
-        return self._wrap(g, jnp.zeros(self.num_players, jnp.float32), jnp.bool_(False), jnp.int32(0))
+        return self._fresh(self._resolve_chance(start, key))
 
     def _openings(self) -> tuple[np.ndarray, State] | None:
-        """Where the game opens with chance nodes of one possible outcome each (scripted chance)
-        and then at most one node after which a seat acts (Loom's first throw): the last node's
-        probabilities and, per outcome, the state it leads to (one state, probability 1, when
-        nothing is left to draw), built once on the host — a step under auto_reset would
-        otherwise compute a whole start every time; else None."""
+        """Where the game opens with chance nodes of one possible outcome each (scripted chance),
+        if any, and then at most one node after which a seat acts (Loom's first throw): the last
+        node's probabilities and, per outcome, the state it leads to (one state, probability 1,
+        when nothing is left to draw: every game without chance), built once on the host. XLA
+        does not fold a start computed inside the program, and under auto_reset's select it
+        would be computed at every step (3x slower for Linecatch). Else None."""
         if self._opening_table is None:
             with jax.ensure_compile_time_eval():
                 g = jax.tree_util.tree_map(jnp.asarray, self._start)
@@ -232,28 +229,23 @@ class JaxEnv:
                     if np.count_nonzero(probs) != 1:
                         break
                     g = self.rules.apply(g, jnp.int32(int(np.flatnonzero(probs)[0])))
-                blank = (jnp.zeros(self.num_players, jnp.float32), jnp.bool_(False), jnp.int32(0))
                 if not bool(self.rules.turn(g).is_chance):
                     table = (np.ones(1, np.float32),
-                             jax.tree_util.tree_map(lambda x: np.asarray(x)[None], jax.device_get(self._wrap(g, *blank))))
+                             jax.tree_util.tree_map(lambda x: np.asarray(x)[None], jax.device_get(self._fresh(g))))
                 else:
-                    outcomes = [self.rules.apply(g, jnp.int32(o)) for o in range(len(probs))]
-                    if not any(bool(self.rules.turn(after).is_chance) for after, p in zip(outcomes, probs) if p > 0):
-                        states = [jax.device_get(self._wrap(after, *blank)) for after in outcomes]
+                    outcomes = []
+                    for outcome, probability in enumerate(probs):
+                        after = self.rules.apply(g, jnp.int32(outcome))
+                        if probability > 0 and bool(self.rules.turn(after).is_chance):
+                            outcomes = None  # more chance follows (Fill's rocks): no table
+                            break
+                        outcomes.append(after)
+                    if outcomes is not None:
+                        states = [jax.device_get(self._fresh(after)) for after in outcomes]
                         table = (probs, jax.tree_util.tree_map(lambda *leaves: np.stack([np.asarray(x) for x in leaves]),
                                                                *states))
                 self._opening_table = table
         return self._opening_table or None
-
-    def _constant_start(self) -> State:
-        # Built once on the host: XLA does not fold a start computed inside the program, and
-        # under auto_reset's select it would be computed at every step (3x slower here).
-        if self._start_state is None:
-            with jax.ensure_compile_time_eval():  # computed now, even when first asked inside a jit
-                g = jax.tree_util.tree_map(jnp.asarray, self._start)
-                state = self._wrap(g, jnp.zeros(self.num_players, jnp.float32), jnp.bool_(False), jnp.int32(0))
-                self._start_state = jax.tree_util.tree_map(np.asarray, jax.device_get(state))
-        return self._start_state
 
     def step(self, state: State, action: jax.Array, key: jax.Array | None = None) -> State:
         """The acting seat's decision, then every chance node that follows resolved from
@@ -315,8 +307,7 @@ class JaxEnv:
         theirs = self.description.portable_options(game.options)
         if mine != theirs:
             raise ValueError(f"the snapshot's options {theirs} are not this env's {mine}: make_jax(..., **options) for them")
-        g = jax.tree_util.tree_map(jnp.asarray, self.rules.from_python(game))
-        return self._wrap(g, jnp.zeros(self.num_players, jnp.float32), jnp.bool_(False), jnp.int32(0))
+        return self._fresh(jax.tree_util.tree_map(jnp.asarray, self.rules.from_python(game)))
 
     # ----- the shared step ----------------------------------------------------------------------
     def _decide(self, state: State, action: jax.Array) -> State:
@@ -332,6 +323,10 @@ class JaxEnv:
                                                  jnp.where(finished, ranked_rewards(self.rules.scores(g)), 0.0)))
         return state.replace(_game=g, rewards=rewards.astype(jnp.float32), terminated=state.terminated | illegal,
                              _step_count=state._step_count + jnp.where(done, 0, 1).astype(jnp.int32))
+
+    def _fresh(self, g: Any) -> State:
+        """The state of a position nobody has stepped into yet: no rewards, no steps."""
+        return self._wrap(g, jnp.zeros(self.num_players, jnp.float32), jnp.bool_(False), jnp.int32(0))
 
     def _rewrap(self, state: State, g: Any) -> State:
         return self._wrap(g, state.rewards, state.terminated, state._step_count, state.truncated)

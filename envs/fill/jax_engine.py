@@ -35,7 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.core.jax_env import JaxRules, Turn
+from envs.core.jax_env import JaxRules, Turn, draw_outcome
 from envs.fill.board import geometry
 from envs.fill.chance import rock_target
 from envs.fill.facts import (
@@ -176,8 +176,6 @@ class FillRules(JaxRules):
     def _draw_rocks(self, g: G, key: jax.Array) -> G:
         """All the rocks at once, each uniform over the cells left, as the rock nodes draw them
         (without the node-by-node loop); the last rock is applied as its node would be."""
-        from envs.core.jax_env import draw_outcome
-
         keys = jax.random.split(key, self.target)
         taken = jnp.zeros(self.n, bool)
         for index in range(self.target - 1):
