@@ -56,6 +56,27 @@ def agent_policy(agent, observer) -> Policy:
     return act
 
 
+def auto_reset_play(env, batch: int, steps: int, seed: int = 1) -> tuple:
+    """Random legal play of ``batch`` games for ``steps`` compiled steps with Pgx's
+    ``auto_reset`` (chance drawn from keys): the last states, and per step which games ended and
+    their rewards (``(steps, batch)`` and ``(steps, batch, seats)`` numpy arrays)."""
+    from pgx.experimental import auto_reset
+
+    step = jax.vmap(auto_reset(env.step, env.init))
+
+    def body(carry, _):
+        state, key = carry
+        key, pick, resolve = jax.random.split(key, 3)
+        action = jax.random.categorical(pick, jnp.where(state.legal_action_mask, 0.0, -jnp.inf), axis=-1)
+        state = step(state, action, jax.random.split(resolve, batch))
+        return (state, key), (state.terminated, state.rewards)
+
+    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(seed), batch))
+    run = jax.jit(lambda s, k: jax.lax.scan(body, (s, k), None, length=steps))
+    (state, _), (ended, rewards) = run(state, jax.random.PRNGKey(seed + 1))
+    return state, np.asarray(ended), np.asarray(rewards)
+
+
 def draw_chance(game, rng: random.Random) -> int:
     outcomes = game.chance_outcomes()
     point = rng.random()

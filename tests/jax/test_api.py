@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import envs
+from tests.jax.lockstep import auto_reset_play
 
 JAX_GAMES = envs.jax_games()
 
@@ -63,22 +64,9 @@ def test_pgx_api_under_jit_and_vmap(name):
 
 @pytest.mark.parametrize("name", JAX_GAMES)
 def test_pgx_auto_reset_plays_many_games(name):
-    from pgx.experimental import auto_reset
-
     env = envs.make_jax(name)
-    batch, steps = 16, 160
-    step = jax.vmap(auto_reset(env.step, env.init))
-
-    def body(carry, _):
-        state, key = carry
-        key, pick, resolve = jax.random.split(key, 3)
-        action = jax.random.categorical(pick, jnp.where(state.legal_action_mask, 0.0, -jnp.inf), axis=-1)
-        state = step(state, action, jax.random.split(resolve, batch))
-        return (state, key), (state.terminated, state.rewards)
-
-    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(1), batch))
-    _, (ended, rewards) = jax.jit(lambda s, k: jax.lax.scan(body, (s, k), None, length=steps))(state, jax.random.PRNGKey(2))
-    ended, rewards = np.asarray(ended), np.asarray(rewards)
+    batch = 16
+    _, ended, rewards = auto_reset_play(env, batch, 160)
     assert ended.sum() >= batch  # whole games finished and were reset
     final = rewards[ended]
     assert set(np.unique(final).tolist()) <= {-1.0, 0.0, 1.0}

@@ -25,7 +25,8 @@ import envs
 from envs.fill.facts import FILL, NO_TRAP, SEED, TRAP_PHASE
 from envs.fill.rules import FillGame
 from envs.fill.sampling import complete_snapshot, strip_hidden
-from tests.jax.lockstep import agent_policy, compiled, play_lockstep, random_policy, record, replay_batched
+from tests.jax.lockstep import (agent_policy, auto_reset_play, compiled, play_lockstep, random_policy, record,
+                                replay_batched)
 
 OPTION_SETS = {
     "default": {},
@@ -243,24 +244,10 @@ def test_step_and_auto_reset_under_jit_vmap_give_python_positions():
     """Random play with chance resolved from keys (``env.step``, Pgx's ``auto_reset``) in one
     compiled scan; games end with +1/−1 and every final position is one the Python engine
     accepts, with the same mask and observation."""
-    from pgx.experimental import auto_reset
-
     options = OPTION_SETS["traps+rocks"]
     env = envs.make_jax("fill", **options)
-    batch, steps = 16, 150
-    step = jax.vmap(auto_reset(env.step, env.init))
-
-    def body(carry, _):
-        state, key = carry
-        key, pick, resolve = jax.random.split(key, 3)
-        action = jax.random.categorical(pick, jnp.where(state.legal_action_mask, 0.0, -jnp.inf), axis=-1)
-        state = step(state, action, jax.random.split(resolve, batch))
-        return (state, key), (state.terminated, state.rewards)
-
-    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(1), batch))
-    run = jax.jit(lambda s, k: jax.lax.scan(body, (s, k), None, length=steps))
-    (state, _), (ended, rewards) = run(state, jax.random.PRNGKey(2))
-    ended, rewards = np.asarray(ended), np.asarray(rewards)
+    batch = 16
+    state, ended, rewards = auto_reset_play(env, batch, 150)
     assert ended.sum() >= batch
     assert (np.sort(rewards[ended], axis=-1) == [-1.0, 1.0]).all()  # no draws, no illegal moves
     assert not rewards[~ended].any()
