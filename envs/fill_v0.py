@@ -64,12 +64,11 @@ for the winner, 0 otherwise (0 for both until the end), a float32 array in seat 
 """
 
 from envs.core import Gallery, GameDescription, GameFacts, SuiteEnv, TestOptions, wrapped_factory
-from envs.fill import terminal
 from envs.fill.observer import FillObserver
 from envs.fill.rules import FillGame
 
 GAME = GameDescription.built_in(
-    "fill", engine=FillGame, observer=FillObserver, play=terminal.PLAY,
+    "fill", version=0, shipped=True, engine=FillGame, observer=FillObserver,
     facts=GameFacts("Fill", min_players=2, max_players=2, chance="explicit", information="imperfect"),
     test_options=TestOptions(search={"traps": True, "rocks": True, "gems": True},
                              more=({"size": 7, "lines": "strict"},)),

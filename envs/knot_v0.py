@@ -66,12 +66,11 @@ during the game, plus the longest-ribbon bonus at the end).
 """
 
 from envs.core import GameDescription, GameFacts, public_envs, TestOptions
-from envs.knot import terminal
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import KnotGame
 
 GAME = GameDescription.built_in(
-    "knot", engine=KnotGame, observer=KnotObserver, play=terminal.PLAY,
+    "knot", version=0, shipped=True, engine=KnotGame, observer=KnotObserver,
     facts=GameFacts("Knot", min_players=2, max_players=4, chance="explicit", information="imperfect"),
     test_options=TestOptions(quick={"size": 4}, search={"players": 3, "size": 4},
                              more=({"players": 4, "size": 5},), page={"size": 4, "deck": [6, 5, 6, 3]}),

@@ -54,12 +54,11 @@ then row number from 1 (`a1` is action 0, `c2` is `1*cols + 2`).
 """
 
 from envs.core import Gallery, GameDescription, GameFacts, public_envs, TestOptions
-from envs.linecatch import render
 from envs.linecatch.observer import LinecatchObserver
 from envs.linecatch.rules import LinecatchGame
 
 GAME = GameDescription.built_in(
-    "linecatch", engine=LinecatchGame, observer=LinecatchObserver, play=render.PLAY,
+    "linecatch", version=0, shipped=True, engine=LinecatchGame, observer=LinecatchObserver,
     facts=GameFacts("Linecatch", min_players=2, max_players=2, chance="deterministic", information="perfect"),
     test_options=TestOptions(quick={"rows": 3, "cols": 4}, search={"rows": 4, "cols": 4},
                              more=({"rows": 4, "cols": 5, "pro": True},), page={}),

@@ -67,12 +67,11 @@ it from its seeded generator (or the scripted `throws`), so agents never see it.
 """
 
 from envs.core import Gallery, GameDescription, GameFacts, public_envs, TestOptions
-from envs.loom import render
 from envs.loom.observer import LoomObserver
 from envs.loom.rules import LoomGame
 
 GAME = GameDescription.built_in(
-    "loom", engine=LoomGame, observer=LoomObserver, play=render.PLAY,
+    "loom", version=0, shipped=True, engine=LoomGame, observer=LoomObserver,
     facts=GameFacts("Loom", min_players=2, max_players=2, chance="explicit", information="perfect"),
     test_options=TestOptions(more=({"bounty": 0},)),
     gallery=Gallery(share=0.55, web_move=9),

@@ -24,7 +24,7 @@ calls). The information state is the seat's observation (which keeps the public 
 seat needs) with the move number; it is not a perfect-recall record of every past observation.
 
 :class:`AgentBot` plays any suite agent as a ``pyspiel.Bot``, so suite agents enter OpenSpiel's
-``evaluate_bots`` (``training.agents.openspiel.SuiteBot`` takes a ``load_agent`` spec instead);
+``evaluate_bots`` (``training.players.openspiel.SuiteBot`` takes a ``load_agent`` spec instead);
 :class:`OpenSpielAgent` is the reverse, an OpenSpiel bot acting as a suite agent (it searches a
 state sampled from the seat's observation).
 
@@ -310,7 +310,7 @@ class SuiteObserver:
 class AgentBot(pyspiel.Bot):
     """A suite agent (any object with ``act(observation) -> int``) as a ``pyspiel.Bot`` for
     ``player_id``: it sees only that seat's observation of the state it is asked about. (The
-    training stack's ``training.agents.openspiel.SuiteBot`` builds the agent from a
+    training stack's ``training.players.openspiel.SuiteBot`` builds the agent from a
     ``load_agent`` spec.)"""
 
     def __init__(self, game: SuiteGame, player_id: int, agent: Any):

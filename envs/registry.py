@@ -36,10 +36,11 @@ NAMES: list[str] = []
 """Their env names, in the same order (updated in place)."""
 MODULES: dict[str, ModuleType] = {}
 _BY_NAME: dict[str, GameDescription] = {}
+_BY_SHORT: dict[str, GameDescription] = {}
 
 
 def register(description: GameDescription) -> GameDescription:
-    """Add a game to the registry (and to PettingZoo's, as ``abstract/<short_name>-v0``): its
+    """Add a game to the registry (and to PettingZoo's, as ``abstract/<short_name>-v<version>``): its
     public module, ``description.module``, is imported now. Registering the same description
     again does nothing; another game under a taken name is a ``ValueError``."""
     if not isinstance(description, GameDescription):
@@ -49,8 +50,13 @@ def register(description: GameDescription) -> GameDescription:
         return description
     if known is not None:
         raise ValueError(f"a game named {description.name!r} is registered already ({known.module})")
+    other = _BY_SHORT.get(description.short_name)
+    if other is not None:  # one version of a game at a time: a short name stands for it
+        raise ValueError(f"{description.name}: {other.name} is registered already ({other.module}); "
+                         f"one version of a game at a time")
     module = importlib.import_module(description.module)
     _BY_NAME[description.name] = description
+    _BY_SHORT[description.short_name] = description
     MODULES[description.name] = module
     GAMES.append(description)
     NAMES.append(description.name)
@@ -82,7 +88,7 @@ def _register_with_pettingzoo(description: GameDescription) -> None:
     from pettingzoo import aec_registry
     from pettingzoo import register as pettingzoo_register
 
-    env_id = f"abstract/{description.short_name}-v0"
+    env_id = description.env_id
     if env_id not in aec_registry:
         pettingzoo_register("aec", env_id, entry_point=f"{description.module}:env")
 
@@ -98,15 +104,38 @@ def names() -> list[str]:
 
 
 def canonical_name(name: str) -> str:
-    """``"loom"``, ``"loom_v0"`` or PettingZoo's ``"abstract/loom-v0"`` → ``"loom_v0"``;
-    a ``ValueError`` lists the games for anything else."""
+    """``"loom"``, ``"loom_v0"`` or PettingZoo's ``"abstract/loom-v0"`` → ``"loom_v0"`` (the
+    version is the description's, :attr:`GameDescription.version`). A ``ValueError`` lists the
+    games for anything else, and says so when the name is of another version of a game here
+    (a number published for ``loom_v0`` was not made on ``loom_v1``'s rules)."""
     text = name if isinstance(name, str) else ""
-    if text.startswith("abstract/") and text.endswith("-v0"):
-        text = text[len("abstract/"):-len("-v0")]
-    full = text if text.endswith("_v0") else f"{text}_v0"
-    if full not in _BY_NAME:
-        raise ValueError(f"unknown game {name!r}; the games are: {', '.join(names())}")
-    return full
+    if text.startswith("abstract/"):
+        short, dash, version = text[len("abstract/"):].rpartition("-v")
+        text = f"{short}_v{version}" if dash else ""
+    if text in _BY_NAME:
+        return text
+    if text in _BY_SHORT:
+        return _BY_SHORT[text].name
+    short, underscore, version = text.rpartition("_v")
+    if underscore and version.isdigit() and short in _BY_SHORT and int(version) != _BY_SHORT[short].version:
+        known = _BY_SHORT[short]
+        raise ValueError(f"{name!r} is version {int(version)} of {short}, but this suite plays version {known.version}, "
+                         f"{known.name}; what changed between versions is in docs/changelog.md")
+    raise ValueError(f"unknown game {name!r}; the games are: {', '.join(names())}")
+
+
+def version_note(recorded: object, name: str) -> str:
+    """For a file (an agent file, a results file) made for game ``recorded`` and read for game
+    ``name``: ``""`` unless ``recorded`` is another version of the same game, else the words
+    that say so (``"; loom_v1 is version 1 of loom, this suite plays version 0: ..."``), for
+    the reader's refusal to end with."""
+    here = describe(name)
+    text = recorded if isinstance(recorded, str) else ""
+    short, underscore, version = text.rpartition("_v")
+    if not underscore or short != here.short_name or not version.isdigit() or int(version) == here.version:
+        return ""
+    return (f"; {text} is version {int(version)} of {short}, this suite plays version {here.version}, whose seeded play "
+            f"differs (docs/changelog.md): a file is read only for the version it was made for")
 
 
 def describe(name: str) -> GameDescription:

@@ -72,12 +72,11 @@ the `tiles` / `goals` scripts); searches and OpenSpiel see them (`chance_outcome
 """
 
 from envs.core import GameDescription, GameFacts, public_envs, TestOptions
-from envs.uzor import render
 from envs.uzor.observer import UzorObserver
 from envs.uzor.rules import UzorGame
 
 GAME = GameDescription.built_in(
-    "uzor", engine=UzorGame, observer=UzorObserver, play=render.PLAY,
+    "uzor", version=0, shipped=True, engine=UzorGame, observer=UzorObserver,
     facts=GameFacts("Uzor", min_players=2, max_players=2, chance="explicit", information="imperfect"),
     test_options=TestOptions(quick={"board_size": 9}),
     extra_methods=("completions", "acceptance"),

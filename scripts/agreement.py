@@ -22,7 +22,7 @@ import re
 import numpy as np
 
 import envs
-from training import load_agent
+from training.players.load import load_agent
 
 
 def kind_of(notation: str) -> str:

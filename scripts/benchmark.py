@@ -181,9 +181,10 @@ def network_milliseconds(name: str, seconds: float) -> list[tuple[str, int, floa
     from unittest import mock
 
     from training.agents import network
+    from training.agents.files import load_network
     from training.agents.manifest import resolve
 
-    net, _ = network.load_network(resolve(name, {}, "net"))
+    net, _ = load_network(resolve(name, {}, "net"))
     env = envs.load(name).raw_env()
     env.reset(seed=0)
     rng = random.Random(0)
@@ -301,7 +302,7 @@ def jax_self_play_positions(name: str, options: dict, seconds: float, simulation
     layout = env.observer.policy_layout()
     net = PolicyValueNet(Architecture(tuple(env.planes_shape), 32, 2, layout.cell_channels, layout.global_actions,
                                       env.num_players), jax.random.PRNGKey(0))
-    _, self_play, _, _ = build(config, env, net)
+    self_play = build(config, env, 1.0).self_play
     state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), config.games))
     state, key, trajectory = self_play(net, state, jax.random.PRNGKey(1))  # compile
     jax.block_until_ready(trajectory)

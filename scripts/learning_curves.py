@@ -3,14 +3,20 @@
     python scripts/learning_curves.py runs/loom__alphazero__0__<time> runs/loom__maskppo__0__<time> \\
         --opponents heuristic mcts:100:depth=2:margin=1 --games 100 --out docs/curves/loom
 
-A run folder of ``training.alphazero`` keeps every evaluated network in ``snapshots/``; one of
-``training.train`` (MaskablePPO) keeps its evaluated policies in ``snapshots/`` too. Each
+    python scripts/learning_curves.py runs/linecatch__gumbel__1__<time> runs/linecatch__alphazero__1__<time> \\
+        --rate 60 --out docs/curves/linecatch_elo
+
+A run folder of ``training.alphazero`` or ``training.gumbel`` keeps every evaluated network in
+``snapshots/``; one of ``training.train`` (MaskablePPO) keeps its evaluated policies in
+``snapshots/`` too. Each
 snapshot records the wall-clock seconds and the self-play positions (environment steps for
 MaskablePPO) it had trained for. Every snapshot plays ``--games`` games against each opponent
 (seats alternated, draws half, seeded), in parallel over ``--workers`` processes; the result
 is a table (markdown and JSON, with 95% Wilson intervals) and a PNG with the score over
-wall-clock time and over positions, one line per run and opponent. Timings belong here, in
-reports, not in tests.
+wall-clock time and over positions, one line per run and opponent. With ``--rate N`` every
+snapshot is instead placed on the game's calibrated Elo scale by ``training.rate`` (N games
+against the levels, duplicate deals, adaptive; the Elo's 95% interval), one line per run.
+Timings belong here, in reports, not in tests.
 """
 
 from __future__ import annotations
@@ -33,8 +39,22 @@ def snapshot_facts(path: Path) -> dict:
         meta = json.loads(archive.read("meta.json"))
     positions = meta.get("positions", meta.get("steps_trained", 0))
     return {"path": str(path), "game": meta["game"], "options": meta.get("options", {}),
-            "algo": "alphazero" if "alphazero" in str(meta.get("algo", "")) else "maskppo",
+            "algo": algo_of(str(meta.get("algo", ""))),
             "wall_seconds": float(meta.get("wall_seconds", 0.0)), "positions": int(positions)}
+
+
+def algo_of(described: str) -> str:
+    """The job that wrote an agent file, from its metadata's ``algo`` words."""
+    return "gumbel" if "gumbel" in described else "alphazero" if "alphazero" in described else "maskppo"
+
+
+def rated(path: Path, facts: dict, run: str, games: int, seed: int, workers: int) -> dict:
+    """One snapshot on the calibrated Elo scale (``training.rate``), as a row of the table."""
+    from training.evaluation.rating import rate
+
+    result = rate(facts["game"], str(path), facts["options"], games, seed, workers=workers, progress=False)
+    return {**facts, "run": run, "opponent": "levels (Elo)", "games": result["games"], "elo": result["elo"],
+            "interval95": result["elo_interval95"]}
 
 
 def per_opponent(parser, flag: str, values: list[int], opponents: list[str]) -> dict[str, int]:
@@ -45,7 +65,7 @@ def per_opponent(parser, flag: str, values: list[int], opponents: list[str]) -> 
 
 
 def play(job: tuple) -> tuple[int, float]:
-    from training import load_agent
+    from training.players.load import load_agent
     from training.evaluation.tournament import play_game
     import envs
 
@@ -69,6 +89,9 @@ def main(argv: list[str] | None = None) -> dict:
                         help="games per snapshot: one number, or one per opponent (search opponents cost more)")
     parser.add_argument("--every", type=int, nargs="+", default=[1],
                         help="score every k-th snapshot (the first and last always): one number, or one per opponent")
+    parser.add_argument("--rate", type=int, default=0, metavar="N",
+                        help="rate every snapshot on the calibrated Elo scale with N games (training.rate) "
+                             "instead of scoring it against --opponents")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7_000_000)
     parser.add_argument("--out", required=True, help="path prefix of the .md, .json and .png written")
@@ -83,6 +106,11 @@ def main(argv: list[str] | None = None) -> dict:
                 raise SystemExit(f"{run} has no snapshots/ folder with agent files")
             for number, path in enumerate(snapshots):
                 facts = snapshot_facts(path)
+                if args.rate:
+                    rows.append(rated(path, facts, run.name, args.rate, args.seed, args.workers))
+                    print(f"{run.name} {path.name} ({facts['wall_seconds'] / 60:.0f} min): Elo {rows[-1]['elo']:,.0f} "
+                          f"({rows[-1]['interval95'][0]:,.0f} to {rows[-1]['interval95'][1]:,.0f})", flush=True)
+                    continue
                 for opponent in args.opponents:
                     if number % every[opponent] and path != snapshots[-1]:
                         continue
@@ -100,7 +128,11 @@ def main(argv: list[str] | None = None) -> dict:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n")
     lines = ["| run | snapshot | minutes | positions | vs | games | score | 95% Wilson |", "|---|---|---:|---:|---|---:|---:|---|"]
-    for r in rows:
+    if args.rate:
+        lines = ["| run | snapshot | minutes | positions | games | Elo | 95% interval |", "|---|---|---:|---:|---:|---:|---|"]
+        lines += [f"| {r['run']} | {Path(r['path']).name} | {r['wall_seconds'] / 60:.0f} | {r['positions']:,} | "
+                  f"{r['games']} | {r['elo']:,.0f} | {r['interval95'][0]:,.0f} to {r['interval95'][1]:,.0f} |" for r in rows]
+    for r in rows if not args.rate else []:
         lines.append(f"| {r['run']} | {Path(r['path']).name} | {r['wall_seconds'] / 60:.0f} | {r['positions']:,} | {r['opponent']} | "
                      f"{r['games']} | {r['score']:.1%} | {r['interval95'][0]:.1%}–{r['interval95'][1]:.1%} |")
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
@@ -119,6 +151,7 @@ def figure_of(rows: list[dict]):
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    measure = "elo" if rows and "elo" in rows[0] else "score"
     series: dict[tuple, list[dict]] = {}
     for r in rows:
         series.setdefault((r["run"], r["algo"], r["opponent"]), []).append(r)
@@ -126,15 +159,17 @@ def figure_of(rows: list[dict]):
         label = f"{algo} vs {opponent}"
         for axis, key, scale in ((axes[0], "wall_seconds", 60.0), (axes[1], "positions", 1.0)):
             x = [p[key] / scale for p in points]
-            y = [p["score"] for p in points]
-            errors = [[p["score"] - p["interval95"][0] for p in points], [p["interval95"][1] - p["score"] for p in points]]
+            y = [p[measure] for p in points]
+            errors = [[p[measure] - p["interval95"][0] for p in points], [p["interval95"][1] - p[measure] for p in points]]
             axis.errorbar(x, y, yerr=errors, marker="o", capsize=3, label=label)
     axes[0].set_xlabel("wall-clock minutes of training (2 cores)")
     axes[1].set_xlabel("self-play positions (MaskablePPO: environment steps)")
-    axes[0].set_ylabel("score (win 1, draw ½), 95% interval")
+    axes[0].set_ylabel("Elo on the calibrated levels (level 1 = 0), 95% interval" if measure == "elo"
+                       else "score (win 1, draw ½), 95% interval")
     for axis in axes:
-        axis.axhline(0.5, color="grey", lw=0.8, ls=":")
-        axis.set_ylim(0, 1)
+        if measure == "score":
+            axis.axhline(0.5, color="grey", lw=0.8, ls=":")
+            axis.set_ylim(0, 1)
         axis.grid(alpha=0.3)
     game = rows[0]["game"] if rows else ""
     figure.suptitle(f"{game}: learning curves")

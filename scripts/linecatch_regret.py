@@ -10,7 +10,7 @@ alternating. At each of its moves the solver prices every legal square (the move
 margin with perfect play afterwards); the best square's value minus the chosen square's is what
 that move lost. The line printed gives the mean points lost per game (± its standard error)
 and per move, the games without a single loss, and the agent's mean final margin
-(``training.bots.linecatch.agent_points_lost``). Boards of up to 25 squares; 5×5 builds the
+(``training.evaluation.points_lost.agent_points_lost``). Boards of up to 25 squares; 5×5 builds the
 solver's table on first use (10–15 seconds, then cached).
 """
 
@@ -20,7 +20,7 @@ import argparse
 import json
 import time
 
-from training.bots.linecatch import agent_points_lost
+from training.evaluation.points_lost import agent_points_lost
 
 
 def main(argv: list[str] | None = None) -> dict:

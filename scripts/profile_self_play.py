@@ -39,7 +39,7 @@ import envs  # noqa: E402
 
 
 def task_for(game: str, options: dict, simulations: int, games: int, filters: int, blocks: int) -> dict:
-    from training.jobs.alphazero import torch_network
+    from training.jobs.alphazero.network import torch_network
     from training.agents.network import Architecture
 
     description = envs.describe(game)
@@ -67,10 +67,10 @@ COLUMNS = ("engine and sampling", "planes", "network forward", "tree", "numpy (t
 
 
 def profile(game: str, options: dict, args) -> dict:
-    from training.jobs import alphazero
+    from training.jobs.alphazero import self_play
 
     task = task_for(game, options, args.simulations, args.self_play_games, args.filters, args.blocks)
-    out = alphazero.play_games(task)
+    out = self_play.play_games(task)
     seconds = out["seconds"]
     positions = sum(len(r.vectors) for r in out["records"])
     shares = {"planes": out["planes_seconds"] / seconds,
@@ -80,7 +80,7 @@ def profile(game: str, options: dict, args) -> dict:
     # The evaluator is timed above; profiling it again would only inflate it, so the profiler
     # is off inside it and the profiled own times split what the evaluator does not take.
     profiler = cProfile.Profile()
-    evaluate = alphazero.TorchEvaluator.evaluate
+    evaluate = self_play.TorchEvaluator.evaluate
 
     def unprofiled(self, *a, **k):
         profiler.disable()
@@ -89,11 +89,11 @@ def profile(game: str, options: dict, args) -> dict:
         finally:
             profiler.enable()
 
-    alphazero.TorchEvaluator.evaluate = unprofiled
+    self_play.TorchEvaluator.evaluate = unprofiled
     try:
-        profiler.runcall(alphazero.play_games, task)
+        profiler.runcall(self_play.play_games, task)
     finally:
-        alphazero.TorchEvaluator.evaluate = evaluate
+        self_play.TorchEvaluator.evaluate = evaluate
     own: dict[str, float] = {}
     for (filename, _, function), (_, _, own_time, _, _) in pstats.Stats(profiler).stats.items():
         if function == "unprofiled":

@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
 import envs  # noqa: E402
-from training import load_agent  # noqa: E402
+from training.players.load import load_agent  # noqa: E402
 
 SEED = 1
 

@@ -20,7 +20,7 @@ import argparse
 
 import envs
 from envs.uzor.common import DEAD_TAKE, DISCARD, FORK, PLACE, TAKE
-from training import load_agent
+from training.players.load import load_agent
 from training.bots.uzor_heuristic import ThoroughUzorBot
 
 from agreement import parse_sample  # scripts/agreement.py, beside this file

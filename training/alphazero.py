@@ -1,6 +1,6 @@
-"""``python -m training.alphazero``: search-and-learn training (the code lives in ``training.jobs.alphazero``)."""
+"""``python -m training.alphazero``: the same as ``abstract-games alphazero`` (``training.cli``)."""
 
-from training.jobs.alphazero import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("alphazero")

@@ -1,6 +1,6 @@
-"""``python -m training.endgame_tuning``: tuning a network on better labels (solver endgames, DAgger) (the code lives in ``training.jobs.tuning``)."""
+"""``python -m training.endgame_tuning``: the same as ``abstract-games tune-endgame`` (``training.cli``)."""
 
-from training.jobs.tuning import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("tune-endgame")

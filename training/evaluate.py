@@ -1,6 +1,6 @@
-"""``python -m training.evaluate``: a tournament between agents (the code lives in ``training.evaluation.tournament``)."""
+"""``python -m training.evaluate``: the same as ``abstract-games evaluate`` (``training.cli``)."""
 
-from training.evaluation.tournament import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("evaluate")

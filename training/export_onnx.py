@@ -1,6 +1,6 @@
-"""``python -m training.export_onnx``: export an agent file to ONNX (the code lives in ``training.agents.export_onnx``)."""
+"""``python -m training.export_onnx``: the same as ``abstract-games export-onnx`` (``training.cli``)."""
 
-from training.agents.export_onnx import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("export-onnx")

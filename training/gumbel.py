@@ -1,6 +1,6 @@
-"""``python -m training.gumbel``: Gumbel AlphaZero on the JAX engines (the job lives in ``training.jobs.gumbel``)."""
+"""``python -m training.gumbel``: the same as ``abstract-games gumbel`` (``training.cli``)."""
 
-from training.jobs.gumbel import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("gumbel")

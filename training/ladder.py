@@ -1,6 +1,6 @@
-"""``python -m training.ladder``: the strength ladder (the code lives in ``training.evaluation.ladder``)."""
+"""``python -m training.ladder``: the same as ``abstract-games ladder`` (``training.cli``)."""
 
-from training.evaluation.ladder import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("ladder")

@@ -1,6 +1,6 @@
-"""``python -m training.levels``: calibrate strength levels (the code lives in ``training.evaluation.calibration``)."""
+"""``python -m training.levels``: the same as ``abstract-games levels`` (``training.cli``)."""
 
-from training.evaluation.calibration import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("levels")

@@ -1,6 +1,6 @@
-"""``python -m training.main``: the main job: train an agent, then evaluate it (the code lives in ``training.jobs.main``)."""
+"""``python -m training.main``: the same as ``abstract-games train-and-evaluate`` (``training.cli``)."""
 
-from training.jobs.main import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("train-and-evaluate")

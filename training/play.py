@@ -1,8 +1,6 @@
-"""``python -m training.play``: play in the terminal (the code lives in ``training.serving.terminal``)."""
+"""``python -m training.play``: the same as ``abstract-games play`` (``training.cli``)."""
 
-import sys
-
-from training.serving.terminal import main
+from training.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run("play")

@@ -1,6 +1,6 @@
-"""``python -m training.rate``: an agent's Elo on a game's calibrated levels (the code lives in ``training.evaluation.rating``)."""
+"""``python -m training.rate``: the same as ``abstract-games rate`` (``training.cli``)."""
 
-from training.evaluation.rating import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("rate")

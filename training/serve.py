@@ -1,6 +1,6 @@
-"""``python -m training.serve``: the JSON-lines bot server on stdin/stdout (the code lives in ``training.serving.stdio``)."""
+"""``python -m training.serve``: the same as ``abstract-games serve`` (``training.cli``)."""
 
-from training.serving.stdio import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("serve")

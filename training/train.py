@@ -1,6 +1,6 @@
-"""``python -m training.train``: MaskablePPO self-play training (the code lives in ``training.jobs.ppo``)."""
+"""``python -m training.train``: the same as ``abstract-games train`` (``training.cli``)."""
 
-from training.jobs.ppo import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("train")

@@ -1,6 +1,6 @@
-"""``python -m training.train_rllib``: self-play PPO on Ray RLlib (the code lives in ``training.jobs.rllib``)."""
+"""``python -m training.train_rllib``: the same as ``abstract-games train-rllib`` (``training.cli``)."""
 
-from training.jobs.rllib import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("train-rllib")

@@ -1,6 +1,6 @@
-"""``python -m training.web``: play in the browser (the code lives in ``training.serving.web``)."""
+"""``python -m training.web``: the same as ``abstract-games web`` (``training.cli``)."""
 
-from training.serving.web.app import main
+from training.cli import run
 
 if __name__ == "__main__":
-    main()
+    run("web")

@@ -1,11 +1,13 @@
 """One learning seat's view of any suite game, as a gymnasium env for SB3 (MaskablePPO).
 
-The other seats are played by opponents drawn from a pool at every reset: named bots
-(``"random"``, ``"heuristic"``), checkpoint paths, frozen snapshots of the learner (policy
-payloads, see ``training.agents.checkpoint.PolicyAgent.policy_payload``) or agent objects. The
-learner's seat is drawn at random each episode (or fixed with ``learner_seat``). Opponents act
-until the learner is to move, so multi-step turns (the same agent acting again) and 3–4 player
-games need nothing special. The learner receives its own terminal reward whoever made the last
+The other seats are played by opponents drawn from a pool at every reset: agent objects
+(``act(observation) -> int``), or entries that ``make_opponent(entry, game, options, seed)``
+turns into agents — named bots (``"random"``, ``"heuristic"``), agent file paths, frozen
+snapshots of the learner (policy payloads). This package knows no bots: the training stack's
+``training.players.self_play.SelfPlayEnv`` is this env with ``make_opponent`` resolving every
+``load_agent`` spec and policy payload. The learner's seat is drawn at random each episode (or
+fixed with ``learner_seat``). Opponents act until the learner is to move, so multi-step turns
+(the same agent acting again) and 3–4 player games need nothing special. The learner receives its own terminal reward whoever made the last
 move — including when an opponent's move ends the game.
 
 ``score_shaping`` (default 0) adds ``weight × change of (my points − best other points)`` to
@@ -33,7 +35,7 @@ from __future__ import annotations
 
 import random
 import warnings
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import gymnasium
 import numpy as np
@@ -45,18 +47,15 @@ from envs.core.game import action_index
 ILLEGAL_ACTIONS = ("raise", "lose")
 
 
-def make_opponent(spec: Any, game: str, options: dict[str, Any], seed: int):
-    """An agent from a pool entry (name, checkpoint path, policy payload or agent object)."""
-    from training import load_agent
-    from training.agents.checkpoint import PolicyAgent
-
-    if isinstance(spec, str):
-        return load_agent(spec, game, seed=seed, **options)
-    if isinstance(spec, dict) and "layers" in spec:
-        return PolicyAgent(spec["layers"], spec.get("activation", "tanh"), sample=spec.get("sample", False), seed=seed)
-    if hasattr(spec, "act"):
-        return spec
-    raise ValueError(f"an opponent is a bot name, a checkpoint path, a policy payload or an agent, not {spec!r}")
+def agent_only(entry: Any, game: str, options: dict[str, Any], seed: int):
+    """The default ``make_opponent``: an agent object is used as it is; anything else needs a
+    ``make_opponent`` that knows how to build it."""
+    if hasattr(entry, "act"):
+        return entry
+    raise ValueError(
+        f"opponent {entry!r} is not an agent (no act method); pass make_opponent to build it "
+        "(training.players.self_play.SelfPlayEnv builds bot names, agent files and policy payloads)"
+    )
 
 
 class SelfPlayEnv(gymnasium.Env):
@@ -72,8 +71,10 @@ class SelfPlayEnv(gymnasium.Env):
         render_mode: str | None = None,
         score_shaping: float = 0.0,
         illegal_action: str = "lose",
+        make_opponent: Callable[[Any, str, dict[str, Any], int], Any] = agent_only,
     ):
         super().__init__()
+        self.make_opponent = make_opponent
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be 'raise' or 'lose', not {illegal_action!r}")
         self.illegal_action = illegal_action
@@ -103,7 +104,7 @@ class SelfPlayEnv(gymnasium.Env):
         if not opponents:
             raise ValueError("the opponent pool is empty: give at least one opponent")
         self.pool_specs = list(opponents)
-        self.pool = [make_opponent(spec, self.game, self.options, self._rng.getrandbits(31)) for spec in self.pool_specs]
+        self.pool = [self.make_opponent(spec, self.game, self.options, self._rng.getrandbits(31)) for spec in self.pool_specs]
 
     # ----- gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -111,7 +112,7 @@ class SelfPlayEnv(gymnasium.Env):
         if seed is not None:
             self._rng = random.Random(seed)
             # the opponents restart from the seed too (their own generators are part of the episode)
-            self.pool = [make_opponent(spec, self.game, self.options, self._rng.getrandbits(31)) for spec in self.pool_specs]
+            self.pool = [self.make_opponent(spec, self.game, self.options, self._rng.getrandbits(31)) for spec in self.pool_specs]
         self.raw.reset(seed=self._rng.getrandbits(63))
         self._over = False
         seats = range(self.num_players)

@@ -15,6 +15,7 @@ methods of the engine.
 from __future__ import annotations
 
 import importlib
+import json
 import random
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
@@ -64,6 +65,11 @@ class GameFacts:
         return "zero_sum" if players == 2 else "general_sum"
 
 
+def env_name(short_name: str, version: int) -> str:
+    """A game's env name: ``env_name("fill", 0)`` is ``"fill_v0"``."""
+    return f"{short_name}_v{version}"
+
+
 def _from_module(cls: type, module: Any, **settings: Any) -> Any:
     """A dataclass of hooks, each the module's attribute of the field's name (a missing one is
     an AttributeError here); fields with defaults that are settings, not hooks, come from
@@ -86,11 +92,41 @@ class Renderers:
 
     ansi: Callable[..., str]
     rgb: Callable[..., np.ndarray]
+    last_move_cell: Callable[[Any], int | None] | None = None
+    last_move_text: Callable[[Any, int], tuple[int, int, int] | None] | None = None
+    last_move_box: Callable[[Any, int], tuple[int, int, int, int]] | None = None
+
+    LAST_MOVE_HOOKS = ("last_move_cell", "last_move_text", "last_move_box")
+    """Where the pictures mark the last move, for the tests that check they do
+    (``tests/core/test_last_move.py``); a game with a board declares all three, a game without
+    one (a test's toy game) none:
+
+    * ``last_move_cell(last)`` — the cell a :class:`~envs.core.render.LastMove` marks (an int
+      the game chooses: a square, or Loom's ``seat * 16 + cell``), ``None`` for a move on no
+      cell (a choice, a draw, a button);
+    * ``last_move_text(game, cell)`` — ``(line, first, last)``: the characters of ``ansi``'s
+      text board for ``game`` that bracket ``cell`` when it is the last move (``[..]`` or
+      ``(..)``), ``None`` where the text board does not show that cell;
+    * ``last_move_box(game, cell)`` — ``(x0, y0, x1, y1)``: the pixels of ``cell`` in ``rgb``'s
+      picture of ``game``, which the picture frames in ``LAST_MOVE`` colour."""
+
+    def __post_init__(self) -> None:
+        given = [name for name in self.LAST_MOVE_HOOKS if getattr(self, name) is not None]
+        if given and len(given) != len(self.LAST_MOVE_HOOKS):
+            missing = [name for name in self.LAST_MOVE_HOOKS if name not in given]
+            raise ValueError(f"renderers declare {', '.join(given)} but not {', '.join(missing)}: all three or none")
+
+    @property
+    def marks_last_move(self) -> bool:
+        """Whether the game says where its pictures mark the last move (the three hooks)."""
+        return self.last_move_cell is not None
 
     @classmethod
     def from_module(cls, module: Any) -> Renderers:
-        """The functions of these names in a game's render module."""
-        return _from_module(cls, module)
+        """The functions of these names in a game's render module (the last-move hooks where
+        it defines them)."""
+        hooks = {name: getattr(module, name) for name in cls.LAST_MOVE_HOOKS if hasattr(module, name)}
+        return _from_module(cls, module, **hooks)
 
 
 @dataclass(frozen=True)
@@ -239,8 +275,15 @@ class Gallery:
 class GameDescription:
     """Everything the suite knows about one game (see the module docstring).
 
-    * ``name`` — the env name (``"fill_v0"``); ``short_name`` — the game's own name
-      (``"fill"``), used for folders (``checkpoints/fill/``) and run names;
+    * ``name`` — the env name (``"fill_v0"``): the short name and ``_v<version>``;
+      ``short_name`` — the game's own name (``"fill"``), used for folders
+      (``checkpoints/fill/``) and run names;
+    * ``version`` — the game's version: bumped (with a line in docs/changelog.md) whenever a
+      seeded game plays differently (rules, chance, observations, rewards), so that a number
+      measured under one version is never read as another's. It names the env
+      (``<short_name>_v<version>``), its PettingZoo id (``abstract/<short_name>-v<version>``),
+      the agent files trained on it and the results tables; ``tests/core/test_trajectories.py``
+      fails when seeded play changes and the version did not;
     * ``engine`` — the rules engine class (:class:`envs.core.game.Game`), ``observer`` — its
       observer class, the only place hidden information is filtered;
     * ``render``, ``sampling``, ``play``, ``board`` — see :class:`Renderers`, :class:`Sampling`,
@@ -283,27 +326,38 @@ class GameDescription:
     benchmark_options: Mapping[str, dict] = field(default_factory=lambda: {"default": {}})
     extra_methods: tuple[str, ...] = ()
     jax: str | None = None
+    version: int = 0
 
     @classmethod
-    def built_in(cls, short_name: str, *, sampling: dict | None = None, **given: Any) -> GameDescription:
-        """A game laid out as this suite's own are, whose parts follow from its short name: the
-        folder ``envs/<short_name>/`` with ``render``, ``sampling`` and ``svg`` modules, the bots
-        module ``training.bots.<short_name>``, the page ``docs/<short_name>.md`` and trained
-        agents in ``checkpoints/<short_name>/``. ``sampling`` holds :class:`Sampling`'s settings
-        (``keeps_seat``); every other field is given as keywords, and a keyword given wins."""
-        package = f"envs.{short_name}"
-        parts = {name: importlib.import_module(f"{package}.{name}") for name in ("render", "sampling", "svg")}
-        derived = {"name": f"{short_name}_v0", "short_name": short_name, "render": Renderers.from_module(parts["render"]),
+    def built_in(cls, short_name: str, *, version: int, sampling: dict | None = None, package: str = "envs",
+                 **given: Any) -> GameDescription:
+        """A game laid out as this suite's own are, whose parts follow from its short name and
+        ``version``: the env name ``<short_name>_v<version>``, the folder ``envs/<short_name>/``
+        (``<package>/<short_name>/``: the tests' toy games live in ``tests/toy/``) with
+        ``render``, ``sampling``, ``svg`` and ``terminal`` modules (``terminal.PLAY`` is the
+        :class:`PlayRules`), the bots module ``training.bots.<short_name>`` and the page
+        ``docs/<short_name>.md``. ``sampling`` holds :class:`Sampling`'s settings
+        (``keeps_seat``); every other field is given as keywords (``shipped=True`` where
+        ``checkpoints/<short_name>/`` holds trained agents: like the dataclass, this says
+        ``False``), and a keyword given wins."""
+        folder = f"{package}.{short_name}"
+        parts = {name: importlib.import_module(f"{folder}.{name}") for name in ("render", "sampling", "svg", "terminal")}
+        derived = {"name": env_name(short_name, version), "short_name": short_name, "version": version,
+                   "render": Renderers.from_module(parts["render"]),
                    "sampling": Sampling.from_module(parts["sampling"], **(sampling or {})),
-                   "board": BoardView.from_module(parts["svg"]), "bots": f"training.bots.{short_name}",
-                   "docs": f"docs/{short_name}.md", "shipped": True}
+                   "board": BoardView.from_module(parts["svg"]), "play": parts["terminal"].PLAY,
+                   "bots": f"training.bots.{short_name}", "docs": f"docs/{short_name}.md"}
         return cls(**{**derived, **given})
 
     def __post_init__(self) -> None:
-        if self.name != f"{self.short_name}_v0":
-            raise ValueError(f"game {self.name!r}: the env name is the short name plus '_v0'")
+        if not isinstance(self.version, int) or isinstance(self.version, bool) or self.version < 0:
+            raise ValueError(f"game {self.name!r}: version must be a whole number 0 or more, not {self.version!r}")
+        if self.name != env_name(self.short_name, self.version):
+            raise ValueError(f"game {self.name!r}: the env name is the short name plus '_v<version>', "
+                             f"{env_name(self.short_name, self.version)!r} for version {self.version}")
         if self.engine.NAME != self.name:
-            raise ValueError(f"game {self.name!r}: its engine says it is {self.engine.NAME!r}")
+            raise ValueError(f"game {self.name!r}: its engine says it is {self.engine.NAME!r} (a version bump "
+                             f"changes the engine's NAME too)")
         for method in self.extra_methods:
             if not callable(getattr(self.engine, method, None)):
                 raise ValueError(f"game {self.name!r}: extra method {method!r} is not an engine method")
@@ -318,6 +372,11 @@ class GameDescription:
                 self.engine.resolve_options(dict(options))
             except ValueError as error:
                 raise ValueError(f"game {self.name!r}: {label} {dict(options)!r}: {error}") from None
+
+    @property
+    def env_id(self) -> str:
+        """The PettingZoo id: ``"abstract/<short_name>-v<version>"``."""
+        return f"abstract/{self.short_name}-v{self.version}"
 
     @property
     def runtime_options(self) -> tuple[str, ...]:
@@ -344,8 +403,18 @@ class GameDescription:
         return self.observer(self.resolve_options(options))
 
     def portable_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Resolved options without the run-time ones: what a file (a checkpoint, a snapshot)
-        records of a game's options."""
-        from envs.core.game import json_ready
+        """Resolved options without the run-time ones: what a file (an agent file, a results
+        table) or a message (the bot server's answers) records of a game's options. The run-time
+        options (Fill's ``clock``, a function) are left out by name, whatever their value; tuples
+        become lists; any other value JSON cannot hold is refused, naming the option, rather
+        than dropped from the record unsaid."""
+        from envs.core.game import json_ready, short_repr
 
-        return {k: json_ready(v) for k, v in options.items() if k not in self.runtime_options}
+        kept = {k: json_ready(v) for k, v in options.items() if k not in self.runtime_options}
+        for key, value in kept.items():
+            try:
+                json.dumps(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"game {self.name!r}: option {key!r} is {short_repr(value)}, which a file "
+                                 f"cannot record (options must be JSON data)") from None
+        return kept

@@ -94,11 +94,12 @@ def draw_outcome(outcomes: list[tuple[int, float]], rng) -> int:
 
 
 class Game:
-    """Base class of the five engines: shared option checks, snapshot framing, helpers.
+    """Base class of every game's engine: shared option checks, snapshot framing, helpers.
 
-    Subclasses set ``NAME`` (the env name, e.g. ``"linecatch_v0"``) and ``OPTIONS`` (the
+    Subclasses set ``NAME`` (the env name with the game's version, e.g. ``"linecatch_v0"``:
+    the description checks it) and ``OPTIONS`` (the
     defaults), implement ``check_options`` and the abstract methods below, and keep their
-    whole state in plain attributes listed in ``STATE_FIELDS`` so ``clone`` and ``snapshot``
+    whole state in plain attributes listed in ``STATE_KEYS`` so ``clone`` and ``snapshot``
     stay cheap and generic.
     """
 
@@ -237,7 +238,9 @@ class Game:
         raise NotImplementedError
 
     def snapshot(self) -> dict[str, Any]:
-        """A JSON-serialisable dict of the complete state (hidden parts included)."""
+        """A JSON-serialisable dict of the complete state (hidden parts included): ``game`` is
+        the env name, which carries the game's version (``"fill_v0"``); ``version`` is the
+        snapshot format's number (``SNAPSHOT_VERSION``), not the game's."""
         options = {k: (None if k in self.RUNTIME_OPTIONS else v) for k, v in self.options.items()}
         return {
             "game": self.NAME,
@@ -266,6 +269,12 @@ class Game:
         check_keys(snapshot, SNAPSHOT_KEYS, unknown="snapshot has an unknown entry {key}; a snapshot holds {keys}",
                    missing="snapshot has no {key} entry")
         if snapshot["game"] != cls.NAME:
+            short = cls.NAME.rpartition("_v")[0]
+            other = snapshot["game"] if isinstance(snapshot["game"], str) else ""
+            if other.rpartition("_v")[0] == short and other.rpartition("_v")[2].isdigit():
+                raise SnapshotError(  # the same game, another version: its positions follow other rules
+                    f"snapshot is of game {short_repr(other)}, another version of {short} than this engine's "
+                    f"{cls.NAME!r}; docs/changelog.md says what changed between versions")
             raise SnapshotError(
                 f"snapshot is of game {short_repr(snapshot['game'])}, not {cls.NAME!r}"
             )
@@ -339,10 +348,13 @@ def json_ready(value: Any) -> Any:
 SNAPSHOT_KEYS = ("game", "version", "options", "state")
 
 
-def is_int(value: Any) -> bool:
-    """An integer as snapshots hold them: an ``int`` (or an int subclass) but not a bool;
-    a float, even ``1.0``, is not one."""
-    return isinstance(value, int) and not isinstance(value, bool)
+def is_int(value: Any, low: int | None = None, high: int | None = None) -> bool:
+    """An integer as JSON-read data holds them (snapshots, options, agent files, requests): an
+    ``int`` (or an int subclass) but not a bool; a float, even ``1.0``, is not one. With
+    ``low`` and/or ``high``, also within them (both ends included)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return False
+    return (low is None or value >= low) and (high is None or value <= high)
 
 
 def check_keys(mapping: dict, keys: tuple[str, ...], *, unknown: str, missing: str | None = None) -> None:
@@ -381,7 +393,7 @@ def int_list(state: dict, key: str, length: int, low: int, high: int) -> list[in
         raise SnapshotError(f"snapshot field {key!r} must hold {length} entries, not {len(value)}")
     for item in value:
         if type(item) is not int or not low <= item <= high:
-            if isinstance(item, int) and not isinstance(item, bool) and low <= item <= high:
+            if is_int(item, low, high):
                 continue  # an int subclass other than bool
             raise SnapshotError(f"snapshot field {key!r} holds {short_repr(item)}; entries must be integers {low}…{high}")
     return list(value)
@@ -389,8 +401,8 @@ def int_list(state: dict, key: str, length: int, low: int, high: int) -> list[in
 
 def int_field(state: dict, key: str, low: int, high: int) -> int:
     value = state.get(key)
-    if type(value) is int and low <= value <= high:
+    if type(value) is int and low <= value <= high:  # the common case first: this runs per field read
         return value
-    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+    if is_int(value, low, high):
         return value
     raise SnapshotError(f"snapshot field {key!r} is {short_repr(value)}; it must be an integer {low}…{high}")

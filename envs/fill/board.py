@@ -214,37 +214,12 @@ def fill_witness(geo: Geometry, rock: int, filled: int, touch: int, poison: int,
         return bit  # legal now
     nbr, ext, around = geo.nbr, geo.ext, geo.nbr_list
     free = geo.full & ~(filled | rock | touch)  # empty cells touching no filled cell
-    # Distance layers from the legal cells through free cells (bit-parallel masks). A cell
-    # out of their reach cannot be filled; inside, the search tries the neighbours one
-    # layer nearer the legal cells first (neighbours differ by at most one layer).
-    dilate = geo.dilate
-    layers = [exits]
-    seen, frontier, start = exits, exits, -1
-    while True:
-        frontier = dilate(frontier) & free & ~seen
-        if not frontier:
-            break
-        if frontier & bit:
-            start = len(layers)
-        layers.append(frontier)
-        seen |= frontier
+    layers, start, seen = _distance_layers(geo, exits, free, bit)
     if start < 0:
         return 0
     reach = seen & free
     top = len(layers) - 1
-    entries: dict[int, int] = {}
-
-    def find_entries() -> None:
-        # entries[e]: the cells touching no filled cell from which a chain may end on exit e
-        # (stepping p → e must not make three in a line with a filled cell beyond e)
-        for exit_cell in bits(exits):
-            ok = 0
-            for p in around[exit_cell]:
-                if reach >> p & 1:
-                    beyond = ext[p][exit_cell]
-                    if beyond < 0 or not filled >> beyond & 1:
-                        ok |= 1 << p
-            entries[exit_cell] = ok
+    entries: dict[int, int] = {}  # filled on the first long search (_exit_entries)
     failed: set[tuple[int, int, int]] = set()
     count = [0]
 
@@ -265,21 +240,9 @@ def fill_witness(geo: Geometry, rock: int, filled: int, touch: int, poison: int,
         if steps:
             count[0] += 1
             if count[0] > PRUNE_AFTER:
-                # A long search: first check that some exit can still be stepped onto from
-                # cells the chain may still reach and use (a relaxation: sound to prune).
                 if not entries:
-                    find_entries()
-                room = reach & ~forbidden
-                region = steps
-                while True:
-                    grown_region = (dilate(region) & room) | region
-                    if grown_region == region:
-                        break
-                    region = grown_region
-                usable = 0  # cells from which a chain may step onto an exit still allowed
-                for exit_cell in bits(exits & ~forbidden):
-                    usable |= entries[exit_cell]
-                if not region & usable:
+                    entries.update(_exit_entries(geo, exits, reach, filled))
+                if _no_exit_left(geo, steps, reach, forbidden, exits, entries):
                     failed.add(key)
                     return 0
             grown = forbidden | nbr[last] | (1 << last)
@@ -296,6 +259,57 @@ def fill_witness(geo: Geometry, rock: int, filled: int, touch: int, poison: int,
         return 0
 
     return search(-1, cell, start, bit, bit)
+
+
+def _distance_layers(geo: Geometry, exits: int, free: int, bit: int) -> tuple[list[int], int, int]:
+    """Distance layers from the legal cells (``exits``) through free cells, as bit-parallel
+    masks; the layer holding ``bit`` (−1 if none does: it cannot be filled) and the union of
+    the layers. The search tries the neighbours one layer nearer the legal cells first
+    (neighbours differ by at most one layer)."""
+    dilate = geo.dilate
+    layers = [exits]
+    seen, frontier, start = exits, exits, -1
+    while True:
+        frontier = dilate(frontier) & free & ~seen
+        if not frontier:
+            break
+        if frontier & bit:
+            start = len(layers)
+        layers.append(frontier)
+        seen |= frontier
+    return layers, start, seen
+
+
+def _exit_entries(geo: Geometry, exits: int, reach: int, filled: int) -> dict[int, int]:
+    """For each exit ``e``, the cells touching no filled cell from which a chain may end on
+    ``e`` (stepping p → e must not make three in a line with a filled cell beyond e)."""
+    entries = {}
+    for exit_cell in bits(exits):
+        ok = 0
+        for p in geo.nbr_list[exit_cell]:
+            if reach >> p & 1:
+                beyond = geo.ext[p][exit_cell]
+                if beyond < 0 or not filled >> beyond & 1:
+                    ok |= 1 << p
+        entries[exit_cell] = ok
+    return entries
+
+
+def _no_exit_left(geo: Geometry, steps: int, reach: int, forbidden: int, exits: int, entries: dict[int, int]) -> bool:
+    """In a long search, whether no exit can still be stepped onto from the cells the chain may
+    still reach and use (a relaxation: sound to prune)."""
+    dilate = geo.dilate
+    room = reach & ~forbidden
+    region = steps
+    while True:
+        grown_region = (dilate(region) & room) | region
+        if grown_region == region:
+            break
+        region = grown_region
+    usable = 0  # cells from which a chain may step onto an exit still allowed
+    for exit_cell in bits(exits & ~forbidden):
+        usable |= entries[exit_cell]
+    return not region & usable
 
 
 WITNESS_CHOICES = 2  # chains kept per cell by fill_witnesses (more: fewer exact searches)

@@ -161,99 +161,27 @@ class ObservedPosition:
         return self.prepare_turn(base)
 
     def prepare_turn(self, base: FillGame) -> tuple[list[tuple[FillGame, bool]], list[float]]:
-        options, phase, seat, life = self.options, self.phase, self.seat, self.life
-        opp = 1 - seat
-        first = 1 if self.choice == STAY else 0
-        second_fill = phase == FILL2
+        seat_first = self.seat == (1 if self.choice == STAY else 0)
+        second_fill = self.phase == FILL2
         fills_done = len(self.filled) - 1 - int(second_fill)  # fills of finished turns
-
-        def finished(t: int) -> int:  # turns finished when the seat is in its turn t
-            return 2 * t - 2 if seat == first else 2 * t - 1
-
-        def turn_for(u: int) -> int:  # the seat's turn when the opponent has played u turns
-            return u + 1 if seat == first else max(1, u)
-
-        base_turn = fewest_turns(fills_done, seat == first)[0]
+        base_turn = fewest_turns(fills_done, seat_first)[0]
         seen = list(self.gems.values()) + [k for k, _ in self.my_tokens] + [k for k, _ in self.their_tokens]
-        spare, problem = unseen_tokens(options, seen + [TRAP] * self.fields["extra_traps"])
+        spare, problem = unseen_tokens(self.options, seen + [TRAP] * self.fields["extra_traps"])
         if problem:
             raise ValueError(f"the observation cannot come from a fill_v0 game with these options: {problem}")
         # With no trap ever sprung, every finished turn but a Pass filled at least one cell.
         most_finished = fills_done + spare[PASS] if self.last_sprung is None else NO_LIMIT
-        most_opp_turns = most_finished // 2 if seat == first else (most_finished + 1) // 2
-
-        doubles = [False]
-        if phase == FILL2:
-            doubles = [True]
-        elif phase in (TRAP_PHASE, FILL) and spare[DOUBLE] >= 1 and fills_done >= 1 and most_finished >= finished(2):
-            doubles = [False, True]
-        fresh = [i for i, (_, left) in enumerate(self.my_tokens) if left == life]
-        collected_now = [None]
-        if second_fill:
-            kinds_seen: set[int] = set()
-            for i in fresh:
-                if self.my_tokens[i][0] not in kinds_seen:
-                    kinds_seen.add(self.my_tokens[i][0])
-                    collected_now.append(i)
-        my_extra = self.fields["extra_traps"]
-        own_budget = unseen_tokens(options, seen)[0][TRAP]
-        my_extras = [my_extra]
-        if my_extra >= MAX_EXTRA and own_budget > my_extra:
-            my_extras = list(range(my_extra, own_budget + 1))  # the observation clips extra traps at 3
-
-        point = {TOKEN: "start", TRAP_PHASE: "before_trap"}.get(phase, "after_trap")
-        if point != "after_trap" and self.my_trap >= 0:
-            raise ValueError("the observation shows the seat's live trap before its trap phase of this turn")
-        my_set = NO_SET
-        if point == "after_trap":
-            my_set = REGULAR_SET if RECHARGE in self.my_pattern else (EXTRA_SET if self.my_trap >= 0 else NO_SET)
-        opp_set_before = self.last_sprung is not None and self.last_sprung[1] == opp
-        my_set_before = self.last_sprung is not None and self.last_sprung[1] == seat
-
-        # Where the opponent's trap can lie: empty cells, or cells filled since their trap phase.
-        could_double = unseen_tokens(options, seen)[0][DOUBLE] >= 1
-        after_trap_fills = (2 if could_double else 1) + int(second_fill)
-        full = base.geo.full
-        self.seeds_for = recent_fills(base.filled, self.size, options["lines"], self.seeds, after_trap_fills)
-        self.trap_cells = bits(full & ~(base.filled | base.rock)) + sorted(self.seeds_for)
-
+        most_opp_turns = most_finished // 2 if seat_first else (most_finished + 1) // 2
+        own_choices = self._own_choices(seen, spare, fills_done, most_finished, seat_first)
+        point, my_set = self._trap_point()
+        self._trap_places(base, seen, second_fill)
         prepared: list[tuple[FillGame, bool]] = []
         weights: list[float] = []
-        own_choices = [(d, c, e) for d in doubles for c in collected_now for e in my_extras]
         for double, collected, extra in own_choices:
-            own_turn = 0
-            if options["traps"]:
-                mine = stocks_at(trap_stocks(own_budget, NO_LIMIT)[point], my_set_before)
-                own_turn = mine.get((self.my_pattern, extra, my_set), -1)
-                if own_turn < 0:
-                    continue
-            opp_budget = unseen_tokens(options, seen + [TRAP] * extra + [DOUBLE] * double)[0][TRAP]
-            if options["traps"]:
-                theirs = stocks_at(trap_stocks(opp_budget, most_opp_turns)["after_trap"], opp_set_before)
-            else:
-                theirs = {((0, 0), 0, NO_SET): 0}
-            if not theirs:
-                continue
-            least = [base_turn, own_turn, 2 if double else 1]
-            least += [2 + life - left for i, (_, left) in enumerate(self.my_tokens) if i != collected]
-            least += [turn_for(1 + life - left) for _, left in self.their_tokens]
-            least += [4 - d for d in self.my_pattern if d]
-            for (pattern, opp_extra, how), opp_turn in theirs.items():
-                t = max(least + [turn_for(opp_turn)])
-                u = t - 1 if seat == first else t
-                # the template: the validated public base with this history's counters and stocks
-                game = base.clone()
-                game.turns[seat], game.turns[opp] = t, u
-                game.tokens[seat] = [
-                    [k, left, t if i == collected else t - 1 - (life - left)] for i, (k, left) in enumerate(self.my_tokens)
-                ]
-                game.tokens[opp] = [[k, left, u - (life - left)] for k, left in self.their_tokens]
-                game.recharge[seat] = [t + d if d else 0 for d in self.my_pattern]
-                game.recharge[opp] = [u + d if d else 0 for d in pattern]
-                game.extra[seat], game.extra[opp] = extra, opp_extra
-                game.double = double
-                prepared.append((game, how != NO_SET))
-                weights.append(1.0 / len(theirs))
+            for game, opp_set, weight in self._templates(base, seen, (double, collected, extra), point, my_set,
+                                                          base_turn, most_opp_turns, seat_first):
+                prepared.append((game, opp_set))
+                weights.append(weight)
         if not prepared:
             raise ValueError(
                 "the observation cannot come from a fill_v0 game with these options: no trap stock of "
@@ -263,3 +191,93 @@ class ObservedPosition:
         # uniform over the opponent's stocks
         return prepared, weights
 
+    def _own_choices(self, seen: list[int], spare, fills_done: int, most_finished: int,
+                     seat_first: bool) -> list[tuple[bool, int | None, int]]:
+        """What the seat's own turn may hide: whether it plays a Double, which fresh token it
+        collected with this turn's first fill (``None``: none), how many extra traps it holds."""
+        phase = self.phase
+        doubles = [False]
+        if phase == FILL2:
+            doubles = [True]
+        elif phase in (TRAP_PHASE, FILL) and spare[DOUBLE] >= 1 and fills_done >= 1 and most_finished >= (
+                2 if seat_first else 3):  # the turns finished when the seat is in its second turn
+            doubles = [False, True]
+        fresh = [i for i, (_, left) in enumerate(self.my_tokens) if left == self.life]
+        collected_now: list[int | None] = [None]
+        if phase == FILL2:
+            kinds_seen: set[int] = set()
+            for i in fresh:
+                if self.my_tokens[i][0] not in kinds_seen:
+                    kinds_seen.add(self.my_tokens[i][0])
+                    collected_now.append(i)
+        my_extra = self.fields["extra_traps"]
+        own_budget = unseen_tokens(self.options, seen)[0][TRAP]
+        my_extras = [my_extra]
+        if my_extra >= MAX_EXTRA and own_budget > my_extra:
+            my_extras = list(range(my_extra, own_budget + 1))  # the observation clips extra traps at 3
+        return [(d, c, e) for d in doubles for c in collected_now for e in my_extras]
+
+    def _trap_point(self) -> tuple[str, int]:
+        """Where the turn stands against the trap phase, and how the seat's trap of this turn was set."""
+        point = {TOKEN: "start", TRAP_PHASE: "before_trap"}.get(self.phase, "after_trap")
+        if point != "after_trap" and self.my_trap >= 0:
+            raise ValueError("the observation shows the seat's live trap before its trap phase of this turn")
+        my_set = NO_SET
+        if point == "after_trap":
+            my_set = REGULAR_SET if RECHARGE in self.my_pattern else (EXTRA_SET if self.my_trap >= 0 else NO_SET)
+        return point, my_set
+
+    def _trap_places(self, base: FillGame, seen: list[int], second_fill: bool) -> None:
+        """Where the opponent's trap can lie: empty cells, or cells filled since their trap phase."""
+        could_double = unseen_tokens(self.options, seen)[0][DOUBLE] >= 1
+        after_trap_fills = (2 if could_double else 1) + int(second_fill)
+        full = base.geo.full
+        self.seeds_for = recent_fills(base.filled, self.size, self.options["lines"], self.seeds, after_trap_fills)
+        self.trap_cells = bits(full & ~(base.filled | base.rock)) + sorted(self.seeds_for)
+
+    def _templates(self, base: FillGame, seen: list[int], own: tuple[bool, int | None, int], point: str, my_set: int,
+                   base_turn: int, most_opp_turns: int, seat_first: bool) -> list[tuple[FillGame, bool, float]]:
+        """For one own choice (``own``: double, collected token, extra traps), a template per
+        trap stock the opponent may hold: the validated public base with this history's counters
+        and stocks, whether the opponent's trap is set, and its weight (together 1)."""
+        options, seat, life = self.options, self.seat, self.life
+        opp = 1 - seat
+        double, collected, extra = own
+        own_budget = unseen_tokens(options, seen)[0][TRAP]
+        opp_set_before = self.last_sprung is not None and self.last_sprung[1] == opp
+        my_set_before = self.last_sprung is not None and self.last_sprung[1] == seat
+
+        def turn_for(u: int) -> int:  # the seat's turn when the opponent has played u turns
+            return u + 1 if seat_first else max(1, u)
+
+        own_turn = 0
+        if options["traps"]:
+            mine = stocks_at(trap_stocks(own_budget, NO_LIMIT)[point], my_set_before)
+            own_turn = mine.get((self.my_pattern, extra, my_set), -1)
+            if own_turn < 0:
+                return []
+        opp_budget = unseen_tokens(options, seen + [TRAP] * extra + [DOUBLE] * double)[0][TRAP]
+        if options["traps"]:
+            theirs = stocks_at(trap_stocks(opp_budget, most_opp_turns)["after_trap"], opp_set_before)
+        else:
+            theirs = {((0, 0), 0, NO_SET): 0}
+        least = [base_turn, own_turn, 2 if double else 1]
+        least += [2 + life - left for i, (_, left) in enumerate(self.my_tokens) if i != collected]
+        least += [turn_for(1 + life - left) for _, left in self.their_tokens]
+        least += [4 - d for d in self.my_pattern if d]
+        found = []
+        for (pattern, opp_extra, how), opp_turn in theirs.items():
+            t = max(least + [turn_for(opp_turn)])
+            u = t - 1 if seat_first else t
+            game = base.clone()
+            game.turns[seat], game.turns[opp] = t, u
+            game.tokens[seat] = [
+                [k, left, t if i == collected else t - 1 - (life - left)] for i, (k, left) in enumerate(self.my_tokens)
+            ]
+            game.tokens[opp] = [[k, left, u - (life - left)] for k, left in self.their_tokens]
+            game.recharge[seat] = [t + d if d else 0 for d in self.my_pattern]
+            game.recharge[opp] = [u + d if d else 0 for d in pattern]
+            game.extra[seat], game.extra[opp] = extra, opp_extra
+            game.double = double
+            found.append((game, how != NO_SET, 1.0 / len(theirs)))
+        return found

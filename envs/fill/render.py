@@ -58,6 +58,24 @@ def cell_box(game: FillGame, index: int) -> tuple[int, int, int, int]:
     return x0, y0, x0 + cell, y0 + cell
 
 
+# ----- where the last move is marked (``Renderers``' last-move hooks) ----------------------------
+
+def last_move_cell(last: LastMove) -> int | None:
+    """The cell seeded, trapped or filled (:func:`last_cell`); ``None`` for a choice or a token."""
+    cell = last_cell(last)
+    return None if cell < 0 else cell
+
+
+def last_move_text(game: FillGame, cell: int) -> tuple[int, int, int]:
+    """``ansi``'s ``( )`` around a cell: its row's line, three characters a cell."""
+    r, c = divmod(cell, game.options["size"])
+    return 1 + r, 4 + 3 * c, 6 + 3 * c
+
+
+def last_move_box(game: FillGame, cell: int) -> tuple[int, int, int, int]:
+    return cell_box(game, cell)
+
+
 def _seats(seats) -> tuple[int, ...]:
     """The renderers take the core's seat tuple; ``None`` is a spectator."""
     return tuple(seats) if seats is not None else ()
@@ -231,31 +249,40 @@ def rgb(game: FillGame, seats=(), last: LastMove | None = None) -> np.ndarray:
     seats = _seats(seats)
     size = game.options["size"]
     cell = BOARD_PX // size
-    board = cell * size
-    left, top = LEFT, TOP
-    panel_x = left + board + 28
-    width = panel_x + PANEL_W
-    height = top + board + 40
-    image, draw = canvas(width, height)
-    title, text_font, small, label = font(20), font(14), font(13), font(15)
-    legal, poison = game.legal_mask(), game.poison
-    finished = game.phase == OVER
+    panel_x = LEFT + cell * size + 28
+    height = TOP + cell * size + 40
+    image, draw = canvas(panel_x + PANEL_W, height)
+    _draw_coordinates(draw, size, cell)
+    _draw_cells(draw, game, cell)
+    _draw_marks(draw, game, seats, last, cell)
+    y = _draw_panel(draw, game, seats, last, panel_x)
+    _draw_legend(draw, game, seats, panel_x, y, height)
+    return to_array(image)
 
-    # coordinates as the notation writes them: column letter, then row number from 1 at the top
+
+def _draw_coordinates(draw, size: int, cell: int) -> None:
+    """The coordinates as the notation writes them: column letter, then row number from 1 at the top."""
+    label = font(15)
+    board = cell * size
     for c in range(size):
         name = column_name(c)
-        x = left + c * cell + cell / 2 - draw.textlength(name, font=label) / 2
-        draw.text((x, top - 22), name, fill=INK, font=label)
-        draw.text((x, top + board + 6), name, fill=INK, font=label)
+        x = LEFT + c * cell + cell / 2 - draw.textlength(name, font=label) / 2
+        draw.text((x, TOP - 22), name, fill=INK, font=label)
+        draw.text((x, TOP + board + 6), name, fill=INK, font=label)
     for r in range(size):
         name = str(r + 1)
-        y = top + r * cell + cell / 2 - 9
-        draw.text((left - 10 - draw.textlength(name, font=label), y), name, fill=INK, font=label)
+        y = TOP + r * cell + cell / 2 - 9
+        draw.text((LEFT - 10 - draw.textlength(name, font=label), y), name, fill=INK, font=label)
 
+
+def _draw_cells(draw, game: FillGame, cell: int) -> None:
+    """Every cell: rock, filled, or empty with its live or poisoned mark and its gem."""
+    size, small = game.options["size"], font(13)
+    legal, poison = game.legal_mask(), game.poison
     q = cell // 7  # the live square's inset: outside a gem's diamond
     for index in range(size * size):
         r, c = divmod(index, size)
-        x0, y0 = left + c * cell, top + r * cell
+        x0, y0 = LEFT + c * cell, TOP + r * cell
         box = (x0, y0, x0 + cell, y0 + cell)
         bit = 1 << index
         if game.rock & bit:
@@ -273,17 +300,22 @@ def rgb(game: FillGame, seats=(), last: LastMove | None = None) -> np.ndarray:
             _cross(draw, (x0 + pad, y0 + pad, x0 + cell - pad, y0 + cell - pad), width=max(2, cell // 16))
         if index in game.gems:
             _gem(draw, (x0 + cell / 2, y0 + cell / 2), cell * 0.26, game.gems[index], small)
+
+
+def _draw_marks(draw, game: FillGame, seats: tuple[int, ...], last: LastMove | None, cell: int) -> None:
+    """Over the cells: the last sprung trap, the viewers' live traps and the last move's frame."""
+    size = game.options["size"]
     if game.last_sprung is not None:
         index, owner = game.last_sprung
         r, c = divmod(index, size)
-        x0, y0 = left + c * cell, top + r * cell
+        x0, y0 = LEFT + c * cell, TOP + r * cell
         draw.rectangle((x0 + 2, y0 + 2, x0 + cell - 2, y0 + cell - 2), outline=SEAT_COLOURS[owner], width=max(3, cell // 12))
-        draw.text((x0 + 5, y0 + 2), "!", fill=SEAT_COLOURS[owner], font=label)
+        draw.text((x0 + 5, y0 + 2), "!", fill=SEAT_COLOURS[owner], font=font(15))
     for p in seats:
         index = game.live_trap[p]
         if index >= 0:
             r, c = divmod(index, size)
-            x0, y0 = left + c * cell, top + r * cell
+            x0, y0 = LEFT + c * cell, TOP + r * cell
             pad = cell * 0.1
             _trap(draw, (x0 + pad, y0 + pad, x0 + cell - pad, y0 + cell - pad), SEAT_COLOURS[p], max(3, cell // 12))
     moved = last_cell(last)
@@ -291,12 +323,17 @@ def rgb(game: FillGame, seats=(), last: LastMove | None = None) -> np.ndarray:
         x0, y0, x1, y1 = cell_box(game, moved)
         mark_last(draw, (x0 - 2, y0 - 2, x1 + 2, y1 + 2), width=4)
 
-    # the panel: title, whose turn / the result, the seat key, the legend
-    x, y = panel_x, 10
+
+def _draw_panel(draw, game: FillGame, seats: tuple[int, ...], last: LastMove | None, x: int) -> int:
+    """The panel: title, whose turn / the result, the seat key, the choice, the last sprung
+    trap and the last move; where the legend may start."""
+    title, text_font, small = font(20), font(14), font(13)
+    finished = game.phase == OVER
+    y = 10
     rules = [game.options["lines"] + " lines"] + [name for name in ("traps", "rocks", "gems") if game.options[name]]
     if game.timed:
         rules.append("clocks")
-    draw.text((x, y), f"Fill {size} x {size}", fill=INK, font=title)
+    draw.text((x, y), f"Fill {game.options['size']} x {game.options['size']}", fill=INK, font=title)
     y += 26
     draw.text((x, y), ", ".join(rules), fill=INK, font=small)
     y += 24
@@ -333,7 +370,12 @@ def rgb(game: FillGame, seats=(), last: LastMove | None = None) -> np.ndarray:
     if last is not None:
         last_move_key(draw, (x, y), last, small, size=14)
         y += 20
-    # the legend, each mark drawn as on the board
+    return y
+
+
+def _draw_legend(draw, game: FillGame, seats: tuple[int, ...], x: int, y: int, height: int) -> None:
+    """The legend at the panel's foot, each mark drawn as on the board."""
+    text_font, small = font(14), font(13)
     rows = 4 + sum(bool(game.options[name]) for name in ("rocks", "gems", "traps", "traps"))
     y = max(y + 8, height - 8 - 22 * rows)
     draw.text((x, y), "legend", fill=INK, font=text_font)
@@ -365,7 +407,6 @@ def rgb(game: FillGame, seats=(), last: LastMove | None = None) -> np.ndarray:
     if game.options["traps"]:
         item("last sprung trap (its setter's colour)",
              lambda b: draw.rectangle(b, fill=PAPER, outline=SEAT_COLOURS[1], width=3))
-    return to_array(image)
 
 
 __all__ = ["ansi", "rgb", "status_lines", "legend_line", "turn_line"]

@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from envs.core.bits import set_bits as bits
-from envs.core.game import SnapshotError, require, short_repr
+from envs.core.game import SnapshotError, is_int, require, short_repr
 from envs.core.game import int_field as core_int_field
 from envs.core.game import int_list as core_int_list
 from envs.fill.chance import gem_kinds, rock_target
@@ -137,20 +137,37 @@ def _number_pair(state: dict, key: str, limit: float) -> list[float]:
 
 def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
     # (the state's keys, STATE_KEYS, are checked where every game's are: Game.read_snapshot)
-    size = options["size"]
-    n = size * size
+    # The steps run in this order, each on the fields the earlier ones have read: the first
+    # field that no game can show is the one the error names.
     game = cls(options)
-    name = game._name
+    phase = _read_phase(state, options)
+    filled_list = _read_board(game, state, phase)
+    before_choice = _read_setup(game, state, phase, filled_list)
+    gems = _read_gems(game, state, phase, filled_list)
+    tokens = _read_turns_and_tokens(game, state, phase, before_choice)
+    _read_traps(game, state, phase, before_choice)
+    _read_double(game, state, phase, filled_list, gems, tokens)
+    _read_end_and_clocks(game, state, phase, before_choice)
+    _check_phase_needs(game, phase)
+    return game
 
-    # ----- the phase, the rocks and the board
+
+def _read_phase(state: dict[str, Any], options: dict[str, Any]) -> int:
     phase_name = state["phase"]
     if not (phase_name in PHASE_NAMES):
         raise SnapshotError(f"snapshot field 'phase' is {shown(phase_name)}; phases are {', '.join(PHASE_NAMES)}")
     phase = PHASE_NAMES.index(phase_name)
-    target = rock_target(options)
-    require(phase != ROCKS or target, "snapshot field 'phase' is 'rocks' but this game has no rocks to place")
+    require(phase != ROCKS or rock_target(options), "snapshot field 'phase' is 'rocks' but this game has no rocks to place")
     require(phase != GEMS or options["gems"], "snapshot field 'phase' is 'gems' but the option 'gems' is off")
-    rocks = _cell_list(state, "rocks", n)
+    return phase
+
+
+def _read_rocks(game, state: dict[str, Any], phase: int) -> int:
+    """The rocks (``game.rock``): as many as the phase says are placed, the scripted ones where
+    ``rock_cells`` scripts them."""
+    options = game.options
+    target = rock_target(options)
+    rocks = _cell_list(state, "rocks", options["size"] ** 2)
     scripted = options["rock_cells"] if options["rocks"] else None
     if phase == ROCKS:
         require(len(rocks) < target, f"snapshot field 'rocks' holds {len(rocks)} rocks while rocks are still placed (of {target})")
@@ -162,7 +179,14 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
         if scripted is not None:
             require(sorted(rocks) == sorted(scripted), f"snapshot field 'rocks' must be the scripted rock_cells {list(scripted)}")
     game.rock = rock = sum(1 << c for c in rocks)
+    return rock
 
+
+def _read_board(game, state: dict[str, Any], phase: int) -> list[int]:
+    """The rocks, the filled cells and the seed, placed on the board; the filled cells' list."""
+    n = game.options["size"] ** 2
+    name = game._name
+    rock = _read_rocks(game, state, phase)
     filled_list = _cell_list(state, "filled", n)
     filled = sum(1 << c for c in filled_list)
     require(not filled & rock, "snapshot field 'filled' fills a rock cell")
@@ -180,23 +204,32 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
             cells = ", ".join(name(c) for c in bits(mask))
             raise SnapshotError(f"snapshot field 'filled' is impossible: {cells} make {what}")
     if filled:
-        dilate, region = game.geo.dilate, 1 << seed
-        while True:
-            grown = dilate(region) & filled
-            if grown == region:
-                break
-            region = grown
-        if region != filled:
-            cell = (filled & ~region).bit_length() - 1
-            raise SnapshotError(
-                f"snapshot field 'filled' is impossible: {name(cell)} is not joined to the seed by filled cells "
-                "(every fill touches a filled cell)"
-            )
+        _check_joined(game, filled, seed)
     for cell in filled_list:
         game._place(cell)
     game.seed_cell = seed
+    return filled_list
 
-    # ----- setup: the choice, who moves
+
+def _check_joined(game, filled: int, seed: int) -> None:
+    """Every filled cell is joined to the seed by filled cells (every fill touches a filled cell)."""
+    dilate, region = game.geo.dilate, 1 << seed
+    while True:
+        grown = dilate(region) & filled
+        if grown == region:
+            break
+        region = grown
+    if region != filled:
+        cell = (filled & ~region).bit_length() - 1
+        raise SnapshotError(
+            f"snapshot field 'filled' is impossible: {game._name(cell)} is not joined to the seed by filled cells "
+            "(every fill touches a filled cell)"
+        )
+
+
+def _read_setup(game, state: dict[str, Any], phase: int, filled_list: list[int]) -> bool:
+    """The phase, who moves and the choice; whether the choice is still to be made."""
+    phase_name = PHASE_NAMES[phase]
     game.phase = phase
     game.to_move = to_move = int_field(state, "to_move", 0, 1)
     if phase in (ROCKS, SEED, GEMS, CHOOSE):
@@ -209,8 +242,15 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
         require(state["end_reason"] == "time", "snapshot field 'choice' is -1 in a game that did not end on time")
         require(len(filled_list) <= 1, "snapshot field 'choice' is -1 but cells beyond the seed are filled")
     game.choice = choice
+    return before_choice
 
-    # ----- gems
+
+def _read_gems(game, state: dict[str, Any], phase: int, filled_list: list[int]) -> list:
+    """The gems on the board, each on a cell that can still be filled (its witness chain kept)."""
+    options = game.options
+    n = options["size"] ** 2
+    name = game._name
+    taken = sum(1 << c for c in filled_list) | game.rock
     allowed_kinds = KIND_NAMES[:gem_kinds(options)]
     gems = state["gems"]
     if not (isinstance(gems, list)):
@@ -223,11 +263,10 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
         if not (isinstance(item, list) and len(item) == 2):
             raise SnapshotError(f"snapshot field 'gems' holds {shown(item)}; a gem is [cell, kind]")
         cell, kind = item
-        require(isinstance(cell, int) and not isinstance(cell, bool) and 0 <= cell < n,
-                f"snapshot field 'gems' holds cell {shown(cell)}, off the board")
+        require(is_int(cell, 0, n - 1), f"snapshot field 'gems' holds cell {shown(cell)}, off the board")
         if not (kind in allowed_kinds):
             raise SnapshotError(f"snapshot field 'gems' holds kind {shown(kind)}; kinds are {', '.join(allowed_kinds)}")
-        if (filled | rock) >> cell & 1:
+        if taken >> cell & 1:
             raise SnapshotError(f"snapshot field 'gems' puts a gem on {name(cell)}, a filled or rock cell")
         if cell in game.gems:
             raise SnapshotError(f"snapshot field 'gems' puts two gems on {name(cell)}")
@@ -238,8 +277,12 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
         game.witness[cell] = witness
     if options["gems"] and phase in (GEMS, CHOOSE):
         _check_setup_gems(game, phase)
+    return gems
 
-    # ----- turns, tokens, traps
+
+def _read_turns_and_tokens(game, state: dict[str, Any], phase: int, before_choice: bool) -> list:
+    """Each player's turn count and the tokens they hold (``game.turns``, ``game.tokens``)."""
+    options, to_move = game.options, game.to_move
     turns = game.turns = int_list(state, "turns", 2, 0, MOST_TURNS)
     if before_choice:
         require(turns == [0, 0], "snapshot field 'turns' must be [0, 0] before the choice")
@@ -248,7 +291,8 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
     tokens = state["tokens"]
     require(isinstance(tokens, list) and len(tokens) == 2 and all(isinstance(t, list) for t in tokens),
             f"snapshot field 'tokens' must hold two lists, not {shown(tokens)}")
-    life = TOKEN_LIFE[size]
+    allowed_kinds = KIND_NAMES[:gem_kinds(options)]
+    life = TOKEN_LIFE[options["size"]]
     for p in (0, 1):
         for token in tokens[p]:
             require(isinstance(token, list) and len(token) == 3,
@@ -256,13 +300,18 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
             kind, left, born = token
             if not (kind in allowed_kinds):
                 raise SnapshotError(f"snapshot field 'tokens' holds kind {shown(kind)}; kinds are {', '.join(allowed_kinds)}")
-            require(isinstance(left, int) and not isinstance(left, bool) and 1 <= left <= life,
-                    f"snapshot field 'tokens' holds turns left {shown(left)}; it must be 1…{life}")
-            require(isinstance(born, int) and not isinstance(born, bool) and 0 <= born <= turns[p],
+            require(is_int(left, 1, life), f"snapshot field 'tokens' holds turns left {shown(left)}; it must be 1…{life}")
+            require(is_int(born, 0, turns[p]),
                     f"snapshot field 'tokens' holds collection turn {shown(born)}; it must be 0…{turns[p]} "
                     f"(player_{p}'s turns so far)")
             game.tokens[p].append([KIND_NAMES.index(kind), left, born])
     require(not before_choice or tokens == [[], []], "snapshot field 'tokens' holds tokens before the choice")
+    return tokens
+
+
+def _read_recharge(game, state: dict[str, Any]) -> None:
+    """When each player's regular traps are ready again (``game.recharge``)."""
+    turns = game.turns
     recharge = state["recharge"]
     if not (isinstance(recharge, list) and len(recharge) == 2):
         raise SnapshotError(f"snapshot field 'recharge' must hold two lists, not {shown(recharge)}")
@@ -277,6 +326,13 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
             require(ready == 0 or ready > RECHARGE,
                     f"snapshot field 'recharge' holds {ready} for player_{p}: a trap set on their turn T ≥ 1 is "
                     f"ready at T + {RECHARGE}, so an entry is 0 (never set) or more than {RECHARGE}")
+
+
+def _read_traps(game, state: dict[str, Any], phase: int, before_choice: bool) -> None:
+    """The traps: recharge turns, extra traps, live traps and the last one sprung."""
+    options, to_move, rock, name = game.options, game.to_move, game.rock, game._name
+    n = options["size"] ** 2
+    _read_recharge(game, state)
     long_script = options["gems"] and options["gem_cells"] is not None
     game.extra = int_list(state, "extra_traps", 2, 0, MOST_TURNS if long_script else GEM_COUNT)
     game.live_trap = int_list(state, "live_trap", 2, -1, n - 1)
@@ -300,15 +356,22 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
         require(game.live_trap == [-1, -1], "snapshot field 'live_trap' holds a trap but the option 'traps' is off")
         require(game.recharge == [[0, 0], [0, 0]], "snapshot field 'recharge' shows used traps but the option 'traps' is off")
         require(sprung is None, "snapshot field 'last_sprung' is set but the option 'traps' is off")
+
+
+def _read_double(game, state: dict[str, Any], phase: int, filled_list: list[int], gems: list, tokens: list) -> None:
+    """Whether a Double's second fill is due (``game.double``), and what the counts allow."""
     double = state["double"]
     if not (isinstance(double, bool)):
         raise SnapshotError(f"snapshot field 'double' must be true or false, not {shown(double)}")
     require(not double or phase in (TRAP_PHASE, FILL, FILL2), "snapshot field 'double' is set outside a Double's phases")
     require(double or phase != FILL2, "snapshot field 'double' must be set in the second-fill phase")
-    _check_counts(options, phase, filled_list, turns, gems, tokens, double)
+    _check_counts(game.options, phase, filled_list, game.turns, gems, tokens, double)
     game.double = double
 
-    # ----- the end, the clocks
+
+def _read_end_and_clocks(game, state: dict[str, Any], phase: int, before_choice: bool) -> None:
+    """The winner and why the game ended (only once it is over), and the clocks."""
+    to_move = game.to_move
     game.winner = winner = int_field(state, "winner", -1, 1)
     require((winner >= 0) == (phase == OVER), "snapshot field 'winner' must be set exactly when the game is over")
     reason = state["end_reason"]
@@ -324,20 +387,22 @@ def _read_state(cls, options: dict[str, Any], state: dict[str, Any]):
             require(game.timed and game.clocked[to_move],
                     f"snapshot field 'end_reason' says 'time' but player_{to_move} has no clock")
     game.end_reason = reason
-    limit = TIME_LIMIT[size]
+    limit = TIME_LIMIT[game.options["size"]]
     game.time_left = _number_pair(state, "time_left", limit)
     game.shown_time = _number_pair(state, "shown_time", limit)
     game.stint_start = game.clock() if game.timed else 0.0
 
-    # ----- what the phase needs
+
+def _check_phase_needs(game, phase: int) -> None:
+    """What the phase needs: a legal cell in a turn, a token to play, a ready trap to set."""
+    to_move = game.to_move
     if phase in TURN_PHASES:
         require(game.legal_mask() != 0, "snapshot field 'phase' is a turn's phase but no cell is legal")
     if phase == TOKEN:
         require(bool(game.tokens[to_move]), "snapshot field 'phase' is 'token' but the player holds no token")
     if phase == TRAP_PHASE:
-        require(options["traps"] and (game.extra[to_move] or min(game.recharge[to_move]) <= turns[to_move]),
+        require(game.options["traps"] and (game.extra[to_move] or min(game.recharge[to_move]) <= game.turns[to_move]),
                 "snapshot field 'phase' is 'trap' but the player has no ready trap")
-    return game
 
 
 def _check_counts(options: dict[str, Any], phase: int, filled: list[int], turns: list[int], gems: list,

@@ -38,16 +38,30 @@ def svg(game: FillGame, seats: tuple[int, ...] = (), preview: int | None = None)
     seats = tuple(seats)
     size = game.options["size"]
     cell = BOARD_PX // size
-    board = cell * size
     left, top = 40, 44
-    panel_x = left + board + 34
-    width = panel_x + PANEL_W
-    height = top + board + 44
-    picture = Picture(width, height, f"Fill {size} x {size}")
+    panel_x = left + cell * size + 34
+    height = top + cell * size + 44
+    picture = Picture(panel_x + PANEL_W, height, f"Fill {size} x {size}")
+    _svg_cells(picture, game, cell, left, top)
+    _svg_traps(picture, game, seats, cell, left, top)
+    coordinates(picture, left, top, cell, size, size, size=14, both_sides=False)
+    y = _svg_panel(picture, game, seats, panel_x)
+    _svg_legend(picture, game, panel_x, y, height)
+    legal = game.legal_mask()
+    for index in range(size * size):
+        r, c = divmod(index, size)
+        bit = 1 << index
+        what = ("rock" if game.rock & bit else "filled" if game.filled & bit else "live" if legal & bit
+                else "poisoned" if game.poison & bit else "empty")
+        picture.element(f"cell-{index}", left + c * cell, top + r * cell, cell, cell, f"{cell_name(r, c)} ({what})")
+    return picture.document()
+
+
+def _svg_cells(picture: Picture, game: FillGame, cell: float, left: int, top: int) -> None:
+    """Every cell: rock, filled, or empty with its live or poisoned mark and its gem."""
+    size = game.options["size"]
     legal, poison = game.legal_mask(), game.poison
-    finished = game.phase == OVER
-    n = size * size
-    for index in range(n):
+    for index in range(size * size):
         r, c = divmod(index, size)
         x0, y0 = left + c * cell, top + r * cell
         bit = 1 << index
@@ -74,6 +88,11 @@ def svg(game: FillGame, seats: tuple[int, ...] = (), preview: int | None = None)
             picture.polygon([(mx, my - half), (mx + half, my), (mx, my + half), (mx - half, my)], fill=GEM_COLOURS[kind],
                             stroke=colour(INK))
             picture.centred_text(mx, my, GEM_LETTERS[kind], size=cell * 0.22, fill=(255, 255, 255), weight="bold")
+
+
+def _svg_traps(picture: Picture, game: FillGame, seats: tuple[int, ...], cell: float, left: int, top: int) -> None:
+    """The last sprung trap (public) and the viewers' live traps."""
+    size = game.options["size"]
     if game.last_sprung is not None:
         index, owner = game.last_sprung
         r, c = divmod(index, size)
@@ -85,10 +104,14 @@ def svg(game: FillGame, seats: tuple[int, ...] = (), preview: int | None = None)
         if index >= 0:
             r, c = divmod(index, size)
             _trap(picture, left + c * cell, top + r * cell, cell, SEAT_COLOURS[p])
-    coordinates(picture, left, top, cell, size, size, size=14, both_sides=False)
 
-    # the panel: title, whose turn (the phase only to its own seat), seats, buttons
-    x, y = panel_x, 26
+
+def _svg_panel(picture: Picture, game: FillGame, seats: tuple[int, ...], x: int) -> int:
+    """The panel: title, whose turn (the phase only to its own seat), seats, the choice, the
+    last sprung trap, the buttons; where the legend may start."""
+    finished = game.phase == OVER
+    size = game.options["size"]
+    y = 26
     rules = [game.options["lines"] + " lines"] + [name for name in ("traps", "rocks", "gems") if game.options[name]]
     if game.timed:
         rules.append("clocks")
@@ -119,7 +142,7 @@ def svg(game: FillGame, seats: tuple[int, ...] = (), preview: int | None = None)
         picture.text(x, y, f"last sprung trap: {game._name(index)} (player_{owner}'s)", size=13)
         y += 18
     legal_actions = legal_now(game, seats)
-    buttons = [name for offset, name in enumerate(SPECIAL_NAMES) if n + offset in legal_actions]
+    buttons = [name for offset, name in enumerate(SPECIAL_NAMES) if size * size + offset in legal_actions]
     if buttons:
         y += 6
         for i, name in enumerate(buttons):
@@ -127,7 +150,11 @@ def svg(game: FillGame, seats: tuple[int, ...] = (), preview: int | None = None)
             picture.button(name, bx, y, 150, 32, BUTTON_WORDS[name])
             if i % 2 == 1 or i == len(buttons) - 1:
                 y += 40
-    # the legend
+    return y
+
+
+def _svg_legend(picture: Picture, game: FillGame, x: int, y: int, height: int) -> None:
+    """The legend at the panel's foot (the picture grows to hold it)."""
     y = max(y + 10, height - 4 - 20 * (3 if game.options["gems"] else 2))
     picture.rect(x, y - 12, 14, 14, fill=PAPER, stroke=colour(LIVE), stroke_width=2)
     picture.text(x + 22, y, "live: may be filled now", size=12)
@@ -140,14 +167,6 @@ def svg(game: FillGame, seats: tuple[int, ...] = (), preview: int | None = None)
         picture.text(x, y + 20, f"gems: {kinds} token", size=12)
         y += 20
     picture.height = max(picture.height, y + 16)
-
-    for index in range(n):
-        r, c = divmod(index, size)
-        bit = 1 << index
-        what = ("rock" if game.rock & bit else "filled" if game.filled & bit else "live" if legal & bit
-                else "poisoned" if poison & bit else "empty")
-        picture.element(f"cell-{index}", left + c * cell, top + r * cell, cell, cell, f"{cell_name(r, c)} ({what})")
-    return picture.document()
 
 
 def element(game: FillGame, action: int) -> str | None:

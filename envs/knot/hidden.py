@@ -21,7 +21,8 @@ from typing import Any
 
 from envs.core.game import SnapshotError
 from envs.knot.geometry import KINDS
-from envs.knot.rules import DRAW, OVER, PHASE_NAMES, PLACE, KnotGame, deck_totals
+from envs.knot.options import DRAW, OVER, PHASE_NAMES, PLACE, deck_totals
+from envs.knot.rules import KnotGame
 
 # Redraws allowed for the "game goes on" condition before giving up; the true hands pass it, so
 # only a deck of thousands with a single fitting strand could come near.

@@ -16,7 +16,8 @@ import numpy as np
 from envs.core.observer import Observer, as_vector
 from envs.knot.geometry import SLOTS
 from envs.knot.planes import KnotPlanes
-from envs.knot.rules import BONUS, DEAL, HAND_SIZE, OVER, PLACE, KnotGame, place_limit
+from envs.knot.options import BONUS, DEAL, HAND_SIZE, OVER, PLACE, place_limit
+from envs.knot.rules import KnotGame
 
 
 _ONE = np.float32(1.0).tobytes()

@@ -115,7 +115,10 @@ class ReasonsMixin:
                 return None
             return "you must place at least one strand this turn: one of yours fits"
         if self.phase != DRAW:
-            return "draw only after placing: place a strand or END placing first"
+            # END exists only once a strand is placed: before that, placing is the only way on
+            if not self.placed:
+                return "draw only after placing: place a strand first"
+            return "draw only after placing: place another strand or END placing first"
         if action == base + 3:
             return None if sum(self.pile) else "the pile is empty"
         slot = action - base - 1

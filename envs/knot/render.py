@@ -24,7 +24,8 @@ from envs.core.notation import column_name
 from envs.core.render import GRID, INK, SEAT_COLOURS, LastMove, canvas, font, last_move_key, mark_last, pale, to_array
 from envs.knot.geometry import KINDS, SLOT_CORNERS, SLOT_PORTS
 from envs.core.game import CHANCE
-from envs.knot.rules import BONUS, DEAL, OVER, PLACE, KnotGame, place_limit
+from envs.knot.options import BONUS, DEAL, OVER, PLACE, place_limit
+from envs.knot.rules import KnotGame
 
 KIND_LETTER = "CRHF"
 LEGEND = ("legend: corners . empty, 0-3 owner of an open ribbon, A-D of a closed one; sides # blocked, "
@@ -230,12 +231,33 @@ def board_origin(cell: int = 64) -> tuple[int, int]:
     return MARGIN, MARGIN
 
 
+# ----- where the last move is marked (``Renderers``' last-move hooks) ----------------------------
+
+def last_move_cell(last: LastMove) -> int | None:
+    """The square a strand was placed on (:func:`last_square`); ``None`` for a draw or an end."""
+    square = last_square(last)
+    return None if square < 0 else square
+
+
+def last_move_text(game: KnotGame, cell: int) -> tuple[int, int, int]:
+    """``ansi``'s brackets either side of the square's middle row (four characters a square)."""
+    r, c = divmod(cell, game.size)
+    return 2 + 3 * r, 4 + 4 * c, 8 + 4 * c
+
+
+def last_move_box(game: KnotGame, cell: int, size: int = 64) -> tuple[int, int, int, int]:
+    """The square's pixels in ``rgb``'s picture (``size``: its ``cell`` pixels)."""
+    ox, oy = board_origin(size)
+    r, c = divmod(cell, game.size)
+    return ox + c * size, oy + r * size, ox + (c + 1) * size, oy + (r + 1) * size
+
+
 def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64, last: LastMove | None = None) -> np.ndarray:
     """The board as a woven knot, its coordinates, a key (each seat's colour, points and hand;
     the player to act marked), the market and whose turn it is, or at the end the result."""
     size = game.size
     board = size * cell
-    ox, oy = board_origin(cell)
+    oy = board_origin(cell)[1]
     keys = [seat_line(game, p, seats)[1:] for p in range(game.n_players)]
     market = " ".join(KINDS[k] if k >= 0 else "-" for k in game.market)
     tail = [f"market: {market}   pile: {game.pile_size()} strands", turn_line(game),
@@ -245,13 +267,25 @@ def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64, last: LastM
     actor = game.current_player()
     if 0 <= actor < game.n_players:
         keys[actor] += "   <- to act"
-    small = font(13)
     _, measure = canvas(1, 1)
-    text = max(measure.textlength(line, font=small) for line in keys + tail)
+    text = max(measure.textlength(line, font=font(13)) for line in keys + tail)
     width = int(max(board + 2 * MARGIN, 480, MARGIN + 24 + text + 12))
     height = oy + board + MARGIN + KEY_LINE * (len(keys) + len(tail)) + 10
     image, draw = canvas(width, height)
-    # grid, coordinates and crossing dots
+    _draw_grid(draw, game, cell)
+    placed = last_square(last)
+    if placed >= 0:  # the last placement's square, framed under the ribbons
+        mark_last(draw, last_move_box(game, placed, cell), width=3)
+    _draw_ribbons(draw, game, cell)
+    _draw_key(draw, game, keys, tail, actor, last, oy + board + MARGIN + 4)
+    return to_array(image)
+
+
+def _draw_grid(draw, game: KnotGame, cell: int) -> None:
+    """The grid, the coordinates on all four sides and the crossing dots (bars where blocked)."""
+    size, small = game.size, font(13)
+    board = size * cell
+    ox, oy = board_origin(cell)
     for i in range(size + 1):
         draw.line((ox, oy + i * cell, ox + board, oy + i * cell), fill=pale(GRID, 0.6), width=1)
         draw.line((ox + i * cell, oy, ox + i * cell, oy + board), fill=pale(GRID, 0.6), width=1)
@@ -269,10 +303,12 @@ def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64, last: LastM
             draw.line((px - dx, py - dy, px + dx, py + dy), fill=GRID, width=3)
         else:
             draw.ellipse((px - 1.5, py - 1.5, px + 1.5, py + 1.5), fill=pale(GRID, 0.3))
-    placed = last_square(last)
-    if placed >= 0:  # the last placement's square, framed under the ribbons
-        r, c = divmod(placed, size)
-        mark_last(draw, (ox + c * cell, oy + r * cell, ox + (c + 1) * cell, oy + (r + 1) * cell), width=3)
+
+
+def _draw_ribbons(draw, game: KnotGame, cell: int) -> None:
+    """The woven strands (over-passes on top, closed ribbons with a light line) and the open ends."""
+    size = game.size
+    ox, oy = board_origin(cell)
     band = max(6, cell // 6)
     bands, over = woven_strands(game.strands(), ox, oy, size, cell)
     for pts, colour, closed in bands:
@@ -286,15 +322,18 @@ def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64, last: LastM
         draw.line(longer, fill=colour, width=band, joint="curve")
         if closed:
             draw.line(longer, fill=pale(colour, 0.75), width=max(1, band // 4), joint="curve")
-    # open ends
     for p in range(game.n_players):
         for e in game.ends[p]:
             px, py = end_point(e, ox, oy, size, cell)
             rad = band * 0.75
             draw.ellipse((px - rad, py - rad, px + rad, py + rad), fill=(255, 255, 255),
                          outline=SEAT_COLOURS[p], width=3)
-    # the key: a swatch per seat (ringed when it is that seat's turn), then the rest
-    y = oy + board + MARGIN + 4
+
+
+def _draw_key(draw, game: KnotGame, keys: list[str], tail: list[str], actor: int, last: LastMove | None, y: int) -> None:
+    """The key: a swatch per seat (ringed when it is that seat's turn), then the market, whose
+    turn or the result (underlined in the winner's colour), the legend and the last move."""
+    small = font(13)
     for p, line in enumerate(keys):
         colour = SEAT_COLOURS[p]
         if p == actor:
@@ -315,4 +354,3 @@ def rgb(game: KnotGame, seats: tuple[int, ...] = (), cell: int = 64, last: LastM
         else:
             draw.text((MARGIN, y), line, fill=INK, font=small)
         y += KEY_LINE
-    return to_array(image)

@@ -30,23 +30,7 @@ from envs.core.game import CHANCE, TERMINAL, Game
 from envs.knot import options as knot_options
 from envs.knot.board import BoardMixin
 from envs.knot.geometry import geometry
-from envs.knot.options import (  # noqa: F401 - re-exported: the engine's constants live here for users
-    BLIND,
-    BONUS,
-    DEAL,
-    DEALING,
-    DECK_PER_PLAYER,
-    DRAW,
-    HAND_SIZE,
-    MAX_DECK,
-    OVER,
-    PENDING_NAMES,
-    PHASE_NAMES,
-    PLACE,
-    deck_totals,
-    default_size,
-    place_limit,
-)
+from envs.knot.options import BLIND, BONUS, DEAL, DEALING, DRAW, HAND_SIZE, OVER, PLACE, deck_totals, place_limit
 from envs.knot.reasons import ReasonsMixin
 from envs.knot.snapshot import STATE_KEYS, SnapshotMixin, make_clone
 

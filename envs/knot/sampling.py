@@ -42,13 +42,14 @@ import copy
 import random
 from typing import Any, Callable
 
-from envs.core.game import SnapshotError, int_field, int_list
+from envs.core.game import SnapshotError, int_field, int_list, is_int
 from envs.core.sampling import check_reproduces, read_observation
 from envs.knot.geometry import SLOT_PORTS
 from envs.knot.hidden import HiddenDeal
 from envs.knot.observer import KnotObserver
 from envs.knot.options import MAX_DECK
-from envs.knot.rules import DEAL, DRAW, HAND_SIZE, PHASE_NAMES, PLACE, KnotGame, deck_totals
+from envs.knot.options import DEAL, DRAW, HAND_SIZE, PHASE_NAMES, PLACE, deck_totals
+from envs.knot.rules import KnotGame
 
 
 # ----- from an observation ------------------------------------------------------------------------
@@ -182,9 +183,53 @@ def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
     those consistent with what it gives (see the module docstring for what may be left out)."""
     partial, options = KnotGame.read_snapshot(partial)
     P = options["players"]
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < P:
+    if not is_int(seat, 0, P - 1):
         raise ValueError(f"seat must be a player number 0…{P - 1}, not {seat!r}")
     state = partial["state"]
+    market, known = _read_given(state, seat, P)
+    hands_given = state["hands"]
+    hands, sizes = _given_hands(hands_given, seat)
+    pile = state.get("pile")
+    if pile is not None:
+        pile = int_list(state, "pile", 4, 0, 4 * MAX_DECK)
+    # Sizes the rules fix (after the deal): a market strand means nobody ran out when last
+    # drawing; an empty market means the pile ran out.
+    phase, player, placed = state["phase"], state["player"], state["placed"]
+    if phase == PHASE_NAMES[DEAL]:
+        pass
+    elif any(k >= 0 for k in market):
+        for p in sizes:
+            if sizes[p] is None and p != player:
+                sizes[p] = HAND_SIZE
+            elif sizes[p] is None and phase != PHASE_NAMES[DRAW]:
+                sizes[p] = HAND_SIZE - placed
+    elif pile is None:
+        pile = [0, 0, 0, 0]
+    pile_size = _settle_unknown(options, state, hands, known, market, sizes, pile)
+    if pile is None:
+        pile = _scripted_pile(options, pile_size)
+    hidden = {}
+    for p, size in sizes.items():
+        if size < sum(known[p]):
+            raise SnapshotError(f"hands[{p}] holds {size} strands, fewer than player_{p}'s known ones {known[p]}")
+        hands[p] = known[p][:]
+        hidden[p] = size - sum(known[p])
+    deal_state = dict(state, hands=hands, pile=pile, market=market, known=known)
+    deal = HiddenDeal(options, deal_state, hidden, pile_size=pile_size)
+    game = deal.base.clone()
+    deal.fill(game, rng)
+    completed = copy.deepcopy(partial)
+    completed["state"]["pile"] = game.pile[:]
+    completed["state"]["hands"] = [
+        game.hands[p] if p in hidden else copy.deepcopy(hands_given[p]) for p in range(P)
+    ]
+    KnotGame.from_snapshot(completed)
+    return completed
+
+
+def _read_given(state: dict, seat: int, P: int) -> tuple[list[int], list[list[int]]]:
+    """The fields a partial snapshot must give ``seat`` (all but 'pile' and the other players'
+    hands), checked; the market and each player's known strands."""
     for key in PUBLIC_FIELDS + ("pending",):
         if state.get(key) is None and (key != "pending" or key not in state):
             raise SnapshotError(
@@ -209,13 +254,18 @@ def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
         for item in strands
     ):
         raise SnapshotError("snapshot field 'strands' must be a list of [square, kind, turn, owner]")
-    player = int_field(state, "player", 0, P - 1)
-    placed = int_field(state, "placed", 0, 3)
+    int_field(state, "player", 0, P - 1)
+    int_field(state, "placed", 0, 3)
     phase = state["phase"]
     if phase not in PHASE_NAMES:
         raise SnapshotError(f"snapshot field 'phase' is {phase!r}; it must be one of {PHASE_NAMES}")
+    return market, known
 
-    hands: list[list[int]] = [None] * P
+
+def _given_hands(hands_given: list, seat: int) -> tuple[list[list[int] | None], dict[int, int | None]]:
+    """The hands given as counts (``None`` where left out), and the sizes of those left out
+    (``None`` where the size is left out too)."""
+    hands: list[list[int] | None] = [None] * len(hands_given)
     sizes: dict[int, int | None] = {}
     for p, entry in enumerate(hands_given):
         if isinstance(entry, list):
@@ -224,30 +274,22 @@ def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
             raise SnapshotError(f"snapshot field 'hands[{seat}]' must be 4 counts: player_{seat}'s own hand is not hidden from it")
         elif entry is None:
             sizes[p] = None
-        elif isinstance(entry, int) and not isinstance(entry, bool) and 0 <= entry <= HAND_SIZE:
+        elif is_int(entry, 0, HAND_SIZE):
             sizes[p] = entry
         else:
             raise SnapshotError(
                 f"snapshot field 'hands[{p}]' is {entry!r}; it must be 4 counts, a hand size 0…{HAND_SIZE} or null"
             )
-    pile = state.get("pile")
-    if pile is not None:
-        pile = int_list(state, "pile", 4, 0, 4 * MAX_DECK)
-    # Sizes the rules fix (after the deal): a market strand means nobody ran out when last
-    # drawing; an empty market means the pile ran out.
-    if phase == PHASE_NAMES[DEAL]:
-        pass
-    elif any(k >= 0 for k in market):
-        for p in sizes:
-            if sizes[p] is None and p != player:
-                sizes[p] = HAND_SIZE
-            elif sizes[p] is None and phase != PHASE_NAMES[DRAW]:
-                sizes[p] = HAND_SIZE - placed
-    elif pile is None:
-        pile = [0, 0, 0, 0]
-    # What the deck leaves answers for one unknown count at most.
+    return hands, sizes
+
+
+def _settle_unknown(options: dict[str, Any], state: dict, hands: list, known: list[list[int]], market: list[int],
+                    sizes: dict[int, int | None], pile: list[int] | None) -> int:
+    """What the deck leaves answers for one unknown count at most (a hand's size, filled into
+    ``sizes``, or the pile's); the pile's size where the pile is left out (else 0)."""
+    P = len(hands)
     shown = [0, 0, 0, 0]
-    for item in strands:
+    for item in state["strands"]:
         shown[item[1]] += 1
     for p in range(P):
         for k in range(4):
@@ -276,25 +318,7 @@ def complete_snapshot(partial: dict, seat: int, rng: random.Random) -> dict:
                     f"what the deck leaves gives player_{unknown[0]} {sizes[unknown[0]]} strands; "
                     f"a hand holds its known strands and at most {HAND_SIZE}"
                 )
-    if pile is None:
-        pile = _scripted_pile(options, pile_size)
-    hidden = {}
-    for p, size in sizes.items():
-        if size < sum(known[p]):
-            raise SnapshotError(f"hands[{p}] holds {size} strands, fewer than player_{p}'s known ones {known[p]}")
-        hands[p] = known[p][:]
-        hidden[p] = size - sum(known[p])
-    deal_state = dict(state, hands=hands, pile=pile, market=market, known=known)
-    deal = HiddenDeal(options, deal_state, hidden, pile_size=pile_size)
-    game = deal.base.clone()
-    deal.fill(game, rng)
-    completed = copy.deepcopy(partial)
-    completed["state"]["pile"] = game.pile[:]
-    completed["state"]["hands"] = [
-        game.hands[p] if p in hidden else copy.deepcopy(hands_given[p]) for p in range(P)
-    ]
-    KnotGame.from_snapshot(completed)
-    return completed
+    return pile_size
 
 
 def strip_hidden(snapshot: dict, seat: int) -> dict:

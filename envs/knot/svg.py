@@ -108,7 +108,8 @@ def _panel(picture: Picture, game: KnotGame, seats: tuple[int, ...], px: float) 
     actor = game.current_player()
     for p in range(game.n_players):
         hand = game.hands[p]
-        seat_key(picture, px, y, p, f"player_{p}: {game.banked[p]} points", p == actor)
+        # the scores themselves: at the end they hold the longest-ribbon bonus, as the result does
+        seat_key(picture, px, y, p, f"player_{p}: {game.scores()[p]} points", p == actor)
         y += 10
         if p in seats:
             x = px + 33

@@ -14,7 +14,8 @@ from envs.core.description import PlayRules
 from envs.core.game import CHANCE
 from envs.core.notation import cell_name
 from envs.knot.geometry import KINDS, SLOT_PORTS
-from envs.knot.rules import HAND_SIZE, KnotGame
+from envs.knot.options import HAND_SIZE
+from envs.knot.rules import KnotGame
 
 RULES_SUMMARY = """\
 Knot: lay strands in the squares; strands joined end to end make ribbons; close a ribbon (its two

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.description import PlayRules
 from envs.core.notation import column_name
 from envs.core.render import (
     GRID, INK, PAPER, SEAT_COLOURS, LastMove, canvas, font, last_move_key, mark_last, to_array,
@@ -78,17 +77,31 @@ def layout(geo) -> dict[str, int]:
             "status_top": status_top, "legend_top": legend_top}
 
 
-def rgb(game: LinecatchGame, seats: tuple[int, ...] = (), last: LastMove | None = None) -> np.ndarray:
-    geo = game.geo
-    place = layout(geo)
-    width, height, left, cell = place["width"], place["height"], place["left"], place["cell"]
-    board_w, board_h = geo.cols * cell, geo.rows * cell
-    image, draw = canvas(width, height)
-    big, small, label = font(20), font(15), font(max(13, cell // 3))
-    label_h = max(13, cell // 3)
-    finished = game.is_terminal()
+# ----- where the last move is marked (``Renderers``' last-move hooks) ----------------------------
 
-    # Title and the seat key: colour, symbol, points; the one to move is underlined.
+def last_move_cell(last: LastMove) -> int:
+    """Every move blackens a square: the action."""
+    return last.action
+
+
+def last_move_text(game: LinecatchGame, cell: int) -> tuple[int, int, int]:
+    """``ansi``'s brackets around square ``cell``: its row's line, a character either side."""
+    r, c = divmod(cell, game.geo.cols)
+    return 1 + r, 3 + 2 * c, 5 + 2 * c
+
+
+def last_move_box(game: LinecatchGame, cell: int) -> tuple[int, int, int, int]:
+    """Square ``cell``'s pixels in ``rgb``'s picture."""
+    place = layout(game.geo)
+    r, c = divmod(cell, game.geo.cols)
+    x0, y0 = place["left"] + c * place["cell"], place["top"] + r * place["cell"]
+    return x0, y0, x0 + place["cell"], y0 + place["cell"]
+
+
+def _draw_title(draw, game: LinecatchGame, width: int) -> None:
+    """Title and the seat key: colour, symbol, points; the one to move is underlined."""
+    geo, big, small = game.geo, font(20), font(15)
+    finished = game.is_terminal()
     title = f"Linecatch {geo.rows} x {geo.cols}" + (", pro: diagonals of 3 or more count" if geo.pro else "")
     draw.text((12, 10), title, fill=INK, font=big)
     for seat in (0, 1):
@@ -105,6 +118,36 @@ def rgb(game: LinecatchGame, seats: tuple[int, ...] = (), last: LastMove | None 
         if not finished and game.to_move == seat:
             text_w = draw.textlength(text, font=small)
             draw.line((x + 28, 66, x + 28 + text_w, 66), fill=colour, width=3)
+
+
+def _draw_legend(draw, y: int, last: LastMove | None) -> None:
+    """The legend: the catch marks as drawn on a black square, then the last move's frame."""
+    small = font(15)
+    x = 12
+    for seat in (0, 1):
+        box = (x, y, x + 18, y + 18)
+        draw.rectangle(box, fill=BLACK_SQUARE, outline=GRID)
+        inner = (x + 4, y + 4, x + 14, y + 14)
+        if seat == 0:
+            _cross(draw, inner, SEAT_COLOURS[0], 3)
+        else:
+            draw.rectangle(inner, fill=SEAT_COLOURS[1])
+        draw.text((x + 23, y + 1), f"player_{seat}", fill=SEAT_COLOURS[seat], font=small)
+        x += 23 + draw.textlength(f"player_{seat}", font=small) + 10
+    draw.text((x, y + 1), MARKS_KEY, fill=INK, font=small)
+    last_move_key(draw, (12, y + LEGEND_LINE), last, small, size=18)
+
+
+def rgb(game: LinecatchGame, seats: tuple[int, ...] = (), last: LastMove | None = None) -> np.ndarray:
+    geo = game.geo
+    place = layout(geo)
+    width, height, left, cell = place["width"], place["height"], place["left"], place["cell"]
+    board_w, board_h = geo.cols * cell, geo.rows * cell
+    image, draw = canvas(width, height)
+    big, label = font(20), font(max(13, cell // 3))
+    label_h = max(13, cell // 3)
+    finished = game.is_terminal()
+    _draw_title(draw, game, width)
 
     # The board.
     y_board = place["top"]
@@ -132,9 +175,7 @@ def rgb(game: LinecatchGame, seats: tuple[int, ...] = (), last: LastMove | None 
         draw.text((left - 8 - draw.textlength(name, font=label), y), name, fill=INK, font=label)
         draw.text((left + board_w + 8, y), name, fill=INK, font=label)
     if last is not None:  # the last move's square, framed
-        r, c = divmod(last.action, geo.cols)
-        x0, y0 = left + c * cell, y_board + r * cell
-        mark_last(draw, (x0, y0, x0 + cell, y0 + cell), width=max(3, cell // 14))
+        mark_last(draw, last_move_box(game, last.action), width=max(3, cell // 14))
 
     # Whose turn, or the final scores and the winner.
     line = status(game)
@@ -146,20 +187,7 @@ def rgb(game: LinecatchGame, seats: tuple[int, ...] = (), last: LastMove | None 
     text_w = draw.textlength(line, font=big)
     draw.text(((width - text_w) / 2, place["status_top"] + 6), line, fill=colour, font=big)
 
-    # The legend: the catch marks as drawn on a black square, then the last move's frame.
-    x, y = 12, place["legend_top"]
-    for seat in (0, 1):
-        box = (x, y, x + 18, y + 18)
-        draw.rectangle(box, fill=BLACK_SQUARE, outline=GRID)
-        inner = (x + 4, y + 4, x + 14, y + 14)
-        if seat == 0:
-            _cross(draw, inner, SEAT_COLOURS[0], 3)
-        else:
-            draw.rectangle(inner, fill=SEAT_COLOURS[1])
-        draw.text((x + 23, y + 1), f"player_{seat}", fill=SEAT_COLOURS[seat], font=small)
-        x += 23 + draw.textlength(f"player_{seat}", font=small) + 10
-    draw.text((x, y + 1), MARKS_KEY, fill=INK, font=small)
-    last_move_key(draw, (12, y + LEGEND_LINE), last, small, size=18)
+    _draw_legend(draw, place["legend_top"], last)
     return to_array(image)
 
 
@@ -195,7 +223,3 @@ def narrate(before: LinecatchGame, action: int, after: LinecatchGame, viewer: in
     if short:
         return f"{who} blackened {square}, leaving {_names(geo, short)} one square short for player_{1 - mover}"
     return None
-
-
-PLAY = PlayRules(undo_rule="in Linecatch every move is final", rules_summary=RULES_SUMMARY, narrate=narrate)
-"""What terminal play and other front ends need beyond the rules (``GameDescription.play``)."""

@@ -37,7 +37,8 @@ import numpy as np
 from envs.core.jax_env import JaxRules, Turn
 from envs.loom import observer as loom_observer
 from envs.loom.observer import LoomObserver
-from envs.loom.rules import CELLS, MAX_BOUNTY, ROUNDS, SIDE, LoomGame
+from envs.loom.cloth import CELLS, SIDE
+from envs.loom.rules import MAX_BOUNTY, ROUNDS, LoomGame
 from envs.loom.throws import OUTCOMES, THROW_ID
 
 SLOTS = 7  # per cell: empty, dye 1…6

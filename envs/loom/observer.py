@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from envs.core.observer import D4, Observer, PolicyLayout, Symmetry, as_vector, transform_grid
-from envs.loom.rules import CELLS, MAX_BOUNTY, NEIGHBOURS, ROUNDS, SIDE, LoomGame, line_gain_table
+from envs.loom.cloth import CELLS, NEIGHBOURS, SIDE, line_gain_table
+from envs.loom.rules import MAX_BOUNTY, ROUNDS, LoomGame
 
 DYE_SLOTS = 7  # empty + dyes 1…6
 DYES = 6

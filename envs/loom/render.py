@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.description import PlayRules
 from envs.core.notation import column_name
 from envs.core.render import (
     GRID, INK, PAPER, SEAT_COLOURS, LastMove, canvas, font, last_move_key, mark_last, to_array,
 )
-from envs.loom.rules import CELLS, ROUNDS, SIDE, LoomGame
+from envs.loom.cloth import CELLS, SIDE
+from envs.loom.rules import ROUNDS, LoomGame
 
 DYE_COLOURS = {
     1: (200, 50, 50),    # madder red
@@ -41,6 +41,26 @@ def cell_box(player: int, cell: int, cell_px: int = 64) -> tuple[int, int, int, 
     top = TITLE_H + HEADER_H + LETTERS_H
     r, c = divmod(cell, SIDE)
     return x_off + c * cell_px, top + r * cell_px, x_off + (c + 1) * cell_px, top + (r + 1) * cell_px
+
+
+# ----- where the last move is marked (``Renderers``' last-move hooks) ----------------------------
+
+def last_move_cell(last: LastMove) -> int | None:
+    """The woven cell as ``seat * CELLS + cell`` (both cloths are drawn); ``None`` for a throw."""
+    woven = last_cell(last)
+    return None if woven is None else woven[0] * CELLS + woven[1]
+
+
+def last_move_text(game: LoomGame, cell: int) -> tuple[int, int, int]:
+    """``ansi``'s brackets around a cell: its row's line, in its seat's half (17 characters on)."""
+    player, (r, c) = cell // CELLS, divmod(cell % CELLS, SIDE)
+    first = 17 * player + 3 + 2 * c
+    return 2 + r, first, first + 2
+
+
+def last_move_box(game: LoomGame, cell: int) -> tuple[int, int, int, int]:
+    """The cell's pixels in ``rgb``'s picture (at its default cell size)."""
+    return cell_box(cell // CELLS, cell % CELLS)
 
 
 def status(game: LoomGame) -> str:
@@ -228,7 +248,3 @@ def narrate(before: LoomGame, action: int, after: LoomGame, viewer: int) -> str 
     else:
         verb = f"weaves the leftover {dye} into {name}"
     return f"player_{player} {verb}: +{gained} ({what})"
-
-
-PLAY = PlayRules(undo_rule="in Loom every weave is final", rules_summary=RULES_SUMMARY, narrate=narrate)
-"""What terminal play and other front ends need beyond the rules (``GameDescription.play``)."""

@@ -25,9 +25,8 @@ from envs.core.game import (
 )
 from envs.core.notation import cell_name, parse_cell
 from envs.core.options import check_int, check_int_pairs
-from envs.loom.cloth import (  # noqa: F401  (re-exported: the engine's arithmetic, in one place)
-    CELLS, COL_OF, DYES, EMPTY, LINE_CODES, LINE_WEIGHTS, LINES, NEIGHBOURS, ROW_OF, SIDE, allowed_cells,
-    cloth_gain, cloth_score, line_dyes, line_gain_table, line_score, touches,
+from envs.loom.cloth import (
+    CELLS, DYES, EMPTY, LINE_WEIGHTS, LINES, NEIGHBOURS, SIDE, cloth_gain, cloth_score, line_gain_table,
 )
 from envs.loom.throws import OUTCOMES, PROBABILITIES, THROW_ID, THROWS, parse_throw, threads_fit, throw_name
 

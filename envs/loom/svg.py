@@ -12,7 +12,8 @@ from envs.core.game import CHANCE
 from envs.core.notation import cell_name, column_name
 from envs.core.svg import GRID, INK, PAPER, SEAT_COLOURS, Picture, colour, legal_now, pale, seat_key
 from envs.loom.render import DYE_COLOURS, status as _status
-from envs.loom.rules import CELLS, ROUNDS, SIDE, LoomGame
+from envs.loom.cloth import CELLS, SIDE
+from envs.loom.rules import ROUNDS, LoomGame
 
 CELL = 64
 GAP = 60

@@ -30,7 +30,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from envs.core.game import OptionError, short_repr
+from envs.core.game import OptionError, is_int, short_repr
 
 MAP_SIZE = 15
 MAX_POINTS = 1000
@@ -114,10 +114,6 @@ def _fail(message: str):
     raise OptionError(f"option 'patterns': {message}")
 
 
-def _is_int(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
 def check_map(value: Any) -> list[dict[str, Any]] | None:
     """``None`` (the standard Map) or a validated, normalised copy of a user's Map.
 
@@ -131,65 +127,14 @@ def check_map(value: Any) -> list[dict[str, Any]] | None:
     if len(value) != MAP_SIZE:
         _fail(f"a Map holds exactly {MAP_SIZE} patterns, not {len(value)}")
     out = []
-    names = set()
+    names: set[str] = set()
     total_cells = 0
     for k, pattern in enumerate(value):
-        where = f"pattern {k}"
-        if not isinstance(pattern, dict):
-            _fail(f"{where} is {short_repr(pattern, 40)}; each pattern is a dict with name, shapes, criterion, points")
-        keys = set(pattern)
-        missing = {"name", "shapes", "criterion", "points"} - keys
-        if missing:
-            _fail(f"{where} has no {sorted(missing)[0]!r}")
-        extra = keys - {"name", "shapes", "criterion", "points"}
-        if extra:
-            _fail(f"{where} has an unknown key {short_repr(sorted(extra, key=repr)[0], 40)}; "
-                  "the keys are name, shapes, criterion, points")
-        name = pattern["name"]
-        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
-            _fail(f"{where}: 'name' must be a non-empty string of at most {MAX_NAME} characters, not {short_repr(name, 50)}")
+        name, criterion, points, shapes = _pattern_fields(k, pattern, names)
         where = f"pattern {k} ({name})"
-        if name in names:
-            _fail(f"{where}: two patterns are named {name!r}; names must be unique")
-        names.add(name)
-        criterion = pattern["criterion"]
-        if not isinstance(criterion, str) or criterion not in CRITERIA:
-            _fail(f"{where}: criterion {short_repr(criterion, 40)} is not one of {', '.join(CRITERIA)}")
-        points = pattern["points"]
-        if not _is_int(points) or not 0 <= points <= MAX_POINTS:
-            _fail(f"{where}: 'points' must be an integer 0…{MAX_POINTS}, not {short_repr(points, 40)}")
-        shapes = pattern["shapes"]
-        if isinstance(shapes, (str, bytes)) or not isinstance(shapes, (list, tuple)) or not shapes:
-            _fail(f"{where}: 'shapes' must be a non-empty list of orientations, each a list of [row, col] offsets")
-        if len(shapes) > MAX_ORIENTATIONS:
-            _fail(f"{where} lists {len(shapes)} orientations; at most {MAX_ORIENTATIONS}")
         orientations: list[tuple[tuple[int, int], ...]] = []
         for o, shape in enumerate(shapes):
-            if isinstance(shape, (str, bytes)) or not isinstance(shape, (list, tuple)) or not shape:
-                _fail(f"{where}: orientation {o} must be a non-empty list of [row, col] offsets, not {short_repr(shape, 40)}")
-            if len(shape) > MAX_SHAPE_CELLS:
-                _fail(f"{where}: orientation {o} has {len(shape)} cells; at most {MAX_SHAPE_CELLS}")
-            cells = []
-            for cell in shape:
-                if not (isinstance(cell, (list, tuple)) and len(cell) == 2 and all(_is_int(x) for x in cell)):
-                    _fail(f"{where}: orientation {o} holds {short_repr(cell, 40)}; each cell is a pair of integers [row, col]")
-                if not all(-40 <= x <= 40 for x in cell):
-                    _fail(f"{where}: orientation {o} offset {list(cell)} is too far (offsets lie within -40…40)")
-                cells.append((cell[0], cell[1]))
-            if len(set(cells)) != len(cells):
-                _fail(f"{where}: orientation {o} lists a cell twice")
-            norm = normalise(cells)
-            if max(r for r, _ in norm) >= 31 or max(c for _, c in norm) >= 31:
-                _fail(f"{where}: orientation {o} is wider than the largest table (31)")
-            if criterion == "hollow_centre":
-                height = max(r for r, _ in norm) + 1
-                width = max(c for _, c in norm) + 1
-                centre = (height // 2, width // 2)
-                if height % 2 == 0 or width % 2 == 0 or height < 3 or width < 3 or centre in norm:
-                    _fail(
-                        f"{where}: a 'hollow_centre' shape needs odd sides of 3 or more around a centre "
-                        f"cell that is not part of the shape; orientation {o} is not one"
-                    )
+            norm = _orientation(where, o, shape, criterion)
             if norm not in orientations:
                 orientations.append(norm)
                 total_cells += len(norm)
@@ -205,6 +150,72 @@ def check_map(value: Any) -> list[dict[str, Any]] | None:
             }
         )
     return out
+
+
+def _pattern_fields(k: int, pattern: Any, names: set[str]) -> tuple[str, str, int, list]:
+    """Pattern ``k``'s name (not one of ``names``, to which it is added), criterion, points and
+    list of orientations, each checked on its own."""
+    where = f"pattern {k}"
+    if not isinstance(pattern, dict):
+        _fail(f"{where} is {short_repr(pattern, 40)}; each pattern is a dict with name, shapes, criterion, points")
+    keys = set(pattern)
+    missing = {"name", "shapes", "criterion", "points"} - keys
+    if missing:
+        _fail(f"{where} has no {sorted(missing)[0]!r}")
+    extra = keys - {"name", "shapes", "criterion", "points"}
+    if extra:
+        _fail(f"{where} has an unknown key {short_repr(sorted(extra, key=repr)[0], 40)}; "
+              "the keys are name, shapes, criterion, points")
+    name = pattern["name"]
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+        _fail(f"{where}: 'name' must be a non-empty string of at most {MAX_NAME} characters, not {short_repr(name, 50)}")
+    where = f"pattern {k} ({name})"
+    if name in names:
+        _fail(f"{where}: two patterns are named {name!r}; names must be unique")
+    names.add(name)
+    criterion = pattern["criterion"]
+    if not isinstance(criterion, str) or criterion not in CRITERIA:
+        _fail(f"{where}: criterion {short_repr(criterion, 40)} is not one of {', '.join(CRITERIA)}")
+    points = pattern["points"]
+    if not is_int(points, 0, MAX_POINTS):
+        _fail(f"{where}: 'points' must be an integer 0…{MAX_POINTS}, not {short_repr(points, 40)}")
+    shapes = pattern["shapes"]
+    if isinstance(shapes, (str, bytes)) or not isinstance(shapes, (list, tuple)) or not shapes:
+        _fail(f"{where}: 'shapes' must be a non-empty list of orientations, each a list of [row, col] offsets")
+    if len(shapes) > MAX_ORIENTATIONS:
+        _fail(f"{where} lists {len(shapes)} orientations; at most {MAX_ORIENTATIONS}")
+    return name, criterion, points, shapes
+
+
+def _orientation(where: str, o: int, shape: Any, criterion: str) -> tuple[tuple[int, int], ...]:
+    """Orientation ``o`` of a pattern, checked (a ``hollow_centre`` pattern's must surround a
+    centre cell it leaves out), normalised."""
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, (list, tuple)) or not shape:
+        _fail(f"{where}: orientation {o} must be a non-empty list of [row, col] offsets, not {short_repr(shape, 40)}")
+    if len(shape) > MAX_SHAPE_CELLS:
+        _fail(f"{where}: orientation {o} has {len(shape)} cells; at most {MAX_SHAPE_CELLS}")
+    cells = []
+    for cell in shape:
+        if not (isinstance(cell, (list, tuple)) and len(cell) == 2 and all(is_int(x) for x in cell)):
+            _fail(f"{where}: orientation {o} holds {short_repr(cell, 40)}; each cell is a pair of integers [row, col]")
+        if not all(-40 <= x <= 40 for x in cell):
+            _fail(f"{where}: orientation {o} offset {list(cell)} is too far (offsets lie within -40…40)")
+        cells.append((cell[0], cell[1]))
+    if len(set(cells)) != len(cells):
+        _fail(f"{where}: orientation {o} lists a cell twice")
+    norm = normalise(cells)
+    if max(r for r, _ in norm) >= 31 or max(c for _, c in norm) >= 31:
+        _fail(f"{where}: orientation {o} is wider than the largest table (31)")
+    if criterion == "hollow_centre":
+        height = max(r for r, _ in norm) + 1
+        width = max(c for _, c in norm) + 1
+        centre = (height // 2, width // 2)
+        if height % 2 == 0 or width % 2 == 0 or height < 3 or width < 3 or centre in norm:
+            _fail(
+                f"{where}: a 'hollow_centre' shape needs odd sides of 3 or more around a centre "
+                f"cell that is not part of the shape; orientation {o} is not one"
+            )
+    return norm
 
 
 class CompiledMap:

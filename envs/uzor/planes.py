@@ -292,7 +292,7 @@ class PlaneMaker:
         already one tile short (still there, except a hollow pattern whose centre ``x`` fills),
         those two short with ``x`` one of the gaps, and the fits the tile at ``x`` gives or
         takes from its four neighbours; beyond ``x``'s reach nothing changes."""
-        laid, codes, obs1, shape1, ar1, ac1, cell1, types1, (unique1, joined1) = found
+        laid, codes, _, _, _, _, _, _, (unique1, joined1) = found
         n_obs, size, reach = empty.shape[0], self.size, self.shapes.reach
         n = size * size
         my_kinds, opp_kinds = kinds[:, :HAND], kinds[:, HAND + MARKET:]
@@ -325,47 +325,61 @@ class PlaneMaker:
                            for usable in (fits_now[:, None], fits_beside))
             out[side] = window_best(far, beside, reach, size).reshape(n_obs, HAND, n)
 
-        # hollow patterns one short at y: gone where x is their centre. What one is worth after
-        # a placement at x depends on x only through whether x is next to y: both values are
-        # priced once per instance, then raised at every x within reach.
-        keep = (types1 & np.where(hollow, -1, 0)).any(axis=1)
-        if keep.any():
-            o, y, sh = obs1[keep], cell1[keep], shape1[keep]
-            centre = (ar1[keep] + self.shapes.centre[sh, 0]) * size + ac1[keep] + self.shapes.centre[sh, 1]
-            judged = np.where(hollow, types1[keep], 0)[:, None, :]  # (H, 1, 15)
-            span = np.arange(-reach, reach + 1)
-            dr, dc = (a.ravel() for a in np.meshgrid(span, span, indexing="ij"))
-            r, c = y[:, None] // size + dr, y[:, None] % size + dc  # (H, offsets): every x within reach
-            x = r * size + c
-            ok = ((dr != 0) | (dc != 0)) & (r >= 0) & (r < size) & (c >= 0) & (c < size) & (x != centre[:, None])
-            line, offset = np.nonzero(ok)
-            beside_y = (np.abs(dr) + np.abs(dc) == 1)[offset][:, None]  # (E, 1): x next to y
-            index = (o[line, None] * HAND + np.arange(HAND)) * n + x[ok][:, None]  # (E, 5)
-            for side, (bits, worth) in enumerate(sides):
-                next_to = priced(judged, fits_beside[o, :, y] & bits[o], worth[o])  # (H, 5)
-                apart = priced(judged, fits_now[o, y][:, None] & bits[o], worth[o])
-                value = np.where(beside_y, next_to[line], apart[line])
-                np.maximum.at(out[side].reshape(-1), index.ravel(), value.ravel())
-
-        # two short, x one gap and y the other: judged with my slot's tile at x; only the
-        # (instance, slot) pairs that complete some pattern for some type can raise a value
-        obs2, shape2, ar2, ac2, gaps = self.shapes.short_instances(laid, missing=2)
-        if len(obs2):
-            extra = np.where(my_present[obs2], tile_codes(my_kinds[obs2] // 5, my_kinds[obs2] % 5), 0)  # (P2, 5)
-            judged = self.shapes.completing_types(obs2, shape2, ar2, ac2, codes, extra)  # (P2, 5, 15)
-            pair, slot = np.nonzero(judged.any(axis=2))
-            judged, o = judged[pair, slot], obs2[pair]  # (E, 15), (E,)
-            for x, y in ((gaps[pair, 0], gaps[pair, 1]), (gaps[pair, 1], gaps[pair, 0])):
-                # the types that may then go at y: beside x the fits the tile at x gives or takes
-                adjacent = np.abs(x // size - y // size) + np.abs(x % size - y % size) == 1
-                usable = np.where(adjacent, fits_beside[o, slot, y], fits_now[o, y])  # (E,)
-                index = (o * HAND + slot) * n + x
-                for side, (bits, worth) in enumerate(sides):
-                    value = np.where(judged & (usable & bits[o, slot])[:, None] != 0, worth[o], 0).max(axis=1)
-                    np.maximum.at(out[side].reshape(-1), index, value)
+        self._raise_hollow(out, sides, found, fits_now, fits_beside)
+        self._raise_two_short(out, sides, laid, codes, kinds, present, fits_now, fits_beside)
         # the opponent's threat counts anywhere: beyond x's reach their completions stay as they are
         now = best_of(opp_bits[:, None, None] & fits_now[:, None], plain)[:, 0]
         out[0] = np.maximum(out[0], beyond(now.reshape(n_obs, size, size), reach).reshape(n_obs, 1, n))
         placed = fits[:, :HAND].reshape(n_obs, HAND, n)
         return [np.where(placed, side / self.top, 0.0).reshape(n_obs, HAND, size, size) for side in out]
+
+    def _raise_hollow(self, out, sides, found, fits_now, fits_beside) -> None:
+        """Hollow patterns one short at y: gone where x is their centre. What one is worth after
+        a placement at x depends on x only through whether x is next to y: both values are
+        priced once per instance, then raised at every x within reach (into ``out``)."""
+        _, _, obs1, shape1, ar1, ac1, cell1, types1, _ = found
+        size, reach = self.size, self.shapes.reach
+        n = size * size
+        hollow = np.array([c == HOLLOW for c in self.shapes.criteria])
+        keep = (types1 & np.where(hollow, -1, 0)).any(axis=1)
+        if not keep.any():
+            return
+        o, y, sh = obs1[keep], cell1[keep], shape1[keep]
+        centre = (ar1[keep] + self.shapes.centre[sh, 0]) * size + ac1[keep] + self.shapes.centre[sh, 1]
+        judged = np.where(hollow, types1[keep], 0)[:, None, :]  # (H, 1, 15)
+        span = np.arange(-reach, reach + 1)
+        dr, dc = (a.ravel() for a in np.meshgrid(span, span, indexing="ij"))
+        r, c = y[:, None] // size + dr, y[:, None] % size + dc  # (H, offsets): every x within reach
+        x = r * size + c
+        ok = ((dr != 0) | (dc != 0)) & (r >= 0) & (r < size) & (c >= 0) & (c < size) & (x != centre[:, None])
+        line, offset = np.nonzero(ok)
+        beside_y = (np.abs(dr) + np.abs(dc) == 1)[offset][:, None]  # (E, 1): x next to y
+        index = (o[line, None] * HAND + np.arange(HAND)) * n + x[ok][:, None]  # (E, 5)
+        for side, (bits, worth) in enumerate(sides):
+            next_to = priced(judged, fits_beside[o, :, y] & bits[o], worth[o])  # (H, 5)
+            apart = priced(judged, fits_now[o, y][:, None] & bits[o], worth[o])
+            value = np.where(beside_y, next_to[line], apart[line])
+            np.maximum.at(out[side].reshape(-1), index.ravel(), value.ravel())
+
+    def _raise_two_short(self, out, sides, laid, codes, kinds, present, fits_now, fits_beside) -> None:
+        """Two short, x one gap and y the other: judged with my slot's tile at x; only the
+        (instance, slot) pairs that complete some pattern for some type can raise a value (in ``out``)."""
+        size = self.size
+        n = size * size
+        my_kinds, my_present = kinds[:, :HAND], present[:, :HAND]
+        obs2, shape2, ar2, ac2, gaps = self.shapes.short_instances(laid, missing=2)
+        if not len(obs2):
+            return
+        extra = np.where(my_present[obs2], tile_codes(my_kinds[obs2] // 5, my_kinds[obs2] % 5), 0)  # (P2, 5)
+        judged = self.shapes.completing_types(obs2, shape2, ar2, ac2, codes, extra)  # (P2, 5, 15)
+        pair, slot = np.nonzero(judged.any(axis=2))
+        judged, o = judged[pair, slot], obs2[pair]  # (E, 15), (E,)
+        for x, y in ((gaps[pair, 0], gaps[pair, 1]), (gaps[pair, 1], gaps[pair, 0])):
+            # the types that may then go at y: beside x the fits the tile at x gives or takes
+            adjacent = np.abs(x // size - y // size) + np.abs(x % size - y % size) == 1
+            usable = np.where(adjacent, fits_beside[o, slot, y], fits_now[o, y])  # (E,)
+            index = (o * HAND + slot) * n + x
+            for side, (bits, worth) in enumerate(sides):
+                value = np.where(judged & (usable & bits[o, slot])[:, None] != 0, worth[o], 0).max(axis=1)
+                np.maximum.at(out[side].reshape(-1), index, value)
 

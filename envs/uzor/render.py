@@ -18,7 +18,6 @@ import math
 
 import numpy as np
 
-from envs.core.description import PlayRules
 from envs.core.notation import cell_name, column_name
 from envs.core.render import GRID, INK, LAST_MOVE, PAPER, SEAT_COLOURS, LastMove, canvas, font, to_array
 from envs.uzor.common import (
@@ -83,14 +82,48 @@ def goal_lines(game, seats: tuple[int, ...]) -> list[str]:
             for p in seats if game.goals[p] is not None]
 
 
+def text_window(game) -> tuple[int, int, int, int]:
+    """The rows and columns the text board shows (first and last of each): the tiles placed and
+    one cell around them."""
+    size = game.geo.size
+    used = [x for x, v in enumerate(game.board) if v != EMPTY] or [game.geo.centre]
+    rows = [x // size for x in used]
+    cols = [x % size for x in used]
+    return max(0, min(rows) - 1), min(size - 1, max(rows) + 1), max(0, min(cols) - 1), min(size - 1, max(cols) + 1)
+
+
+# ----- where the last move is marked (``Renderers``' last-move hooks) ----------------------------
+
+def last_move_cell(last: LastMove) -> int | None:
+    """The cell of a placement (the tile placed last is framed); ``None`` for any other action."""
+    return last.action % last.before.geo.cells if last.before.phase == PLACE else None
+
+
+def last_move_text(game, cell: int) -> tuple[int, int, int] | None:
+    """``ansi``'s ``[..]`` around the tile on ``cell``: its row's line, three characters a cell
+    before it; ``None`` where the cell lies outside the rows and columns shown."""
+    r0, r1, c0, c1 = text_window(game)
+    r, c = divmod(cell, game.geo.size)
+    if not (r0 <= r <= r1 and c0 <= c <= c1):
+        return None
+    first = 4 + 3 * (c - c0)
+    return 2 + r - r0, first, first + 3
+
+
+def last_move_box(game, cell: int) -> tuple[int, int, int, int]:
+    """The cell's pixels in ``rgb``'s picture at its default cell size (the frame is drawn
+    around the tile placed last, ``game.last_cell``)."""
+    size = game.geo.size
+    cell_px = max(18, min(32, 640 // size))
+    margin, top = 30, 30 + 26  # as rgb lays out the board: the margin, the title and the column letters
+    r, c = divmod(cell, size)
+    return margin + c * cell_px, top + r * cell_px, margin + (c + 1) * cell_px, top + (r + 1) * cell_px
+
+
 def ansi(game, seats: tuple[int, ...] = (), last: LastMove | None = None) -> str:
     size = game.geo.size
     board = game.board
-    used = [x for x, v in enumerate(board) if v != EMPTY] or [game.geo.centre]
-    rows = [x // size for x in used]
-    cols = [x % size for x in used]
-    r0, r1 = max(0, min(rows) - 1), min(size - 1, max(rows) + 1)
-    c0, c1 = max(0, min(cols) - 1), min(size - 1, max(cols) + 1)
+    r0, r1, c0, c1 = text_window(game)
     lines = [f"Uzor {size}x{size} (rows {r0 + 1}-{r1 + 1}, columns {column_name(c0)}-{column_name(c1)} shown)"]
     lines.append("    " + "".join(f"{column_name(c):>3}" for c in range(c0, c1 + 1)))
     for r in range(r0, r1 + 1):
@@ -183,9 +216,19 @@ def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None, last: Las
     panel = 400
     width = margin * 2 + board_px + panel
     image, draw = canvas(width, top + max(board_px, 700) + 80)  # cropped to what is drawn
-    small, label, big = font(12), font(13), font(16)
     over = game.phase == OVER
-    draw.text((margin, 8), status(game), fill=CROSS_OUT if over else INK, font=big)
+    draw.text((margin, 8), status(game), fill=CROSS_OUT if over else INK, font=font(16))
+    _draw_board(draw, game, margin, top, cell_px)
+    # the side panel: market, players (colour key, hands, turn, own goals), supply, the Map
+    y = _draw_players(draw, game, seats, last, margin * 2 + board_px, top - 16)
+    y = _draw_map(draw, game, margin * 2 + board_px, y)
+    y = _draw_key(draw, margin, max(top + board_px, y) + 14)
+    return to_array(image.crop((0, 0, width, y + 30)))
+
+
+def _draw_board(draw, game, margin: int, top: int, cell_px: int) -> None:
+    """The coordinates, the cells (empty, stone or tile) and the frame of the tile placed last."""
+    size = game.geo.size
     coord = font(13)
     for c in range(size):
         text = column_name(c)
@@ -209,9 +252,12 @@ def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None, last: Las
         r, c = divmod(game.last_cell, size)
         x0, y0 = margin + c * cell_px, top + r * cell_px
         draw.rectangle((x0 - 1, y0 - 1, x0 + cell_px + 1, y0 + cell_px + 1), outline=LAST_MARK, width=3)
-    # the side panel: market, players (colour key, hands, turn, own goals), supply, the Map
-    px = margin * 2 + board_px
-    y = top - 16
+
+
+def _draw_players(draw, game, seats: tuple[int, ...], last: LastMove | None, px: int, y: int) -> int:
+    """The market, each player (colour key, points, hand, whose turn, the viewer's own secret
+    goal), the supply and the last move; where the Map starts."""
+    small, label = font(12), font(13)
     slot = 30
     draw.text((px, y), "market (take 0…4)", fill=INK, font=label)
     y += 18
@@ -224,7 +270,7 @@ def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None, last: Las
         draw.text((x0 + slot / 2 - 3, y + slot + 1), str(m), fill=COORDINATES, font=small)
     y += slot + 18
     turn = game.to_move if game.phase not in (OVER, GOAL, DEAL, REFILL) else None
-    names, points = game.geo.map.names, game.geo.map.points
+    names = game.geo.map.names
     for p in (0, 1):
         colour = SEAT_COLOURS[p]
         draw.rectangle((px, y + 2, px + 12, y + 14), fill=colour)
@@ -252,8 +298,15 @@ def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None, last: Las
     if last is not None:  # words only: the frame on the board is the tile placed last, not every move
         draw.text((px, y), last.text(), fill=INK, font=label)
         y += 18
-    y += 4
-    draw.text((px, y), "the Map (points; crossed out: closed, by whom)", fill=INK, font=label)
+    return y + 4
+
+
+def _draw_map(draw, game, px: int, y: int) -> int:
+    """The Map: each pattern's shape, points and criterion, crossed out once closed (by whom)
+    or marked when completed now; where it ends."""
+    small = font(12)
+    points = game.geo.map.points
+    draw.text((px, y), "the Map (points; crossed out: closed, by whom)", fill=INK, font=font(13))
     y += 20
     for k, name, cells, hollow, extent, owner, criterion in map_rows(game):
         unit = 6 if extent <= 5 else max(2, 30 // extent)
@@ -273,8 +326,12 @@ def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None, last: Las
         elif k in game.fork:
             draw.text((end + 8, y), "completed now", fill=COMPLETED, font=small)
         y += row_h
-    # the key under both: motifs, colours, stones, the last tile
-    y = max(top + board_px, y) + 14
+    return y
+
+
+def _draw_key(draw, margin: int, y: int) -> int:
+    """The key under both: motifs, colours, stones, the last tile; its last row's top."""
+    small = font(12)
     x = margin
     for m, name in enumerate(MOTIFS):
         _tile(draw, m * 5 + 4, x, y, 20)
@@ -291,8 +348,7 @@ def rgb(game, seats: tuple[int, ...] = (), cell_px: int | None = None, last: Las
     x += 26 + draw.textlength("stone", font=small)
     draw.rectangle((x, y + 2, x + 16, y + 18), outline=LAST_MARK, width=3)
     draw.text((x + 20, y + 4), "placed last", fill=INK, font=small)
-
-    return to_array(image.crop((0, 0, width, y + 30)))
+    return y
 
 
 def supply_words(game) -> str:
@@ -382,7 +438,3 @@ def narrate(before, action: int, after, viewer: int) -> str | None:
 
 __all__ = ["LEGEND", "RULES_SUMMARY", "ansi", "code", "narrate", "result", "rgb", "status"]
 
-
-# no private_notes: a seat's own secret goal is on its board (the pictures show the viewer's hidden items)
-PLAY = PlayRules(undo_rule="in Uzor every action is final", rules_summary=RULES_SUMMARY, narrate=narrate)
-"""What terminal play and other front ends need beyond the rules (``GameDescription.play``)."""

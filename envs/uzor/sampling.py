@@ -77,15 +77,51 @@ def read_position(observation, options: dict[str, Any]) -> SeatPosition:
         raise ValueError("the observation's seat is not the one to act now (it is the opponent's turn)")
     seat, opp = seen["seat"], 1 - seen["seat"]
     geo = geometry(resolved["board_size"], resolved["patterns"])
-
     hands = [None, None]
     hands[seat], hands[opp] = seen["my_hand"], seen["their_hand"]
     scores = [0, 0]
     scores[seat], scores[opp] = seen["my_score"], seen["their_score"]
-    board = seen["board"]
-    supply_counts = seen["supply_counts"]
+    down_counts, faceup = _read_supply(seen)
+    full_board, cover = _read_stones(seen, geo, hands)
+    closed_by_goal = _goal_choices(seen, resolved, geo, cover, scores)
+    goal_choices = tuple(sorted(closed_by_goal))
 
-    # The supply: face-down places on top, then the face-up discards (they never mix).
+    phase = PHASES.index(seen["phase"])
+    goals = [0, 0]
+    goals[seat], goals[opp] = seen["my_goal"], goal_choices[0]
+    state = {
+        "board": full_board,
+        "hands": hands,
+        "market": seen["market"],
+        "facedown": down_counts,
+        "discards": faceup,
+        "goals": goals,
+        "scores": scores,
+        "closed": [[p, k, list(cells)] for p, k, cells in closed_by_goal[goal_choices[0]]],
+        "to_move": seat,
+        "phase": seen["phase"],
+        "repeated": seen["repeated"],
+        "continued": seen["continued"],
+        "placed": phase in (FORK, TAKE),  # a fork or a take follows a placement; nothing else does
+        "fork": [],
+        "last_cell": seen["last_cell"],
+        "idle": seen["idle"],
+        "pending": -1,
+    }
+    try:
+        if phase == FORK:
+            state["fork"] = _fork_instances(seen, resolved, state)
+        base = UzorGame.from_state_dict(resolved, state)
+    except SnapshotError as error:
+        raise ValueError(f"the observation is not an Uzor position under these options: {error}") from None
+    check_reproduces(view, base, seat)
+    return SeatPosition(view, seat, base, goal_choices, closed_by_goal)
+
+
+def _read_supply(seen: dict[str, Any]) -> tuple[list[int], list[int]]:
+    """The supply: face-down places on top, then the face-up discards (they never mix); the
+    face-down tiles' counts by type, and the discards."""
+    supply_counts = seen["supply_counts"]
     places = seen["supply_faceup"]
     down_places = places.count(None)
     if any(t is not None for t in places[:down_places]):
@@ -99,8 +135,13 @@ def read_position(observation, options: dict[str, Any]) -> SeatPosition:
             f"the observation's supply contents ({sum(supply_counts)} tiles) do not match its "
             f"{down_places} face-down places and face-up discards {[tile_name(t) for t in faceup]}"
         )
+    return down_counts, faceup
 
-    # Stones: their contents by elimination, their instances and faces settled once.
+
+def _read_stones(seen: dict[str, Any], geo, hands: list) -> tuple[list[int], dict]:
+    """Stones: their contents by elimination, their instances and faces settled once; the
+    board with the stones' faces, and the crossed-out patterns' instances."""
+    board = seen["board"]
     stone_counts = [COPIES] * TYPES
     stone_bb = 0
     for x, v in enumerate(board):
@@ -111,7 +152,7 @@ def read_position(observation, options: dict[str, Any]) -> SeatPosition:
     for t in hands[0] + hands[1] + [x for x in seen["market"] if x >= 0]:
         stone_counts[t] -= 1
     for t in range(TYPES):
-        stone_counts[t] -= supply_counts[t]
+        stone_counts[t] -= seen["supply_counts"][t]
     if min(stone_counts) < 0:
         t = min(range(TYPES), key=lambda i: stone_counts[i])
         raise ValueError(
@@ -133,8 +174,15 @@ def read_position(observation, options: dict[str, Any]) -> SeatPosition:
     full_board = list(board)
     for x, face in faces.items():
         full_board[x] = face
+    return full_board, cover
 
-    # The opponent's goal: every pattern that can explain both scores.
+
+def _goal_choices(seen: dict[str, Any], resolved: dict[str, Any], geo, cover: dict,
+                  scores: list[int]) -> dict[int, list[tuple[int, int, tuple[int, ...]]]]:
+    """The opponent's goal: every pattern that can explain both scores, each with the split
+    of the crossed-out patterns between the seats it implies."""
+    seat, opp = seen["seat"], 1 - seen["seat"]
+    crossed = seen["crossed"]
     my_goal = seen["my_goal"]
     scripted_goals = resolved["goals"]
     if scripted_goals is not None:
@@ -161,47 +209,21 @@ def read_position(observation, options: dict[str, Any]) -> SeatPosition:
             f"no secret goal for player_{opp} and no split of the crossed-out patterns {crossed} gives "
             f"the scores {scores}"
         )
-    goal_choices = tuple(sorted(closed_by_goal))
+    return closed_by_goal
 
-    phase = PHASES.index(seen["phase"])
-    goals = [0, 0]
-    goals[seat], goals[opp] = my_goal, goal_choices[0]
-    state = {
-        "board": full_board,
-        "hands": hands,
-        "market": seen["market"],
-        "facedown": down_counts,
-        "discards": faceup,
-        "goals": goals,
-        "scores": scores,
-        "closed": [[p, k, list(cells)] for p, k, cells in closed_by_goal[goal_choices[0]]],
-        "to_move": seat,
-        "phase": seen["phase"],
-        "repeated": seen["repeated"],
-        "continued": seen["continued"],
-        "placed": phase in (FORK, TAKE),  # a fork or a take follows a placement; nothing else does
-        "fork": [],
-        "last_cell": seen["last_cell"],
-        "idle": seen["idle"],
-        "pending": -1,
-    }
-    try:
-        if phase == FORK:
-            # The fork's instances follow from the table: ask a probe in the take phase.
-            probe = UzorGame.from_state_dict(resolved, dict(state, phase="take"))
-            last = state["last_cell"]
-            fork = probe.completions(last, full_board[last]) if 0 <= last and 0 <= full_board[last] < STONE else {}
-            if sorted(fork) != seen["fork"]:
-                raise ValueError(
-                    f"the observation's fork offers patterns {seen['fork']}, but the last placement "
-                    f"completes {sorted(fork)}"
-                )
-            state["fork"] = [[k, list(cells)] for k, cells in sorted(fork.items())]
-        base = UzorGame.from_state_dict(resolved, state)
-    except SnapshotError as error:
-        raise ValueError(f"the observation is not an Uzor position under these options: {error}") from None
-    check_reproduces(view, base, seat)
-    return SeatPosition(view, seat, base, goal_choices, closed_by_goal)
+
+def _fork_instances(seen: dict[str, Any], resolved: dict[str, Any], state: dict[str, Any]) -> list:
+    """The fork's instances follow from the table: ask a probe in the take phase."""
+    probe = UzorGame.from_state_dict(resolved, dict(state, phase="take"))
+    last = state["last_cell"]
+    full_board = state["board"]
+    fork = probe.completions(last, full_board[last]) if 0 <= last and 0 <= full_board[last] < STONE else {}
+    if sorted(fork) != seen["fork"]:
+        raise ValueError(
+            f"the observation's fork offers patterns {seen['fork']}, but the last placement "
+            f"completes {sorted(fork)}"
+        )
+    return [[k, list(cells)] for k, cells in sorted(fork.items())]
 
 
 # ----- drawing what the seat cannot see -----------------------------------------------------------

@@ -128,6 +128,36 @@ def read_state(options: dict[str, Any], state: dict[str, Any], geo) -> dict[str,
     phase_name = state.get("phase")
     require(phase_name in PHASES,
             f"snapshot field 'phase' is {short_repr(phase_name)}; it must be one of {', '.join(PHASES)}")
+    tiles = _read_tiles(state, n)
+    goals = _read_goals(options, state)
+    closed, recount = _read_closed(state, geo, tiles["board"], goals)
+    points = ints(state, "scores", 2, 0, 10**6)
+    require(points == recount, f"snapshot field 'scores' {points} differs from the recount of closed patterns {recount}")
+    flags = {}
+    for key in ("repeated", "continued", "placed"):
+        require(isinstance(state.get(key), bool), f"snapshot field {key!r} must be true or false")
+        flags[key] = state[key]
+    last_cell = int_field(state, "last_cell", -1, n - 1)
+    require(last_cell < 0 or tiles["board"][last_cell] != EMPTY, "snapshot field 'last_cell' is an empty cell")
+    fork_raw = state.get("fork")
+    require(isinstance(fork_raw, list), "snapshot field 'fork' must be a list")
+    fork = {}
+    for entry in fork_raw:
+        require(isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list),
+                f"snapshot field 'fork': entry {short_repr(entry)} must be [pattern, cells]")
+        k = int_field({"fork": entry[0]}, "fork", 0, MAP_SIZE - 1)
+        fork[k] = tuple(ints({"fork": entry[1]}, "fork", len(entry[1]), 0, n - 1))
+    return {
+        **tiles, "goals": goals, "points": points, "closed": closed,
+        "to_move": int_field(state, "to_move", 0, 1), "phase": PHASES.index(phase_name), **flags,
+        "fork": fork, "last_cell": last_cell, "idle": int_field(state, "idle", 0, IDLE_LIMIT),
+        "pending": int_field(state, "pending", -1, MARKET - 1),
+    }
+
+
+def _read_tiles(state: dict[str, Any], n: int) -> dict[str, list]:
+    """Where the tiles are: ``board``, ``hands``, ``market``, ``facedown``, ``discards``; every
+    tile there exactly once."""
     board = ints(state, "board", n, EMPTY, STONE + TYPES - 1)
     hands = state.get("hands")
     require(isinstance(hands, list) and len(hands) == 2, "snapshot field 'hands' must hold two hands")
@@ -151,6 +181,11 @@ def read_state(options: dict[str, Any], state: dict[str, Any], geo) -> dict[str,
             f"snapshot holds {counts[t]} tiles {tile_name(t)} across 'board', 'hands', 'market', 'facedown' and "
             f"'discards'; there are exactly {COPIES}",
         )
+    return {"board": board, "hands": hands, "market": market, "facedown": facedown, "discards": discards}
+
+
+def _read_goals(options: dict[str, Any], state: dict[str, Any]) -> list[int | None]:
+    """The secret goals dealt so far (``None`` for one still to deal), as the options allow."""
     dealt = state.get("goals")
     require(isinstance(dealt, list) and len(dealt) <= 2,
             "snapshot field 'goals' must list the secret goals dealt so far (player_0's first): at most 2")
@@ -158,7 +193,13 @@ def read_state(options: dict[str, Any], state: dict[str, Any], geo) -> dict[str,
     require(len(set(dealt)) == len(dealt), "snapshot field 'goals': the two goals must be different patterns")
     if options["goals"] is not None:
         require(dealt == list(options["goals"])[:len(dealt)], "snapshot field 'goals' differs from the scripted 'goals' option")
-    goals = dealt + [None] * (2 - len(dealt))
+    return dealt + [None] * (2 - len(dealt))
+
+
+def _read_closed(state: dict[str, Any], geo, board: list[int], goals: list[int | None]) -> tuple[list, list[int]]:
+    """The closed patterns (player, pattern, cells), each an instance on stones no other
+    closed pattern uses, every stone explained by one; and the points they give each seat."""
+    n = geo.cells
     closed_raw = state.get("closed")
     require(isinstance(closed_raw, list), "snapshot field 'closed' must be a list")
     closed = []
@@ -187,26 +228,4 @@ def read_state(options: dict[str, Any], state: dict[str, Any], geo) -> dict[str,
     for x, v in enumerate(board):
         if v >= STONE:
             require(stones >> x & 1, f"snapshot field 'board': cell {x} is a stone that no closed pattern explains")
-    points = ints(state, "scores", 2, 0, 10**6)
-    require(points == recount, f"snapshot field 'scores' {points} differs from the recount of closed patterns {recount}")
-    flags = {}
-    for key in ("repeated", "continued", "placed"):
-        require(isinstance(state.get(key), bool), f"snapshot field {key!r} must be true or false")
-        flags[key] = state[key]
-    last_cell = int_field(state, "last_cell", -1, n - 1)
-    require(last_cell < 0 or board[last_cell] != EMPTY, "snapshot field 'last_cell' is an empty cell")
-    fork_raw = state.get("fork")
-    require(isinstance(fork_raw, list), "snapshot field 'fork' must be a list")
-    fork = {}
-    for entry in fork_raw:
-        require(isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list),
-                f"snapshot field 'fork': entry {short_repr(entry)} must be [pattern, cells]")
-        k = int_field({"fork": entry[0]}, "fork", 0, MAP_SIZE - 1)
-        fork[k] = tuple(ints({"fork": entry[1]}, "fork", len(entry[1]), 0, n - 1))
-    return {
-        "board": board, "hands": hands, "market": market, "facedown": facedown, "discards": discards,
-        "goals": goals, "points": points, "closed": closed,
-        "to_move": int_field(state, "to_move", 0, 1), "phase": PHASES.index(phase_name), **flags,
-        "fork": fork, "last_cell": last_cell, "idle": int_field(state, "idle", 0, IDLE_LIMIT),
-        "pending": int_field(state, "pending", -1, MARKET - 1),
-    }
+    return closed, recount

@@ -113,66 +113,8 @@ def svg(game, seats: tuple[int, ...] = (), preview: int | None = None) -> str:
     picture.text(left, 24, _status(game), size=16, fill=CROSS_OUT if over else INK, weight="bold" if over else None)
     _table(picture, game, preview if preview is not None and can_preview(game, preview) else None)
     legal = legal_now(game, seats)
-    y = top - 8
-    picture.text(px, y, "market", size=14, weight="bold")
-    y += 8
-    for m, t in enumerate(game.market):
-        x0 = px + m * (SLOT + 8)
-        if t >= 0:
-            tile(picture, t, x0, y, SLOT)
-        else:
-            picture.rect(x0 + 1, y + 1, SLOT - 2, SLOT - 2, stroke=colour(GRID), stroke_dasharray="3 3")
-        picture.centred_text(x0 + SLOT / 2, y + SLOT + 9, str(m), size=10, fill=GRID)
-        what = tile_name(t) if t >= 0 else "empty"
-        picture.element(f"market-{m}", x0, y, SLOT, SLOT, f"market slot {m} ({what})")
-    y += SLOT + 40
-    turn = game.to_move if game.current_player() >= 0 else None
-    names, points = game.geo.map.names, game.geo.map.points
-    for p in (0, 1):
-        seat_key(picture, px, y, p, f"player_{p}: {game.points[p]} points", p == turn)
-        y += 8
-        for s, t in enumerate(game.hands[p]):
-            x0 = px + s * (SLOT + 8)
-            tile(picture, t, x0, y, SLOT)
-            picture.element(f"hand{p}-{s}", x0, y, SLOT, SLOT, f"player_{p}'s hand slot {s} ({tile_name(t)})")
-        y += SLOT + 18
-        if p in seats and game.goals[p] is not None:
-            picture.text(px, y, f"your secret goal: {names[game.goals[p]]} (double points)", size=13,
-                         fill=SEAT_COLOURS[p], weight="bold")
-            y += 20
-        y += 8
-    faceup = game.discards
-    picture.text(px, y, supply_words(game), size=13)
-    y += 6
-    if faceup:
-        for i, t in enumerate(faceup[-10:]):
-            tile(picture, t, px + i * 24, y, 22)
-        y += 28
-    y += 18
-    picture.text(px, y, "the Map: close a completed pattern for its points", size=13, weight="bold")
-    y += 8
-    for k, name, cells, hollow, extent, owner, criterion in map_rows(game):
-        unit = 5 if extent <= 5 else max(2, 25 // extent)
-        row_h = 24
-        for r, c in cells:
-            picture.rect(px + 2 + c * unit, y + 3 + r * unit, unit - 1, unit - 1, fill=INK)
-        if hollow:
-            rows, cols = max(r for r, _ in cells) + 1, max(c for _, c in cells) + 1
-            picture.rect(px + 2 + (cols // 2) * unit, y + 3 + (rows // 2) * unit, unit - 1, unit - 1,
-                         stroke=colour(INK), stroke_width=0.8)
-        crossed = owner is not None
-        label = f"{name} {points[k]}"
-        picture.text(px + 36, y + 15, label, size=13, fill=GRID if crossed else INK,
-                     weight="bold" if k in game.fork else None)
-        picture.text(px + 140, y + 15, criterion, size=12, fill=GRID)
-        if crossed:
-            picture.line(px + 34, y + 10, px + 36 + 7.5 * len(label), y + 10, stroke=CROSS_OUT, stroke_width=2)
-            picture.text(px + 270, y + 15, f"closed by player_{owner}", size=12, fill=SEAT_COLOURS[owner])
-        elif k in game.fork and game.phase == FORK:
-            picture.text(px + 270, y + 15, "completed now", size=12, fill=COMPLETED, weight="bold")
-        state = "crossed out" if crossed else "completed now" if k in game.fork and game.phase == FORK else "open"
-        picture.element(f"map-{k}", px, y, PANEL_W - 10, row_h - 2, f"pattern {k}: {name}, {points[k]} points ({state})")
-        y += row_h
+    y = _svg_players(picture, game, seats, px, top - 8)
+    y = _svg_map(picture, game, px, y)
     buttons = [(game.geo.cont, "continue", "continue (no points, play again)"), (game.geo.pass_, "pass", "pass")]
     for action, name, words in buttons:
         if action in legal:
@@ -197,6 +139,76 @@ def svg(game, seats: tuple[int, ...] = (), preview: int | None = None) -> str:
         what = "empty" if v == EMPTY else "stone" if v >= STONE else tile_name(v)
         picture.element(f"cell-{x}", left + c * cell, top + r * cell, cell, cell, f"{cell_name(r, c)} ({what})")
     return picture.document()
+
+
+def _svg_players(picture: Picture, game, seats: tuple[int, ...], px: float, y: float) -> float:
+    """The market, each player's key and hand (the viewer's own secret goal), the supply;
+    where the Map starts."""
+    picture.text(px, y, "market", size=14, weight="bold")
+    y += 8
+    for m, t in enumerate(game.market):
+        x0 = px + m * (SLOT + 8)
+        if t >= 0:
+            tile(picture, t, x0, y, SLOT)
+        else:
+            picture.rect(x0 + 1, y + 1, SLOT - 2, SLOT - 2, stroke=colour(GRID), stroke_dasharray="3 3")
+        picture.centred_text(x0 + SLOT / 2, y + SLOT + 9, str(m), size=10, fill=GRID)
+        what = tile_name(t) if t >= 0 else "empty"
+        picture.element(f"market-{m}", x0, y, SLOT, SLOT, f"market slot {m} ({what})")
+    y += SLOT + 40
+    turn = game.to_move if game.current_player() >= 0 else None
+    names = game.geo.map.names
+    for p in (0, 1):
+        seat_key(picture, px, y, p, f"player_{p}: {game.points[p]} points", p == turn)
+        y += 8
+        for s, t in enumerate(game.hands[p]):
+            x0 = px + s * (SLOT + 8)
+            tile(picture, t, x0, y, SLOT)
+            picture.element(f"hand{p}-{s}", x0, y, SLOT, SLOT, f"player_{p}'s hand slot {s} ({tile_name(t)})")
+        y += SLOT + 18
+        if p in seats and game.goals[p] is not None:
+            picture.text(px, y, f"your secret goal: {names[game.goals[p]]} (double points)", size=13,
+                         fill=SEAT_COLOURS[p], weight="bold")
+            y += 20
+        y += 8
+    faceup = game.discards
+    picture.text(px, y, supply_words(game), size=13)
+    y += 6
+    if faceup:
+        for i, t in enumerate(faceup[-10:]):
+            tile(picture, t, px + i * 24, y, 22)
+        y += 28
+    return y + 18
+
+
+def _svg_map(picture: Picture, game, px: float, y: float) -> float:
+    """The Map, a row per pattern (each a clickable element); where it ends."""
+    points = game.geo.map.points
+    picture.text(px, y, "the Map: close a completed pattern for its points", size=13, weight="bold")
+    y += 8
+    for k, name, cells, hollow, extent, owner, criterion in map_rows(game):
+        unit = 5 if extent <= 5 else max(2, 25 // extent)
+        row_h = 24
+        for r, c in cells:
+            picture.rect(px + 2 + c * unit, y + 3 + r * unit, unit - 1, unit - 1, fill=INK)
+        if hollow:
+            rows, cols = max(r for r, _ in cells) + 1, max(c for _, c in cells) + 1
+            picture.rect(px + 2 + (cols // 2) * unit, y + 3 + (rows // 2) * unit, unit - 1, unit - 1,
+                         stroke=colour(INK), stroke_width=0.8)
+        crossed = owner is not None
+        label = f"{name} {points[k]}"
+        picture.text(px + 36, y + 15, label, size=13, fill=GRID if crossed else INK,
+                     weight="bold" if k in game.fork else None)
+        picture.text(px + 140, y + 15, criterion, size=12, fill=GRID)
+        if crossed:
+            picture.line(px + 34, y + 10, px + 36 + 7.5 * len(label), y + 10, stroke=CROSS_OUT, stroke_width=2)
+            picture.text(px + 270, y + 15, f"closed by player_{owner}", size=12, fill=SEAT_COLOURS[owner])
+        elif k in game.fork and game.phase == FORK:
+            picture.text(px + 270, y + 15, "completed now", size=12, fill=COMPLETED, weight="bold")
+        state = "crossed out" if crossed else "completed now" if k in game.fork and game.phase == FORK else "open"
+        picture.element(f"map-{k}", px, y, PANEL_W - 10, row_h - 2, f"pattern {k}: {name}, {points[k]} points ({state})")
+        y += row_h
+    return y
 
 
 def element(game, action: int) -> str | None:

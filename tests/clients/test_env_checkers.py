@@ -11,7 +11,7 @@ import pytest
 
 from envs.core.wrapping import IllegalMoveWarning
 from tests.clients import CASES
-from wrappers.self_play import SelfPlayEnv
+from training.players.self_play import SelfPlayEnv
 
 pytest.importorskip("stable_baselines3", reason="the train extra is not installed (pip install -e .[train])")
 

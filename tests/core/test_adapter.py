@@ -41,7 +41,7 @@ def test_pettingzoo_api_seed_and_render(game):
 @pytest.mark.skipif(not hasattr(pettingzoo, "aec_registry"), reason="the installed PettingZoo has no registry (before 1.27)")
 @pytest.mark.parametrize("game", GAMES)
 def test_registered_with_pettingzoo(game):
-    env = pettingzoo.make("aec", f"abstract/{envs.describe(game).short_name}-v0")
+    env = pettingzoo.make("aec", envs.describe(game).env_id)
     env.reset(seed=3)
     assert env.unwrapped.metadata["name"] == game
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_registry_lists_every_game_module():
     import pkgutil
 
-    modules = sorted(f"envs.{m.name}" for m in pkgutil.iter_modules(envs.__path__) if m.name.endswith("_v0"))
+    modules = sorted(f"envs.{m.name}" for m in pkgutil.iter_modules(envs.__path__) if re.search(r"_v\d+$", m.name))
     assert modules == sorted(envs.registry.BUILT_IN), "a game module the registry does not list is a game no test sees"
     assert all(isinstance(d, GameDescription) for d in envs.DESCRIPTIONS)
     assert envs.GAMES == [d.name for d in envs.DESCRIPTIONS] and len(set(envs.GAMES)) == len(envs.GAMES)
@@ -43,10 +44,62 @@ def test_registering_is_once_per_game():
 def test_names_resolve_every_way(game):
     description = envs.describe(game)
     assert envs.describe(description.short_name) is description
-    assert envs.describe(f"abstract/{description.short_name}-v0") is description
+    assert description.name == f"{description.short_name}_v{description.version}" == description.engine.NAME
+    assert description.env_id == f"abstract/{description.short_name}-v{description.version}"
+    assert envs.describe(description.env_id) is description
     assert envs.load(game).GAME is description
     with pytest.raises(ValueError, match="unknown game"):
         envs.describe(description.short_name + "x")
+    later = f"{description.short_name}_v{description.version + 1}"  # another version: refused as such
+    for name in (later, f"abstract/{description.short_name}-v{description.version + 1}"):
+        with pytest.raises(ValueError, match=rf"version {description.version + 1} of {description.short_name}, but this "
+                                             rf"suite plays version {description.version}.*docs/changelog.md"):
+            envs.describe(name)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_version_names_the_env_and_a_mismatch_is_refused(game):
+    """The env name, the engine's ``NAME`` and the PettingZoo id all follow ``version``; a
+    description whose name, engine or version disagree is refused when it is built."""
+    description = envs.describe(game)
+    with pytest.raises(ValueError, match=r"_v<version>"):
+        dataclasses.replace(description, version=description.version + 1)  # the engine and name still say the old one
+    with pytest.raises(ValueError, match="its engine says it is"):
+        dataclasses.replace(description, version=description.version + 1,
+                            name=f"{description.short_name}_v{description.version + 1}")
+    with pytest.raises(ValueError, match="version must be a whole number"):
+        dataclasses.replace(description, version=-1)
+    if envs.registry.PETTINGZOO_HAS_REGISTRY:
+        from pettingzoo import aec_registry
+
+        assert description.env_id in aec_registry
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_snapshot_of_another_version_is_refused_by_name(game):
+    """Snapshots carry the versioned env name (``game``); one of another version of the same
+    game is refused with a message that says so, before anything in it is read."""
+    from envs.core.game import SnapshotError
+
+    description = envs.describe(game)
+    env = envs.load(game).raw_env(**description.test_options.quick)
+    env.reset(seed=0)
+    snapshot = env.snapshot()
+    assert snapshot["game"] == description.name and isinstance(snapshot["version"], int)
+    other = {**snapshot, "game": f"{description.short_name}_v{description.version + 1}"}
+    with pytest.raises(SnapshotError, match=rf"another version of {description.short_name} .*docs/changelog.md"):
+        description.engine.from_snapshot(other)
+    with pytest.raises(SnapshotError, match=r"snapshot is of game 'nothing_v0', not"):
+        description.engine.from_snapshot({**snapshot, "game": "nothing_v0"})
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if envs.describe(g).docs is not None])
+def test_a_published_game_has_a_board_and_marks_the_last_move(game):
+    """A published game can be played on the web page (``board``) and its pictures mark the last
+    move (the renderers' last-move hooks, which tests/core/test_last_move.py checks)."""
+    description = envs.describe(game)
+    assert description.board is not None
+    assert description.render.marks_last_move, "declare last_move_cell, last_move_text and last_move_box in render.py"
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -194,3 +247,18 @@ def test_idle_seats_observe_an_empty_mask_and_scores_are_float32_arrays(game):
             assert scores.dtype == np.float32 and scores.shape == (len(env.possible_agents),)
             assert all(isinstance(v, (int, float, np.ndarray, np.number)) for v in env.infos[agent].values())
         env.step(rng.choice(env.game.legal_actions()))
+
+
+def test_built_in_reads_the_games_folder_and_ships_nothing_unless_told():
+    """``built_in`` finds render, sampling, svg and terminal (``PLAY``) in ``envs/<short_name>/``,
+    names the env after the version, and says ``shipped=False`` as the dataclass does."""
+    import importlib
+
+    known = envs.describe("linecatch")
+    made = GameDescription.built_in("linecatch", version=known.version, engine=known.engine, observer=known.observer,
+                                    facts=known.facts)
+    assert made.name == known.name and made.shipped is False and known.shipped is True
+    assert made.play is importlib.import_module("envs.linecatch.terminal").PLAY is known.play
+    assert made.render == known.render and made.board == known.board and made.render.marks_last_move
+    with pytest.raises(TypeError, match="version"):
+        GameDescription.built_in("linecatch", engine=known.engine, observer=known.observer, facts=known.facts)

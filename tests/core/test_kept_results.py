@@ -107,11 +107,11 @@ def check_kept_results(name: str, options: dict, steps: int, seed: int = 0) -> i
         if step % 41 == 7:  # continue from the position's snapshot, read back from JSON
             raw.restore(json.loads(json.dumps(raw.snapshot())))
         legal = game.legal_actions() if raw.game is game else raw.game.legal_actions()
-        if step % 97 == 13:  # an illegal move: the wrapped env ends the game
-            illegal = next(a for a in range(n) if a not in set(legal))
+        illegal = [a for a in range(n) if a not in set(legal)] if step % 97 == 13 else []
+        if illegal:  # an illegal move, where there is one (all may be legal): the wrapped env ends the game
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                env.step(illegal)
+                env.step(illegal[0])
         else:
             env.step(rng.choice(legal))
     return checked

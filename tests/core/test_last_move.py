@@ -1,10 +1,14 @@
 """Every game's pictures and text boards mark the last move: the env remembers the last move its
 viewer may see (``env.last_move``), the text board brackets its cell (Uzor: the tile placed
-last) and names it on a ``last move:`` line, and the picture frames its cell in magenta."""
+last) and names it on a ``last move:`` line, and the picture frames its cell in magenta. Where
+a game draws its cells is its render module's to say (``Renderers``' last-move hooks): no test
+here names a game, but for Fill's own rules at the end."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -12,55 +16,26 @@ import pytest
 import envs
 from envs.core.render import LAST_MOVE, LastMove
 
-# The published games (a docs page): where each draws a cell is read per game below.
-GAMES = [game for game in envs.GAMES if envs.describe(game).docs]
+# Every game whose renderers say where they mark the last move (``Renderers.last_move_cell``,
+# ``last_move_text``, ``last_move_box``): the published games must (tests/core/test_contract.py).
+GAMES = [game for game in envs.GAMES if envs.describe(game).render.marks_last_move]
+BRACKETS = ("[]", "()")
 
 
 def cell_of(game: str, last: LastMove) -> int | None:
-    """The cell (square) the move marks, or None for a move on no cell."""
-    before = last.before
-    short = envs.describe(game).short_name
-    if short == "linecatch":
-        return last.action
-    if short == "loom":
-        return last.action % 16
-    if short == "fill":
-        return last.action if last.action < before.n else None
-    if short == "knot":
-        return last.action % before.n if last.action < 16 * before.n else None
-    from envs.uzor.common import PLACE
-
-    return last.action % before.geo.cells if before.phase == PLACE else None  # Uzor: a placement
+    """The cell the move marks, or None for a move on no cell."""
+    return envs.describe(game).render.last_move_cell(last)
 
 
 def marked_in_text(game: str, text: str, last: LastMove, state) -> bool:
-    """Whether the text board brackets the last move's cell where that cell is drawn."""
-    short = envs.describe(game).short_name
-    cell = cell_of(game, last)
+    """Whether the text board of ``state`` brackets the last move's cell where that cell is drawn."""
+    where = envs.describe(game).render.last_move_text(state, cell_of(game, last))
+    if where is None:
+        return False
+    line, first, last_char = where
     lines = text.splitlines()
-    if short == "linecatch":
-        r, c = divmod(cell, last.before.geo.cols)
-        line = lines[1 + r].ljust(4 + 2 * last.before.geo.cols)
-        return line[3 + 2 * c] + line[5 + 2 * c] == "[]"
-    if short == "loom":
-        r, c = divmod(cell, 4)
-        line = lines[2 + r].ljust(40)
-        base = 17 * last.seat + 3 + 2 * c
-        return line[base] + line[base + 2] == "[]"
-    if short == "fill":
-        size = last.before.options["size"]
-        r, c = divmod(cell, size)
-        chunk = lines[1 + r][4 + 3 * c: 7 + 3 * c]
-        return chunk[0] + chunk[2] == "()"
-    if short == "knot":
-        size = last.before.size
-        r, c = divmod(cell, size)
-        line = lines[2 + 3 * r].ljust(4 + 4 * size + 1)
-        return line[4 + 4 * c] + line[8 + 4 * c] == "[]"
-    # Uzor: the tile placed last is the one in brackets
-    from envs.uzor.render import code
-
-    return state.board[cell] < 75 and f"[{code(state.board[cell])}]" in text
+    row = lines[line].ljust(last_char + 1) if line < len(lines) else ""
+    return len(row) > last_char and row[first] + row[last_char] in BRACKETS
 
 
 def moves_until_a_marked_cell(game: str, seed: int = 5, mode: str = "ansi", viewer=None):
@@ -73,9 +48,11 @@ def moves_until_a_marked_cell(game: str, seed: int = 5, mode: str = "ansi", view
         seat = env.game.current_player()
         action = rng.choice(env.legal_actions())
         probe = LastMove(seat, action, env.game.clone())
-        if cell_of(game, probe) is not None and len(env.history) > 6:
+        if cell_of(game, probe) is not None and len(env.history) > min(6, env.game.max_game_length_for(env.options) // 2):
             return env, action
         env.step(action)
+        if env.game.is_terminal():
+            env.reset(seed=seed + 1)
     raise AssertionError(f"{game}: no move on a cell")
 
 
@@ -120,35 +97,6 @@ def test_an_env_that_does_not_render_keeps_no_last_move(game):
     assert env.last_move is None
 
 
-def last_move_box(game: str, state, last: LastMove) -> tuple[int, int, int, int] | None:
-    """Where the picture draws the last move's cell (x0, y0, x1, y1), None for Uzor (its frame
-    is the tile placed last, drawn from the state with or without ``last``)."""
-    short = envs.describe(game).short_name
-    cell = cell_of(game, last)
-    if short == "linecatch":
-        from envs.linecatch.render import layout
-
-        place = layout(state.geo)
-        r, c = divmod(cell, state.geo.cols)
-        x0, y0 = place["left"] + c * place["cell"], place["top"] + r * place["cell"]
-        return x0, y0, x0 + place["cell"], y0 + place["cell"]
-    if short == "loom":
-        from envs.loom.render import cell_box
-
-        return cell_box(last.seat, cell)
-    if short == "fill":
-        from envs.fill.render import cell_box
-
-        return cell_box(state, cell)
-    if short == "knot":
-        from envs.knot.render import board_origin
-
-        ox, oy = board_origin()
-        r, c = divmod(cell, state.size)
-        return ox + c * 64, oy + r * 64, ox + (c + 1) * 64, oy + (r + 1) * 64
-    return None
-
-
 @pytest.mark.parametrize("game", GAMES)
 def test_the_picture_differs_where_the_last_move_is(game):
     env, action = moves_until_a_marked_cell(game, mode="rgb_array")
@@ -158,21 +106,41 @@ def test_the_picture_differs_where_the_last_move_is(game):
     pictures = envs.describe(game).render
     marked, plain = env.render(), pictures.rgb(env.game, env.viewer_seats)
     assert np.array_equal(marked, pictures.rgb(env.game, env.viewer_seats, last=last))
-    assert marked.shape == plain.shape or envs.describe(game).short_name in ("knot", "uzor")  # a line more
+    assert marked.shape[1] == plain.shape[1]  # the same width; a picture may grow a line (the last move)
     if marked.shape != plain.shape:
         height = min(marked.shape[0], plain.shape[0])
         marked, plain = marked[:height], plain[:height]
     differ = np.any(marked != plain, axis=-1)
     assert differ.any()
-    box = last_move_box(game, env.game, last)
-    if box is not None:
-        x0, y0, x1, y1 = box
-        pad = 3
-        inside = np.zeros_like(differ)
-        inside[max(0, y0 - pad): y1 + pad, max(0, x0 - pad): x1 + pad] = True
-        assert (differ & inside).any(), "no mark on the last move's cell"
-        frame = np.all(marked[max(0, y0 - pad): y1 + pad, max(0, x0 - pad): x1 + pad] == LAST_MOVE, axis=-1)
-        assert frame.sum() > 40, "the cell is not framed in the last move's colour"
+    x0, y0, x1, y1 = pictures.last_move_box(env.game, cell_of(game, last))
+    pad = 3
+    around = np.s_[max(0, y0 - pad): y1 + pad, max(0, x0 - pad): x1 + pad]
+    frame = np.all(marked[around] == LAST_MOVE, axis=-1)
+    assert frame.sum() > 40, "the cell is not framed in the last move's colour"
+    # the frame comes with ``last``, or (Uzor) from the position: the tile placed last
+    assert differ[around].any() or np.all(plain[around] == LAST_MOVE, axis=-1).sum() > 40, "no mark on the last move's cell"
+
+
+@contextmanager
+def renderers(game: str, **changed):
+    """The game's renderers with some functions swapped, for the env and the checks alike."""
+    description = envs.describe(game)
+    kept = description.render
+    object.__setattr__(description, "render", dataclasses.replace(kept, **changed))  # frozen: for this test only
+    try:
+        yield
+    finally:
+        object.__setattr__(description, "render", kept)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_checks_fail_where_the_last_move_is_not_marked(game):
+    """A picture or a text board that leaves the last move out fails the checks above."""
+    pictures = envs.describe(game).render
+    with renderers(game, rgb=lambda state, seats, last=None: pictures.rgb(state, seats)), pytest.raises(AssertionError):
+        test_the_picture_differs_where_the_last_move_is(game)
+    with renderers(game, ansi=lambda state, seats, last=None: pictures.ansi(state, seats)), pytest.raises(AssertionError):
+        test_the_text_board_marks_the_move_just_played_and_not_before(game)
 
 
 def test_fill_a_secret_trap_is_not_shown_to_the_other_seat():

@@ -70,11 +70,16 @@ def files_that_left() -> frozenset[str]:
 
 
 def check_command(words: list[str]) -> None:
-    """A ``python -m module …`` command names a module whose ``--help`` lists each of its
+    """A ``python -m module …`` (or ``abstract-games command …``) command names a module whose ``--help`` lists each of its
     flags, and every repository path in it exists (paths with a ``<placeholder>`` or a glob
     are for the reader to fill in; agent files docs/history.md names as having left the tree
     are the ones the command ran with); ``python script.py`` names a script that exists."""
     shown = shlex.join(words)
+    if words[0] == "abstract-games":  # the console command: its subcommand's python -m launcher
+        from training.cli import COMMANDS
+
+        assert len(words) > 1 and words[1] in COMMANDS, f"{shown}: abstract-games has no command {words[1:2]}"
+        words = ["python", "-m", COMMANDS[words[1]].launcher, *words[2:]]
     if words[0] == "python" and len(words) > 1 and words[1].endswith(".py"):
         assert (ROOT / words[1]).is_file(), f"{shown}: no script {words[1]}"
         return

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from envs import fill_v0
-from training import bot_table, load_agent
+from training.players.load import bot_table, load_agent
 from training.bots.fill import FillHeuristicBot
 from envs.fill.positions import position
 

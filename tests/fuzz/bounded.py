@@ -49,7 +49,7 @@ LOAD_REPORT = r"""
 import json, resource, sys
 import envs
 from training import load_agent
-from training.agents.checkpoint import CheckpointError
+from training.agents.archive import CheckpointError
 path, game = sys.argv[1], sys.argv[2]
 options = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
 try:

@@ -18,7 +18,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from training.agents.checkpoint import FORMAT, FORMAT_VERSION, env_spaces, portable_options
+from training.agents.checkpoint import FORMAT_VERSION, env_spaces
+from training.agents.kinds import POLICY_FORMAT as FORMAT
 
 GAME = "linecatch_v0"
 OPTIONS = {"rows": 3, "cols": 3}
@@ -32,7 +33,7 @@ def valid_meta(options: dict | None = None, hidden: Iterable[int] = (HIDDEN,)) -
     observation_shape, action_n = env_spaces(GAME, full)
     return {
         "format": FORMAT, "format_version": FORMAT_VERSION, "layers": len(tuple(hidden)) + 1,
-        "game": GAME, "options": portable_options(full), "observation_shape": observation_shape,
+        "game": GAME, "options": envs.describe(GAME).portable_options(full), "observation_shape": observation_shape,
         "action_n": action_n, "net_arch": list(hidden), "activation": "tanh", "algo": "test",
         "steps_trained": 0, "seed": 0, "code_version": "test",
     }

@@ -16,8 +16,9 @@ import pytest
 
 from tests.fuzz import craft
 from tests.fuzz.bounded import load_bounded
-from training import load_agent
-from training.agents.checkpoint import CheckpointError, load_checkpoint_agent, read_checkpoint
+from training.players.load import load_agent
+from training.agents.archive import CheckpointError
+from training.agents.files import load_checkpoint_agent, read_checkpoint
 
 GAME, OPTIONS = craft.GAME, craft.OPTIONS
 
@@ -355,7 +356,8 @@ def test_a_corrupt_meta_json_is_a_checkpoint_error_through_load_agent(tmp_path):
 
 LOAD_SUITE_FORMAT = r"""
 import json, resource, sys
-from training.agents.checkpoint import CheckpointError, load_checkpoint_agent
+from training.agents.archive import CheckpointError
+from training.agents.files import load_checkpoint_agent
 try:
     load_checkpoint_agent(sys.argv[1], "linecatch", rows=3, cols=3)
     report = {"type": None}
@@ -388,7 +390,7 @@ def test_a_zip_directory_of_a_million_entries_through_load_agent_stays_small(mil
 def test_read_agent_archive_reads_the_network_format_too(tmp_path):
     """The reusable reader serves the lead's convolutional agent files (meta.json + weights.npz,
     float32 weights and an int64 policy index) with the caller's own specs."""
-    from training.agents.checkpoint import ArraySpec, read_agent_archive
+    from training.agents.archive import ArraySpec, read_agent_archive
     from training.agents.network import Architecture, architecture_from_meta, save_network
 
     architecture = Architecture((3, 3, 4), filters=4, blocks=1, cell_channels=1, global_actions=0, players=2)

@@ -17,13 +17,13 @@ from tests.fuzz import craft
 from tests.fuzz import strategies as fuzz
 from tests.fuzz.conftest import examples
 from tests.fuzz.test_checkpoint_files import MEMORY_SLACK_KB, byte_damage, observation
-from training.agents.checkpoint import CheckpointError
+from training.agents.archive import CheckpointError
 
 pytest.importorskip("onnx", reason="the onnx extra is not installed (pip install -e .[onnx])")
 pytest.importorskip("onnxruntime", reason="the onnx extra is not installed (pip install -e .[onnx])")
 
 from training.agents.export_onnx import export_onnx  # noqa: E402
-from training.agents.onnx_agent import load_onnx_agent  # noqa: E402
+from training.agents.files import load_onnx_agent  # noqa: E402
 
 FOLDER = Path(tempfile.mkdtemp())
 VALID = export_onnx(craft.write_checkpoint(FOLDER / "valid.zip"), FOLDER / "valid.onnx")

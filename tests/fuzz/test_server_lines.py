@@ -15,7 +15,7 @@ import envs
 from tests.fuzz import strategies as fuzz
 from tests.fuzz.bounded import BoundedServer
 from tests.fuzz.conftest import examples
-from training.serving.stdio import REQUESTS
+from training.serving.protocol import REQUESTS
 
 MOVE_TIME_LIMIT = 2.0
 CODES = {

@@ -110,7 +110,7 @@ def test_traps_that_do_not_spring_in_lockstep():
 
 @pytest.mark.parametrize("label", ["default", "traps+rocks", "size7"])
 def test_heuristic_bot_games_in_lockstep(label):
-    from training import load_agent
+    from training.players.load import load_agent
 
     options = OPTION_SETS[label]
     agent = load_agent("heuristic", "fill_v0", seed=1, **options)

@@ -34,7 +34,7 @@ def test_random_games_in_lockstep(options):
 @pytest.mark.parametrize("spec,options", [("heuristic", {}), ("solver", {"rows": 4, "cols": 4}),
                                           ("heuristic", {"pro": True})], ids=str)
 def test_bot_games_in_lockstep(spec, options):
-    from training import load_agent
+    from training.players.load import load_agent
 
     description = envs.describe("linecatch")
     agent = load_agent(spec, "linecatch_v0", seed=1, **options)
@@ -115,7 +115,7 @@ SWEEP = [{"rows": 3, "cols": 3}, {"rows": 4, "cols": 4}, {}, {"pro": True}, {"ro
 @pytest.mark.parametrize("options", SWEEP, ids=str)
 def test_sweep_thousands_of_games(options, capsys):
     """2,000 random games and 200 heuristic games per board, every step compared."""
-    from training import load_agent
+    from training.players.load import load_agent
     from tests.jax.lockstep import agent_policy, sweep
 
     games, steps = sweep("linecatch", options, 2000)

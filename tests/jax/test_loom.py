@@ -43,7 +43,7 @@ def greedy_policy(game: LoomGame, rng: random.Random) -> int:
 
 
 def heuristic_policy(options: dict, seed: int):
-    from training import load_agent
+    from training.players.load import load_agent
 
     agent = load_agent("heuristic", "loom_v0", seed=seed, bounty=options.get("bounty", 8))
     return agent_policy(agent, LoomObserver(LoomGame.resolve_options(dict(options))))

@@ -9,7 +9,7 @@ import numpy as np
 
 from envs.knot.geometry import SLOTS
 from envs.knot.observer import KnotObserver
-from envs.knot.rules import DEAL, HAND_SIZE, OVER, PLACE, place_limit
+from envs.knot.options import DEAL, HAND_SIZE, OVER, PLACE, place_limit
 
 
 def reference_observe(observer: KnotObserver, game, player: int) -> np.ndarray:

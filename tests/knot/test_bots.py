@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.knot.observer import KnotObserver
-from training import load_agent
+from training.players.load import load_agent
 from training.bots.knot import HeuristicKnotBot
 from training.evaluation.tournament import play_match
 from tests.knot.helpers import position

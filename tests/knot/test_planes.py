@@ -16,7 +16,8 @@ from envs.knot.geometry import SLOT_CORNERS, SLOT_PORTS, SLOTS
 from envs.knot.observer import KnotObserver
 from envs.knot.planes import square_maps
 from envs.core.game import CHANCE
-from envs.knot.rules import KnotGame, deck_totals
+from envs.knot.options import deck_totals
+from envs.knot.rules import KnotGame
 from tests.knot.helpers import new_game, random_step
 
 OPTION_SETS = [

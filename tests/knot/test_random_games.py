@@ -14,7 +14,8 @@ import pytest
 
 from envs.core.game import CHANCE
 from envs.knot.options import max_turns_for
-from envs.knot.rules import BONUS, HAND_SIZE, KnotGame
+from envs.knot.options import BONUS, HAND_SIZE
+from envs.knot.rules import KnotGame
 from tests.knot.helpers import new_game as dealt
 from tests.knot.helpers import random_step
 from tests.knot.reference import Board

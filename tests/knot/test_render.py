@@ -17,7 +17,8 @@ from envs.core.game import CHANCE, draw_outcome
 from envs.core.render import PAPER, SEAT_COLOURS
 from envs.knot import render, terminal
 from envs.knot.geometry import KINDS
-from envs.knot.rules import HAND_SIZE, KnotGame
+from envs.knot.options import HAND_SIZE
+from envs.knot.rules import KnotGame
 from tests.knot.helpers import act, new_game, play_randomly, position, random_step
 
 CELL = 64
@@ -194,7 +195,7 @@ def terminal_at_a_draw(seat: int, drawer: int, market_slot_filled: bool):
     with strands in the pile (and a strand in market slot 0 when asked)."""
     import io
 
-    from envs.knot.rules import DRAW
+    from envs.knot.options import DRAW
     from training.serving.terminal import TerminalGame
 
     for seed in range(50):

@@ -305,7 +305,7 @@ def test_a_face_up_strand_is_known_until_placed():
 
 def test_draw_actions_are_refused_while_placing():
     g = scripted()
-    assert why(g, "draw pile") == "draw only after placing: place a strand or END placing first"
+    assert why(g, "draw pile") == "draw only after placing: place a strand first"
 
 
 def test_an_empty_market_slot_and_an_empty_pile_are_named():

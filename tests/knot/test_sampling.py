@@ -18,7 +18,8 @@ import pytest
 
 from envs.core.game import CHANCE, SnapshotError
 from envs.knot.observer import KnotObserver
-from envs.knot.rules import DRAW, HAND_SIZE, OVER, PLACE, KnotGame, deck_totals
+from envs.knot.options import DRAW, HAND_SIZE, OVER, PLACE, deck_totals
+from envs.knot.rules import KnotGame
 from envs.knot.sampling import complete_snapshot, sampler
 from tests.knot.helpers import new_game, play_randomly, random_step
 

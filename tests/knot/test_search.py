@@ -14,11 +14,12 @@ import random
 import pytest
 
 from envs.core.game import CHANCE
-from envs.knot.rules import DRAW, PLACE, KnotGame
+from envs.knot.options import DRAW, PLACE
+from envs.knot.rules import KnotGame
 from tests.knot.helpers import new_game, position, random_step
 from tests.knot.test_bots import bot, can_capture_from, seat_view
 from tests.knot import reference_heuristic as reference
-from training import load_agent
+from training.players.load import load_agent
 from training.bots.knot import (
     PREFERRED_MARGIN,
     HeuristicKnotBot,

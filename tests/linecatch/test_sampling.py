@@ -10,7 +10,7 @@ import pytest
 from envs import linecatch_v0
 from envs.linecatch.rules import LinecatchGame
 from envs.linecatch.sampling import complete_snapshot, read_position, sampler, strip_hidden
-from training import load_agent
+from training.players.load import load_agent
 
 
 def env_after(moves: int, seed: int = 0, **options):

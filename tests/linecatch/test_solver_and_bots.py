@@ -10,7 +10,7 @@ import pytest
 from envs import linecatch_v0
 from envs.linecatch.rules import LinecatchGame
 from envs.linecatch.solver import LinecatchSolver
-from training import load_agent
+from training.players.load import load_agent
 from training.evaluation.tournament import play_game
 
 

@@ -20,8 +20,8 @@ from envs.linecatch.rules import LinecatchGame, geometry
 from envs.linecatch.solver import (LinecatchSolver, build_table, cache_dir, move_losses, points_lost, read_cached,
                                    table, table_name, write_cached)
 from tests.scripts import import_script
-from training import load_agent
-from training.bots.linecatch import agent_points_lost
+from training.players.load import load_agent
+from training.evaluation.points_lost import agent_points_lost
 from training.evaluation.tournament import play_game
 
 

@@ -16,7 +16,8 @@ import pytest
 from envs import loom_v0
 from envs.core.observer import Symmetry
 from envs.loom.observer import PLANES, LoomObserver
-from envs.loom.rules import CELLS, ROUNDS, LoomGame, allowed_cells
+from envs.loom.cloth import CELLS, allowed_cells
+from envs.loom.rules import ROUNDS, LoomGame
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,8 +9,9 @@ import pytest
 
 from envs import loom_v0
 from envs.core import OptionError
-from envs.loom.rules import CELLS, LoomGame, allowed_cells, cloth_score, line_score
-from training import load_agent
+from envs.loom.cloth import CELLS, allowed_cells, cloth_score, line_score
+from envs.loom.rules import LoomGame
+from training.players.load import load_agent
 from training.evaluation.tournament import play_game
 from tests.loom.util import throw_dice
 

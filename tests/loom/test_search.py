@@ -16,9 +16,12 @@ import pytest
 
 import training.bots.loom_values as loom_values
 from envs.loom.observer import LoomObserver
-from envs.loom.rules import CELLS, LINE_CODES, ROUNDS, SIDE, LoomGame, line_dyes, line_score
-from training.bots.loom import (evaluate_state, expected_points, line_values, line_weave_values,
-                                preferred_actions, root_preferred_actions)
+from envs.loom.cloth import CELLS, LINE_CODES, SIDE, line_dyes, line_score
+from envs.loom.rules import ROUNDS, LoomGame
+from training.bots.loom import (
+    evaluate_state, expected_points, line_weave_values, preferred_actions, root_preferred_actions,
+)
+from training.bots.loom_values import line_values
 from training.search.mcts import MCTSAgent
 from tests.loom.util import random_play, throw_dice
 from tests.training.evaluators import Uninformed

@@ -16,7 +16,7 @@ import pyspiel
 from envs.core.game import OptionError
 from envs.openspiel import OpenSpielAgent
 from tests.cases import imperfect_games, option_cases, option_sets, quick, search
-from training.agents.openspiel import SuiteBot
+from training.players.openspiel import SuiteBot
 
 
 def load(game: str, options: dict):

@@ -17,10 +17,12 @@ import pytest
 
 import envs
 from tests.fuzz import craft
-from training import load_agent
+from training.players.load import load_agent
 from training.agents import manifest
-from training.agents.checkpoint import CheckpointError, save_checkpoint
-from training.agents.files import KINDS, derived_kind, read_agent_file, read_agent_meta
+from training.agents.archive import CheckpointError
+from training.agents.checkpoint import save_checkpoint
+from training.agents.files import read_agent_file
+from training.agents.kinds import KINDS, derived_kind, read_agent_meta
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKPOINTS = ROOT / "checkpoints"

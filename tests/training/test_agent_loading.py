@@ -15,7 +15,7 @@ import pytest
 
 import envs
 from envs.uzor.patterns import STANDARD_MAP
-from training import load_agent
+from training.players.load import load_agent
 from training.search.mcts import MCTSAgent
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"

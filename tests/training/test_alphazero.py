@@ -14,17 +14,22 @@ import pytest
 
 import envs
 from envs.core.observer import Symmetry
-from training import load_agent
-from training.jobs.alphazero import AlphaZeroConfig, Learner, Run, main, torch_network
+from training.players.load import load_agent
+from training.jobs.alphazero.config import AlphaZeroConfig
+from training.jobs.alphazero.job import main
+from training.jobs.alphazero.learning import Learner
+from training.jobs.alphazero.network import torch_network
+from training.jobs.alphazero.run import Run
 from training.search.guided import (
     GuidedSearch, NetworkEvaluator, considered_visits, run_batched, to_absolute, to_relative,
 )
 from training.evaluation.tournament import play_game
-from training.agents.checkpoint import CheckpointError
+from training.agents.archive import CheckpointError
 from tests.cases import imperfect_games, quick, shipped_games
 from tests.cases import search as search_options
 from tests.training.hidden_states import positions_with_two_hidden_worlds
-from training.agents.network import Architecture, PolicyValueNet, load_network, read_network_file, save_network
+from training.agents.files import load_network, read_network_file
+from training.agents.network import Architecture, PolicyValueNet, save_network
 
 
 def has_planes(game: str) -> bool:
@@ -548,7 +553,7 @@ def test_a_fixed_opponent_takes_one_seat_and_only_the_searched_seats_are_recorde
     """--opponent heuristic random --opponent-share: the opponents, in turn, play their seat
     (seed % players) in that share of the games, unrecorded; the searched seat's results
     against each are returned and logged."""
-    from training.jobs.alphazero import play_games
+    from training.jobs.alphazero.self_play import play_games
 
     game, options = "linecatch_v0", {"rows": 3, "cols": 4}  # 12 squares: 12 moves, a catch moves again
     net = random_net(game, options)
@@ -598,7 +603,8 @@ def test_the_replay_buffer_keeps_which_outcomes_are_targets_through_a_save():
     """A policy-only record (a game against a fixed opponent, --no-opponent-outcomes) keeps its
     zero value weight in the ring, in the saved state and after loading it; a state saved before
     the weights existed loads with every outcome a target."""
-    from training.jobs.alphazero import GameRecord, ReplayBuffer
+    from training.jobs.alphazero.learning import ReplayBuffer
+    from training.jobs.alphazero.self_play import GameRecord
 
     def record(n, target):
         return GameRecord(np.zeros((n, 3), np.float16), np.ones((n, 2), bool), np.full((n, 2), 0.5, np.float16),

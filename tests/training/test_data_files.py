@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from training import agent_levels, load_agent
+from training.agents.levels import agent_levels
+from training.players.load import load_agent
 from training.agents import levels as levels_module
 from training.agents import manifest
 from training.serving.bot_server import BotServer
@@ -124,7 +125,7 @@ def test_a_level_that_names_an_agent_file_outside_the_games_folder_is_refused(fo
         server = BotServer(listed_files_only=True, agents_dir=folder.parent)
         answer = server.answer_line(json.dumps({"type": "web_new_game", "game": "loom", "opponent": "level:1"}).encode())
         assert answer["ok"] is False and answer["error"]["code"] == "bad_agent", answer
-        assert not server.web_games
+        assert not server.web.games
 
 
 def test_the_web_server_plays_a_levels_agent_file_only_when_its_manifest_lists_it(folder, monkeypatch):

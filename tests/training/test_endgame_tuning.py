@@ -14,7 +14,7 @@ import pytest
 
 from envs.fill.positions import position
 from envs.fill.rules import FILL, FILL2, FillGame
-from training import load_agent
+from training.players.load import load_agent
 from training.bots.fill import solved_scores
 from training.agents.checkpoint import code_version
 from training.jobs.tuning import best_moves, main, play_positions
@@ -59,7 +59,7 @@ def test_positions_carry_the_networks_own_targets_except_where_solved():
     """Critical positions put all their policy weight on the best moves (at least half of it
     spread evenly); the others keep the network's own policy; solved positions get the solved
     outcome as their value, for the player to move first."""
-    from training.agents.network import load_network
+    from training.agents.files import load_network
     import envs
 
     task = {"game": "fill_v0", "options": {}, "agent": SHIPPED, "explore": 0.3,

@@ -40,7 +40,7 @@ def test_the_equinox_network_is_the_numpy_readers(game, options):
 
 
 def test_a_tiny_run_trains_saves_and_resumes(tmp_path):
-    from training import load_agent
+    from training.players.load import load_agent
 
     folder = main(["--game", "linecatch", "--options", '{"rows": 3, "cols": 4}', "--out-dir", str(tmp_path), *TINY])
     rows = list(csv.DictReader(open(folder / "progress.csv")))
@@ -65,3 +65,34 @@ def test_a_tiny_run_trains_saves_and_resumes(tmp_path):
 def test_bad_settings_name_the_flag():
     with pytest.raises(ValueError, match="--simulations"):
         main(["--simulations", "0"])
+
+
+def test_bad_value_mix_and_margin_scale_name_the_flag():
+    with pytest.raises(ValueError, match="--value-mix"):
+        main(["--value-mix", "1.5"])
+    with pytest.raises(ValueError, match="--margin-scale"):
+        main(["--margin-scale", "-1"])
+
+
+def test_the_targets_agree_outcome_with_margin_through_every_turn():
+    """Each decision's value target is its game's outcome from the deciding seat's side, its margin
+    target the final margin from the same side: in a two-player game decided by points they have
+    the same sign, through Linecatch's extra turns (the seat to act repeats) and seat changes."""
+    from training.jobs.gumbel.job import GumbelConfig, build, measured_margin_scale
+    from training.jobs.gumbel.network import PolicyValueNet as Net
+
+    config = GumbelConfig(game="linecatch", options={"rows": 3, "cols": 4}, games=32, moves=40, simulations=4,
+                          considered=4, value_mix=0.5)
+    env = envs.make_jax("linecatch", rows=3, cols=4)
+    scale = measured_margin_scale(env, 64, jax.random.PRNGKey(3))
+    assert scale > 0
+    layout = env.observer.policy_layout()
+    net = Net(Architecture(tuple(env.planes_shape), 8, 1, layout.cell_channels, layout.global_actions, 2),
+              jax.random.PRNGKey(0))
+    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(1), config.games))
+    _, _, trajectory = build(config, env, scale).self_play(net, state, jax.random.PRNGKey(2))
+    valid = np.asarray(trajectory.valid)
+    value, margin = np.asarray(trajectory.value)[valid], np.asarray(trajectory.margin)[valid]
+    assert valid.sum() > 100 and set(np.unique(value)) <= {-1.0, 0.0, 1.0}
+    assert np.array_equal(np.sign(margin), value)
+    assert np.all(np.abs(margin) < 1)

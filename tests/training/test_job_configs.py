@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from training.common.flags import field_docs, parse_flags
-from training.jobs.alphazero import AlphaZeroConfig, check_config
+from training.jobs.alphazero.config import AlphaZeroConfig, check_config
 from training.jobs.config import JobConfig, PolicyJobConfig
 from training.jobs.ppo import TrainConfig
 from training.jobs.tuning import EndgameConfig

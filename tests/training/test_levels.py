@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import envs
-from training import agent_levels, load_agent
+from training.agents.levels import agent_levels
+from training.players.load import load_agent
 from training.agents.levels import default_level, levelled_option_sets, option_key, read_levels_file
 from training.evaluation import calibration, level_games, level_tables
 from training.evaluation.calibration import MARGIN

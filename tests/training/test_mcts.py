@@ -13,9 +13,10 @@ import envs
 from envs.linecatch.rules import LinecatchGame
 from tests.cases import imperfect_games, search
 from tests.training.hidden_states import positions_with_two_hidden_worlds
-from training import load_agent
+from training.players.load import load_agent
 from training.evaluation.tournament import play_match
-from training.evaluation.ladder import LadderSpec, deal_interval, markdown, run_ladder
+from training.bots import LadderSpec
+from training.evaluation.ladder import deal_interval, markdown, run_ladder
 from training.search.mcts import MCTSAgent, parse_mcts_spec
 
 @pytest.mark.parametrize("game", envs.GAMES)

@@ -15,11 +15,13 @@ import pytest
 
 import envs
 from tests.cases import option_sets, published_games, seat_count_cases
-from training import load_agent
-from training.agents.checkpoint import CheckpointError, PolicyAgent, env_spaces, portable_options, read_checkpoint, save_checkpoint
-from training.agents.onnx_agent import (
-    ACTION_MASK, MASKED_LOGIT, MASKED_LOGITS, OBSERVATION, PROBABILITIES, OnnxAgent, load_onnx_agent,
-)
+from training.players.load import load_agent
+from training.agents.archive import CheckpointError
+from training.agents.checkpoint import PolicyAgent, env_spaces, save_checkpoint
+from training.agents.files import read_checkpoint
+from training.agents.files import load_onnx_agent
+from training.agents.onnx_agent import OBSERVATION, OnnxAgent
+from training.agents.onnx_file import ACTION_MASK, MASKED_LOGIT, MASKED_LOGITS, PROBABILITIES
 
 onnx = pytest.importorskip("onnx", reason="the onnx extra is not installed (pip install -e .[onnx])")
 pytest.importorskip("onnxruntime", reason="the onnx extra is not installed (pip install -e .[onnx])")
@@ -109,7 +111,7 @@ def exported(tmp_path_factory):
         full = resolved(game, options)
         observation_shape, action_n = env_spaces(game, full)
         meta = {
-            "game": game, "options": portable_options(full), "observation_shape": observation_shape,
+            "game": game, "options": envs.describe(game).portable_options(full), "observation_shape": observation_shape,
             "action_n": action_n, "net_arch": list(config.net_arch), "activation": config.activation,
             "algo": "MaskablePPO", "steps_trained": 0, "seed": SEED, "code_version": "test",
         }
@@ -185,7 +187,7 @@ def test_relu_policies_export_and_unknown_activations_are_refused(tmp_path):
 
 def shipped(kinds: tuple[str, ...]) -> list[Path]:
     """The shipped agent files of these kinds, as the game's manifests list them."""
-    from training.agents.files import read_agent_meta
+    from training.agents.kinds import read_agent_meta
 
     return sorted(p for p in (ROOT / "checkpoints").glob("*/*.zip") if read_agent_meta(p)[0] in kinds)
 
@@ -202,7 +204,7 @@ def shipped_networks() -> list[Path]:
 
 @pytest.mark.parametrize("checkpoint", shipped_networks(), ids=lambda p: p.name)
 def test_every_shipped_network_exports_and_plays_like_its_numpy_agent(checkpoint, tmp_path, capsys):
-    from training.agents.network import load_network
+    from training.agents.files import load_network
 
     out = export_main([str(checkpoint), "-o", str(tmp_path / "agent.onnx")])
     assert "wrote" in capsys.readouterr().out

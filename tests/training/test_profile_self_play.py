@@ -18,11 +18,11 @@ PROFILE_IN_A_FRESH_PROCESS = r"""
 import argparse, json, sys
 sys.path.insert(0, "scripts")
 import profile_self_play as script
-from training.jobs import alphazero
-evaluate = alphazero.TorchEvaluator.evaluate
+from training.jobs.alphazero import self_play
+evaluate = self_play.TorchEvaluator.evaluate
 args = argparse.Namespace(simulations=4, self_play_games=2, filters=8, blocks=1)
 result = script.profile("linecatch_v0", {"rows": 3, "cols": 3}, args)
-result["restored"] = alphazero.TorchEvaluator.evaluate is evaluate
+result["restored"] = self_play.TorchEvaluator.evaluate is evaluate
 print(json.dumps(result))
 """
 
@@ -53,9 +53,9 @@ def test_the_shares_split_the_whole_time_and_the_evaluator_is_restored(script):
 
 
 def test_a_worker_times_its_planes_inside_its_network_calls(script):
-    from training.jobs import alphazero
+    from training.jobs.alphazero import self_play
 
     task = script.task_for("fill_v0", {}, simulations=4, games=2, filters=8, blocks=1)
-    out = alphazero.play_games(task)
+    out = self_play.play_games(task)
     assert 0.0 < out["planes_seconds"] < out["network_seconds"] < out["seconds"]
     assert out["calls"] > 0 and out["evaluations"] >= out["calls"]

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from training import agent_levels
+from training.agents.levels import agent_levels
 from training.evaluation.rating import fit_elo, main, next_level
 from training.evaluation.ratings import expected_score
 

@@ -18,17 +18,11 @@ pytest.importorskip("torch", reason="RLlib's PPO here runs on torch (the 'train'
 
 import envs  # noqa: E402
 from tests.cases import seat_count_cases  # noqa: E402
-from training import load_agent  # noqa: E402
-from training.agents.checkpoint import PolicyAgent, read_checkpoint  # noqa: E402
-from training.jobs.rllib import (  # noqa: E402
-    RLlibTrainConfig,
-    SeatMapping,
-    actor_layers,
-    check_config,
-    fold_normalization,
-    main,
-    module_spec,
-)
+from training.players.load import load_agent  # noqa: E402
+from training.agents.checkpoint import PolicyAgent  # noqa: E402
+from training.agents.files import read_checkpoint  # noqa: E402
+from training.jobs.rllib import RLlibTrainConfig, check_config, main  # noqa: E402
+from training.jobs.rllib_policy import SeatMapping, actor_layers, fold_normalization, module_spec  # noqa: E402
 from wrappers.rllib import MaskedRandomRLModule, SuiteMultiAgentEnv, observation_statistics  # noqa: E402
 
 SETUPS = seat_count_cases()  # every game at its defaults, and at its other numbers of players

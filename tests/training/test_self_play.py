@@ -8,9 +8,9 @@ import pytest
 import envs
 from envs import linecatch_v0
 from tests.cases import search
-from training import load_agent
+from training.players.load import load_agent
 from wrappers.seat_bots import SeatBots
-from wrappers.self_play import SelfPlayEnv
+from training.players.self_play import SelfPlayEnv
 
 
 class LowestLegal:
@@ -124,7 +124,7 @@ def test_seat_bots_lets_a_program_play_one_seat():
 
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_every_named_bot_plays_legal_moves_to_the_end(game):
-    from training import bot_table
+    from training.players.load import bot_table
     from training.evaluation.tournament import play_game
 
     module = envs.load(game)
@@ -176,7 +176,7 @@ def test_reset_with_the_same_seed_replays_the_same_episode_on_one_env(opponents)
 
 
 def test_reset_with_the_same_seed_reseeds_a_sampling_policy_opponent():
-    from training.agents.checkpoint import read_checkpoint
+    from training.agents.files import read_checkpoint
 
     meta, layers = read_checkpoint("checkpoints/loom/loom__maskppo__0.zip")
     env = SelfPlayEnv("loom", {}, [{"layers": layers, "activation": meta["activation"], "sample": True}], learner_seat=1)
@@ -254,3 +254,22 @@ def test_unknown_illegal_action_mode_and_the_metadata():
     assert isinstance(env.render(), str)
     info = env.reset(seed=0)[1]
     assert info["scores"].dtype == np.float32
+
+
+def test_the_wrapper_alone_seats_agents_and_names_what_builds_any_other_opponent():
+    """``wrappers.self_play`` knows no bots: agent objects play as they are, a spec is refused by
+    a message that says which env builds it, and the training stack's env builds it."""
+    from wrappers.self_play import SelfPlayEnv as BareSelfPlayEnv
+
+    returns, _ = scripted_outcome(3, 3)
+    bare = BareSelfPlayEnv("linecatch", {"rows": 3, "cols": 3}, [LowestLegal()], seed=1, learner_seat=0)
+    bare.reset(seed=3)
+    done, total = False, 0.0
+    while not done:
+        _, reward, done, _, _ = bare.step(int(np.flatnonzero(bare.action_masks())[0]))
+        total += reward
+    assert total == returns[0]  # both seats played the lowest square: the scripted game
+    with pytest.raises(ValueError, match=r"opponent 'heuristic' is not an agent .*training\.players\.self_play"):
+        BareSelfPlayEnv("loom", {}, ["heuristic"])
+    built = SelfPlayEnv("loom", {}, ["heuristic"], seed=0)
+    assert type(built.pool[0]).__name__ == "HeuristicLoomBot"

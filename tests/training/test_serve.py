@@ -21,7 +21,7 @@ import pytest
 
 import envs
 from tests.cases import search
-from training.serving.stdio import REQUESTS
+from training.serving.protocol import REQUESTS
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER_TIMEOUT_S = 60
@@ -183,7 +183,7 @@ def test_actions_may_be_given_in_notation_and_mixed_with_numbers(server):
 
 
 def test_probabilities_of_a_trained_agent_are_the_softmax_of_its_masked_logits(server):
-    from training import load_agent
+    from training.players.load import load_agent
 
     path = "checkpoints/loom/loom__maskppo__0.zip"
     server.ok("new_game", game="loom", agent=path, seed=3)
@@ -449,7 +449,7 @@ def test_end_of_input_ends_the_server_and_its_stdout_holds_only_answers():
         (b'{"id": 1, "type": "move", "actions": [1e999]}', "bad_request", "out of range"),
         (b'{"id": 1, "type": "move", "snapshot": ' + b"[" * 500 + b"]" * 500 + b', "seat": 0}', "bad_request", "nested deeper than 64 levels"),
         (b'{"id": 1, "type": "new_game", "game": "loom", "agent": "random", "options": ' + b'{"a": ' * 300 + b"1" + b"}" * 300 + b"}", "bad_request", "nested deeper than 64 levels"),
-        (b'{"id": 1, "type": "new_game", "game": "loom", "agent": "mcts:100000000"}', "over_limit", "asks for 100000000 simulations a move; this server allows at most 10000"),
+        (b'{"id": 1, "type": "new_game", "game": "loom", "agent": "mcts:100000000"}', "over_limit", "asks for 100000000 simulations a move; this server allows at most 2000"),
         (b'{"id": 1, "type": "new_game", "game": "loom", "agent": "mcts:100000000:c=0.5"}', "over_limit", "--max-simulations"),
         (b'{"id": 1, "type": "new_game", "game": "loom", "agent": "mcts:20000:net=checkpoints/loom/az.zip"}', "over_limit", "20000 simulations"),
         (b'{"id": 1, "type": "new_game", "game": "loom", "agent": "mcts:" ' + b'"' + b"9" * 5000 + b'"}', "bad_json", "not valid JSON"),

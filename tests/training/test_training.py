@@ -12,8 +12,9 @@ import pytest
 
 import envs
 from tests.cases import quick
-from training import bot_table, load_agent
-from training.agents.checkpoint import CheckpointError, read_checkpoint
+from training.players.load import bot_table, load_agent
+from training.agents.archive import CheckpointError
+from training.agents.files import read_checkpoint
 from training.evaluation.tournament import play_game
 from training.jobs.ppo import TrainConfig, train
 
@@ -145,7 +146,7 @@ def test_main_job_smoke_run_trains_and_prints_the_table(tmp_path, capsys):
     evaluation = json.loads((run / "evaluation.json").read_text())
     from training.jobs.main import DEFAULT_RUN
 
-    expected = "python -m training.train " + shlex.join(DEFAULT_RUN + flags)
+    expected = "abstract-games train " + shlex.join(DEFAULT_RUN + flags)
     assert meta["command"] == evaluation["command"] == expected
 
 

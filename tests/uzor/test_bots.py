@@ -8,7 +8,7 @@ from envs import uzor_v0
 from envs.uzor.observer import UzorObserver
 from envs.uzor.rules import FORK, PLACE, TAKE
 from tests.uzor.util import act, draw, first_outcomes, place, position, tile, tiles
-from training import load_agent
+from training.players.load import load_agent
 from training.bots.uzor_heuristic import HeuristicUzorBot, ThoroughUzorBot
 
 

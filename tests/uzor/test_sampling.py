@@ -452,7 +452,7 @@ def test_complete_snapshot_with_scripted_tiles_refuses_face_down_tiles_the_scrip
 
 def test_bots_read_their_position_through_the_one_route():
     from envs.uzor.sampling import read_position
-    from training import load_agent
+    from training.players.load import load_agent
 
     options = {"board_size": 9}
     for seed in range(3):

@@ -111,6 +111,10 @@ def test_a_client_that_never_reads_its_answers_is_dropped_within_the_idle_timeou
                 break  # dropped already
         assert wait_until(lambda: server.state.connections == 0, 20), "the server still serves the client"
         assert wait_until(lambda: open_connections(server) == 0, 10), "the server still holds the connection"
+        # its game is kept for its link (a reload), held by no connection, until it expires
+        assert all(game.owner is None for game in server.state.games.kept.values())
+        server.state.games.expiry = 0.0
+        server.state.games.expire()
         assert server.state.games.count == 0
         connection.close()
         # the server goes on serving

@@ -75,7 +75,7 @@ def same_view_from(game_name: str, options: dict, snapshot: dict, seat: int) -> 
 
 
 def check_invariant(web, client_server, answer: dict, rng: random.Random) -> None:
-    held = client_server.web_games[answer["game_id"]]
+    held = client_server.web.games[answer["game_id"]]
     name, seat = held.name, held.seat
     sampling = envs.describe(name).sampling
     partial = sampling.strip_hidden(held.env.snapshot(), seat)
@@ -93,8 +93,8 @@ def test_a_whole_game_over_the_socket_shows_nothing_hidden_from_the_seat(web, ca
     client = SocketClient(web.ws_url)
     try:
         answer = client.ok("web_new_game", game=game, opponent="heuristic", options=options, seat=0)
-        server = next(s for s in web.state.servers.values() if answer["game_id"] in s.web_games)
-        held = server.web_games[answer["game_id"]]
+        server = next(s for s in web.state.servers.values() if answer["game_id"] in s.web.games)
+        held = server.web.games[answer["game_id"]]
         secret_moves = 0
         answers = 0
         while True:
@@ -115,7 +115,12 @@ def test_a_whole_game_over_the_socket_shows_nothing_hidden_from_the_seat(web, ca
                           for step in steps if step.visible and step.player is not None]
                 assert answer["bot_moves"] == listed
         assert answer["seed"] == held.seed  # shown once the game is over
-        traffic = "".join(client.received)
+        # at the end the board is shown again with every seat's hidden items ("revealed"): the
+        # game is over, nothing is secret any more; everything else stays the seat's own view
+        revealed = [json.loads(text).pop("revealed", None) for text in client.received]
+        assert all(picture is None for picture in revealed[:-1]) and revealed[-1] is not None
+        traffic = "".join(json.dumps({k: v for k, v in json.loads(text).items() if k != "revealed"}, ensure_ascii=False)
+                          for text in client.received)
         for text in client.received:
             message = json.loads(text)
             assert not keys(message) & STATE_KEYS, keys(message) & STATE_KEYS
@@ -129,6 +134,7 @@ def test_a_whole_game_over_the_socket_shows_nothing_hidden_from_the_seat(web, ca
             # a goal is named only as the person's own ("double" is a closed goal's points, public)
             named = set(re.findall(r"secret goal: ([A-Za-z0-9-]+)", traffic))
             assert named <= {names[goals[0]], "double"}, named
+            assert names[goals[1]] in revealed[-1]  # the other seat's goal, shown once the game is over
         if game == "fill":
             print(f"{case}: {answers} answers checked, {secret_moves} secret moves of the bot")
     finally:

@@ -8,23 +8,19 @@ engine's reason, undo takes back a step, a deep link starts a game, and the keyb
 The full games iterate over every registered game with a board view, each under its
 description's ``page`` test options (small where the defaults are long: Uzor on a 9×9 table,
 Knot on a 4×4 board with a 20-strand pile); a default-options game of Uzor and Knot runs as
-well. The screenshots docs/images/web_<game>.png come from these games (the move after which
-each is taken is the description's ``gallery.web_move``).
+well. (The pictures docs/images/web_*.png are drawn by scripts/web_screenshots.py.)
 """
 
 from __future__ import annotations
 
 import random
 import time
-from pathlib import Path
 
 import pytest
 
 import envs
-from training import agent_levels
+from training.agents.levels import agent_levels
 
-ROOT = Path(__file__).resolve().parents[2]
-IMAGES = ROOT / "docs" / "images"
 SETTLED = 'body[data-state="your-turn"], body[data-state="over"]'
 WAIT_MS = 60_000
 
@@ -72,16 +68,14 @@ def click_a_move(page, rng: random.Random) -> tuple[str, int]:
     return "choice", action
 
 
-def play_to_the_end(page, rng: random.Random, limit: int = 400, picture: tuple[str, int] | None = None) -> dict:
-    """Click moves until the game ends (``picture``: the game's screenshot after that many);
-    counts the moves played by a click and through the choice panel, and the turns on which the
-    board offered an element with several moves (``offered``)."""
+def play_to_the_end(page, rng: random.Random, limit: int = 400) -> dict:
+    """Click moves until the game ends; counts the moves played by a click and through the
+    choice panel, and the turns on which the board offered an element with several moves
+    (``offered``)."""
     moves = {"click": 0, "choice": 0, "offered": 0}
-    for played in range(limit):
+    for _ in range(limit):
         if settle(page) == "over":
             return moves
-        if picture and played == picture[1]:
-            screenshot(page, picture[0])
         moves["offered"] += page.locator("#board .el[data-choices]").count() > 0
         how, _ = click_a_move(page, rng)
         moves[how] += 1
@@ -111,7 +105,7 @@ def replay_held(web, game: str):
     move: the game the server holds is replayed instead, every action it recorded (chance
     outcomes included) applied to a fresh engine."""
     name = envs.describe(game).name
-    held = [g for server in list(web.state.servers.values()) for g in server.web_games.values() if g.name == name]
+    held = [g for server in list(web.state.servers.values()) for g in server.web.games.values() if g.name == name]
     assert len(held) == 1
     description = envs.describe(name)
     engine = description.new_game(held[0].options)
@@ -121,21 +115,15 @@ def replay_held(web, game: str):
     return engine
 
 
-def screenshot(page, game: str) -> None:
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(IMAGES / f"web_{game}.png"), full_page=True)
-
-
 @pytest.mark.parametrize("game", PAGE_GAMES)
 def test_a_full_game_clicked_on_the_page_ends_with_the_engines_scores(web, page, game):
     """The game's ``page`` test options (its description), the person in seat 0 against the
-    heuristic; the picture where the description's gallery names a move for it."""
+    heuristic."""
     description = envs.describe(game)
     options, seat, seed = description.test_options.page_options(), 0, FULL_GAME_SEED
-    shot = description.gallery.web_move
     started = time.monotonic()
     page.goto(deep_link(web, game, options, seat, seed, "heuristic"))
-    moves = play_to_the_end(page, random.Random(seed), picture=(game, shot) if shot is not None else None)
+    moves = play_to_the_end(page, random.Random(seed))
     assert moves["click"] + moves["choice"] > 0
     if moves["offered"] >= 3:  # several turns offered a choice: the random clicks took one
         assert moves["choice"] > 0, "no choice was made through the choice panel"
@@ -152,8 +140,8 @@ def test_a_full_game_clicked_on_the_page_ends_with_the_engines_scores(web, page,
 
 
 def test_a_default_knot_game_on_the_page_with_its_choices(web, page):
-    """Knot with its default options (6×6, 72 strands) played to the end through the page; its
-    picture shows the choice panel open on a square, one of its moves previewed."""
+    """Knot with its default options (6×6, 72 strands) played to the end through the page; once,
+    the choice panel is opened on a square, one of its moves previewed, and cancelled."""
     seed = 1
     page.goto(deep_link(web, "knot", {}, 1, seed, "heuristic"))
     rng = random.Random(seed)
@@ -164,8 +152,6 @@ def test_a_default_knot_game_on_the_page_with_its_choices(web, page):
             page.locator("#board .el[data-choices]").nth(3).click()
             page.locator("#choice-list [data-choice]").nth(2).click()
             page.wait_for_selector("#board .el.choosing")
-            page.mouse.move(0, 0)
-            screenshot(page, "knot")
             page.click("#cancel")
             page.wait_for_selector("#choices", state="hidden")
         click_a_move(page, rng)
@@ -177,15 +163,13 @@ def test_a_default_knot_game_on_the_page_with_its_choices(web, page):
 
 
 def test_uzor_on_its_default_table(web, page):
-    """Uzor's default 21×21 table through the page, a dozen moves in: its picture."""
+    """Uzor's default 21×21 table through the page, a dozen moves."""
     page.goto(deep_link(web, "uzor", {}, 0, 2, "heuristic"))
     rng = random.Random(2)
     for _ in range(14):
         assert settle(page) == "your-turn"
         click_a_move(page, rng)
     settle(page)
-    page.mouse.move(0, 0)
-    screenshot(page, "uzor")
     assert page.console.errors == [], page.console.errors
 
 
@@ -325,10 +309,10 @@ def test_a_level_in_a_deep_link_plays_or_says_why_not(web, page):
         calibrated = False
     if not calibrated:
         assert page.evaluate("document.body.dataset.state") == "setup"
-        assert "no levels for linecatch_v0" in page.text_content("#setup-error")  # the server's reason
-        assert "the option sets with levels" in page.text_content("#setup-error")
+        assert "Linecatch has no strength levels for these options" in page.text_content("#setup-error")
     else:
-        assert "level:1 (player_1)" in page.eval_on_selector_all("#players .name", "n => n.map(x => x.textContent)")
+        name = agent_levels("linecatch")[0]["name"]
+        assert f"{name} (level 1) (player_1)" in page.eval_on_selector_all("#players .name", "n => n.map(x => x.textContent)")
 
 
 def test_the_keyboard_moves_a_cursor_and_plays(web, page):
@@ -386,7 +370,7 @@ def test_the_form_starts_a_game_with_its_options_opponent_seat_and_seed(web, pag
 
 def test_the_opponent_list_follows_the_options_on_the_form(web, page):
     """The levels offered are those of the options on the form: Linecatch 4×4 lists its own
-    levels (their names and Elo as agent_levels gives them, the strongest quick one chosen), a
+    levels (their names and Elo as agent_levels gives them, the middle quick one chosen), a
     board without levels lists the plain agents with the heuristic chosen."""
     page.goto(web.url + "/")
     page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
@@ -395,14 +379,15 @@ def test_the_opponent_list_follows_the_options_on_the_form(web, page):
     page.fill('#option-fields input[data-option="cols"]', "4")
     page.locator('#option-fields input[data-option="cols"]').dispatch_event("change")
     levels = agent_levels("linecatch", rows=4, cols=4)
-    expected = [f"level {level['level']}: {level['name']} (Elo {round(level['elo'])}" for level in levels]
+    expected = [f"{level['name']} (level {level['level']} · Elo {round(level['elo'])}" for level in levels]
     page.wait_for_function(
         "n => document.querySelectorAll('#opponent optgroup[label=\"strength levels\"] option').length === n", arg=len(levels),
         timeout=WAIT_MS)
     shown = page.eval_on_selector_all('#opponent optgroup[label="strength levels"] option', "n => n.map(x => x.textContent)")
-    assert [text.split(",")[0] for text in shown] == [text.split(",")[0] for text in expected]
+    assert [text.split(" · ")[:2] for text in shown] == [text.split(" · ")[:2] for text in expected]
     quick = [level for level in levels if level["ms_per_move"] < 1000]
-    assert page.eval_on_selector("#opponent", "s => s.value") == f"level:{quick[-1]['level']}"
+    # a gentle start: the middle one of the levels that answer within a second
+    assert page.eval_on_selector("#opponent", "s => s.value") == f"level:{quick[(len(quick) - 1) // 2]['level']}"
     assert "random" in page.eval_on_selector_all("#opponent option", "n => n.map(x => x.value)")
     # 4×3 has no levels: the plain agents, the heuristic chosen
     page.fill('#option-fields input[data-option="cols"]', "3")

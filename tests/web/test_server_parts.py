@@ -223,7 +223,10 @@ def test_a_game_whose_options_cost_more_memory_than_the_server_allows_is_refused
     assert ask(type="web_close", game_id=view["game_id"])["ok"]
     assert counter.memory == charged * (games - 1)
     assert ask(type="new_game", game="uzor", agent="random", options=small)["ok"]
-    server.close_web_games()  # the connection ends
+    server.close()  # the connection ends: its games are kept for their links until they expire
+    assert counter.count == games - 1 and counter.memory == charged * (games - 1)
+    counter.expiry = 0.0
+    counter.expire()
     assert counter.memory == 0 and counter.count == 0
     # the standard Map is laid once per table size and shared: it costs a game nothing
     assert ask(type="web_new_game", game="uzor", opponent="random", options={"board_size": 31})["ok"]
@@ -260,7 +263,7 @@ def test_a_solver_table_is_built_in_the_background_and_the_game_start_says_it_is
         answer = server.answer_line(json.dumps(plain).encode())
         assert answer["ok"] is False and answer["error"]["code"] == "preparing", answer
     assert time.monotonic() - started < 0.4  # answered at once, the build goes on
-    assert not any(server.web_games for server in servers)
+    assert not any(server.web.games for server in servers)
     PREPARATIONS.wait(60)
     for server in servers:
         view = server.answer_line(json.dumps(request).encode())

@@ -15,6 +15,7 @@ import time
 import pytest
 
 from tests.web.servers import SocketClient, ThreadServer  # first: it skips these tests without the web extra
+from training import load_agent
 from training.serving.stdio import serve
 from training.serving.web.app import WebConfig
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -58,6 +59,8 @@ def test_the_socket_answers_as_the_stdin_server_does(web):
     finally:
         client.close()
     over_stdin = stdio_answers(SAME_REQUESTS + [{"id": 19, "type": "hello"}])
+    for answer in over_socket + over_stdin:
+        answer.pop("link", None)  # a game's link is drawn afresh for each game: unguessable
     assert over_socket == over_stdin[:-1]
     stdin_hello = over_stdin[-1]
     for limit in ("max_line_bytes", "move_time_limit_s", "max_games", "id"):
@@ -153,12 +156,18 @@ def test_games_per_client_and_per_server_are_bounded_and_freed_when_a_client_lea
         second.ok("web_new_game", game="linecatch", opponent="random")
         answer = second.ask("web_new_game", game="linecatch", opponent="random")
         assert answer["error"]["code"] == "over_limit" and "--max-server-games" in answer["error"]["message"]
-        first.close()  # its two games end with its connection
+        first.close()  # its two games are kept for their links (a reload), held by nobody
         deadline = time.monotonic() + 10
-        while server.state.games.count != 1 and time.monotonic() < deadline:
+        while server.state.connections != 1 and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert server.state.games.count == 1
+        kept = list(server.state.games.kept.values())
+        assert server.state.games.count == 3 and sum(game.owner is None for game in kept) == 2
+        # at the limit, the kept game nobody holds that waited longest gives way to a new one
+        oldest = min((game for game in kept if game.owner is None), key=lambda game: game.used)
         second.ok("web_new_game", game="linecatch", opponent="random")
+        assert server.state.games.count == 3 and oldest.link not in server.state.games.kept
+        answer = second.ask("web_resume", link=oldest.link)
+        assert answer["error"]["code"] == "no_game"
         second.close()
     finally:
         server.close()
@@ -198,7 +207,14 @@ def test_a_bot_over_the_think_time_is_stopped_and_other_clients_are_answered_mea
     server = ThreadServer(WebConfig(move_time_limit=limit, max_simulations=100_000))
     try:
         slow, quick = SocketClient(server.ws_url), SocketClient(server.ws_url)
-        game = slow.ok("web_new_game", game="uzor", opponent="mcts:100000", seat=1, seed=3)
+        # a search this long is refused at the start (its trial says it cannot meet the limit):
+        # it is put in the game afterwards, as a bot that turns out slower than it looked
+        refused = slow.ask("web_new_game", game="uzor", opponent="mcts:100000", seat=1, seed=3)
+        assert refused["error"]["code"] == "too_slow" and f"{limit:g} s this server allows" in refused["error"]["message"]
+        game = slow.ok("web_new_game", game="uzor", opponent="random", seat=1, seed=3)
+        (held,) = [g for s in server.state.servers.values() for g in s.web.games.values()]
+        held.agents[0] = load_agent("mcts:100000", "uzor", seed=4)
+        held.specs[0] = "mcts:100000"
         result = {}
 
         def ask_the_bot():

@@ -26,16 +26,10 @@ from typing import Any
 import numpy as np
 
 import envs
-from envs.core.game import json_ready
-# Reading agent files safely; these names stay importable from here.
-from training.agents.archive import (  # noqa: F401
-    FLOAT_DTYPES, MAX_ARCHIVE_BYTES, MAX_JSON_DEPTH, MAX_LAYERS, MAX_META_BYTES, MAX_NPY_HEADER_BYTES, MAX_PARAMETERS,
-    MAX_WIDTH, MAX_ZIP_DIRECTORY_BYTES, MAX_ZIP_ENTRIES, ZIP_METHODS, ArraySpec, CheckpointError, _Fault, _read_npy,
-    _refuse_constant, check_zip_directory, json_depth_exceeds, member_info, open_zip, read_agent_archive,
-    read_json_member, read_member, read_npz_member,
-)
+from envs.core.game import is_int, json_ready
+from training.agents.archive import MAX_LAYERS, MAX_PARAMETERS, MAX_WIDTH, ArraySpec, CheckpointError, read_npz_member
+from training.agents.kinds import POLICY_FORMAT, derived_kind
 
-FORMAT = "abstract-games-suite/policy"
 FORMAT_VERSION = 1
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
 
@@ -44,18 +38,6 @@ def env_spaces(game: str, options: dict[str, Any]) -> tuple[list[int], int]:
     raw = envs.load(game).raw_env(**options)
     agent = raw.possible_agents[0]
     return list(raw.observation_space(agent)["observation"].shape), int(raw.action_space(agent).n)
-
-
-def portable_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The options a checkpoint records: run-time objects (a clock function) are left out."""
-    kept = {}
-    for key, value in json_ready(options).items():
-        try:
-            json.dumps(value)
-        except TypeError:
-            continue
-        kept[key] = value
-    return kept
 
 
 def code_version() -> str:
@@ -81,10 +63,8 @@ def save_checkpoint(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]
         arrays[f"b{i}"] = np.asarray(bias, np.float32)
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
-    full_meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "layers": len(layers), **json_ready(meta)}
+    full_meta = {"format": POLICY_FORMAT, "format_version": FORMAT_VERSION, "layers": len(layers), **json_ready(meta)}
     if "kind" not in full_meta:  # the file says what it is: "maskppo", or "rllib-ppo" from RLlib
-        from training.agents.files import derived_kind
-
         full_meta["kind"] = derived_kind(full_meta, "zip")
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("meta.json", json.dumps(full_meta, indent=2, sort_keys=True))
@@ -93,10 +73,6 @@ def save_checkpoint(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]
 
 
 # ----- the policy format ----------------------------------------------------------------------------
-
-def _integer(value: Any, low: int, high: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-
 
 def _shown(value: Any, limit: int = 60) -> str:
     text = repr(value)
@@ -119,9 +95,9 @@ def check_policy_meta(meta: Any, shown: str, what: str = "checkpoint") -> None:
     if not isinstance(meta.get("options", {}), dict):
         raise fault(f"metadata 'options' must be an object, not {_shown(meta['options'])}")
     shape = meta["observation_shape"]
-    if not (isinstance(shape, list) and len(shape) == 1 and _integer(shape[0], 1, MAX_WIDTH)):
+    if not (isinstance(shape, list) and len(shape) == 1 and is_int(shape[0], 1, MAX_WIDTH)):
         raise fault(f"metadata 'observation_shape' must be a list of one positive integer (at most {MAX_WIDTH}), not {_shown(shape)}")
-    if not _integer(meta["action_n"], 1, MAX_WIDTH):
+    if not is_int(meta["action_n"], 1, MAX_WIDTH):
         raise fault(f"metadata 'action_n' must be an integer 1…{MAX_WIDTH}, not {_shown(meta['action_n'])}")
     activation = meta.get("activation", "tanh")
     if not (isinstance(activation, str) and activation in ACTIVATIONS):
@@ -131,20 +107,20 @@ def check_policy_meta(meta: Any, shown: str, what: str = "checkpoint") -> None:
 def policy_array_specs(meta: Any, shown: str) -> dict[str, ArraySpec]:
     """Check a policy checkpoint's meta.json; the arrays it declares (w0, b0, …), shaped from its
     spaces and ``net_arch`` (hidden widths not fixed when it has none)."""
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+    if not isinstance(meta, dict) or meta.get("format") != POLICY_FORMAT:
         found = meta.get("format") if isinstance(meta, dict) else None
-        raise CheckpointError(f"{shown} is not a suite checkpoint (format {_shown(found)}, expected {FORMAT!r})")
+        raise CheckpointError(f"{shown} is not a suite checkpoint (format {_shown(found)}, expected {POLICY_FORMAT!r})")
     version = meta.get("format_version")
-    if not _integer(version, FORMAT_VERSION, FORMAT_VERSION):
+    if not is_int(version, FORMAT_VERSION, FORMAT_VERSION):
         raise CheckpointError(f"checkpoint {shown} has format version {_shown(version)}; this code reads {FORMAT_VERSION}")
     layers = meta.get("layers")
-    if not _integer(layers, 1, MAX_LAYERS):
+    if not is_int(layers, 1, MAX_LAYERS):
         raise CheckpointError(f"checkpoint {shown} is damaged: metadata 'layers' must be an integer 1…{MAX_LAYERS}, not {_shown(layers)}")
     check_policy_meta(meta, shown)
     hidden: list[int | None] = [None] * (layers - 1)
     if "net_arch" in meta:
         net_arch = meta["net_arch"]
-        if not (isinstance(net_arch, list) and all(_integer(width, 1, MAX_WIDTH) for width in net_arch)):
+        if not (isinstance(net_arch, list) and all(is_int(width, 1, MAX_WIDTH) for width in net_arch)):
             raise CheckpointError(
                 f"checkpoint {shown} is damaged: metadata 'net_arch' must be a list of integers 1…{MAX_WIDTH}, not {_shown(net_arch)}"
             )
@@ -173,15 +149,6 @@ def read_zip(archive, meta: dict[str, Any], shown: str) -> list[tuple[np.ndarray
         if i and weight.shape[1] != layers[i - 1][0].shape[0]:
             raise CheckpointError(f"checkpoint {shown} is damaged: layer {i} does not fit layer {i - 1}")
     return layers
-
-
-def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
-    """A policy checkpoint's metadata and layers (float32 ``(weight out×in, bias)``), every
-    size checked before it is read (``training.agents.files.read_agent_file``)."""
-    from training.agents.files import POLICY_KINDS, read_agent_file
-
-    agent_file = read_agent_file(path, POLICY_KINDS)
-    return agent_file.meta, agent_file.content
 
 
 def observation_misfit(meta: dict[str, Any], size: int, shape: tuple) -> str:
@@ -288,7 +255,8 @@ def check_fits(path: str | Path, meta: dict[str, Any], game: str, options: dict[
     name = envs.canonical_name(game)
     shown = repr(str(path))
     if meta.get("game") != name:
-        raise CheckpointError(f"checkpoint {shown} was trained for {_shown(meta.get('game'))}, not {name!r}")
+        raise CheckpointError(f"checkpoint {shown} was trained for {_shown(meta.get('game'))}, not {name!r}"
+                              f"{envs.registry.version_note(meta.get('game'), name)}")
     description = envs.describe(name)
     recorded = meta.get("options", {})
     try:
@@ -317,8 +285,3 @@ def agent(agent_file, game: str, seed: int | None = None, sample: bool = False, 
     return PolicyAgent(layers, meta.get("activation", "tanh"), sample=sample, seed=seed, meta=meta)
 
 
-def load_checkpoint_agent(path: str | Path, game: str, seed: int | None = None, sample: bool = False, **options: Any) -> PolicyAgent:
-    """Load ``path`` as an agent for ``game`` under ``options`` (checked against its metadata)."""
-    from training.agents.files import POLICY_KINDS, load_agent_file
-
-    return load_agent_file(path, game, seed=seed, sample=sample, kinds=POLICY_KINDS, **options)

@@ -1,8 +1,8 @@
 """Export a suite agent file (.zip) to ONNX, so any language with an ONNX runtime can run the bot.
 
-    python -m training.export_onnx checkpoints/loom/loom__maskppo__0.zip            # -> ./loom__maskppo__0.onnx
-    python -m training.export_onnx checkpoints/loom/loom__maskppo__0.zip -o bot.onnx
-    python -m training.export_onnx checkpoints/linecatch/linecatch__alphazero__1.zip  # a policy-value network
+    abstract-games export-onnx checkpoints/loom/loom__maskppo__0.zip            # -> ./loom__maskppo__0.onnx
+    abstract-games export-onnx checkpoints/loom/loom__maskppo__0.zip -o bot.onnx
+    abstract-games export-onnx checkpoints/linecatch/linecatch__alphazero__1.zip  # a policy-value network
 
 The file's kind (``training.agents.files``) decides the graph: a policy (``maskppo``,
 ``rllib-ppo``) becomes an ``onnx-policy`` file, a policy-value network (``network``, from
@@ -45,13 +45,12 @@ from typing import Any
 
 import numpy as np
 
-from training.agents.checkpoint import CheckpointError, PolicyAgent
+from training.agents.archive import CheckpointError
+from training.agents.checkpoint import PolicyAgent
 # Opset 17 / IR 8 (training.agents.onnx_file): the loader (training.agents.onnx_agent.read_onnx)
 # accepts exactly the graph written here.
-from training.agents.onnx_agent import (
-    ACTION_MASK, ACTIVATION_OPS, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, OBSERVATION, ONNX_FORMAT, ONNX_FORMAT_VERSION,
-    OPSET, PROBABILITIES,
-)
+from training.agents.onnx_agent import ACTIVATION_OPS, OBSERVATION, ONNX_FORMAT, ONNX_FORMAT_VERSION
+from training.agents.onnx_file import ACTION_MASK, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, OPSET, PROBABILITIES
 
 
 def build_model(layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]):
@@ -161,7 +160,7 @@ def export_onnx(checkpoint: str | Path, out: str | Path | None = None, check: bo
 
 
 def main(argv: list[str] | None = None) -> Path:
-    from training.agents.files import read_agent_meta
+    from training.agents.kinds import read_agent_meta
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("checkpoint", help="a suite agent file (.zip)")

@@ -1,7 +1,7 @@
 """Strength levels a player can choose: ``agent_levels(game, **options)`` and ``level:K`` specs.
 
 Each game's levels are data, ``checkpoints/<game>/levels.json``, written by the calibration
-(``python -m training.levels``, ``training.evaluation.calibration``) and read here, never
+(``abstract-games levels``, ``training.evaluation.calibration``) and read here, never
 recomputed. The file holds one entry per option set: the options, the candidate agents the
 calibration chooses among, and the levels it chose, weakest first. Each level is a dict:
 
@@ -23,6 +23,7 @@ from typing import Any
 
 import envs
 from training.agents.data_files import DataFileError, Fields, in_game_folder, read_json_file, shown_value
+from training.agents.files import names_a_file
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
 LEVEL_PREFIX = "level:"
@@ -80,7 +81,8 @@ def check_levels(document: Any, path: Path, game: str) -> dict[str, Any]:
     fields = Fields("levels file", path, LevelsError)
     top = fields.object(document, "the file")
     if "game" in top and top["game"] not in (description.name, description.short_name):
-        raise fields.fail("'game'", f"is {shown_value(top['game'])}, but the file lies in {description.short_name}'s folder")
+        raise fields.fail("'game'", f"is {shown_value(top['game'])}, but the file lies in {description.short_name}'s folder"
+                                    f"{envs.registry.version_note(top['game'], description.name)}")
     if "option_sets" not in top:
         raise fields.fail("", "it has no 'option_sets' (a list of option sets, each with its levels)")
     for index, entry in enumerate(fields.list(top["option_sets"], "option_sets")):
@@ -108,8 +110,6 @@ def check_levels(document: Any, path: Path, game: str) -> dict[str, Any]:
 def check_level_spec(spec: str, short_name: str, fields: Fields, where: str) -> None:
     """A level plays a bot, a search or an agent file of the game's own folder (named relative
     to the repository): never another level, an absolute path, or a file elsewhere."""
-    from training.agents.load import names_a_file
-
     if is_level_spec(spec):
         raise fields.fail(where, f"is {spec!r}: a level plays an agent, not another level")
     head = spec.split(":")[0]
@@ -137,9 +137,7 @@ def agent_levels(game: str, **options: Any) -> list[dict[str, Any]]:
     """The levels for a game and options, weakest first (see the module's docstring).
 
     Options without levels raise a ValueError that names the option sets that have them."""
-    from training.agents.load import game_name
-
-    name = game_name(game)
+    name = envs.canonical_name(game)
     entry = option_set(name, options)
     if entry is None or not entry.get("levels"):
         have = levelled_option_sets(name)

@@ -25,7 +25,7 @@ One manifest per game lists every agent file its folder holds::
 * ``scores`` are measured games, each with the command that played them (an entry's file
   named as ``agent``, alone or as a search's ``net=``).
 
-``python -m training.agents.manifest --check`` checks every game's manifest against its folder
+``abstract-games manifest --check`` checks every game's manifest against its folder
 (files listed, sha256s, kinds, options, roles); ``--update`` writes the sha256s of the files as
 they are now (after a file was deliberately replaced); ``--add FILE [--roles trained net]`` lists
 a new file, its command and scores taken from its metadata and its ``.evaluation.json`` (a role
@@ -42,8 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from training.agents.archive import CheckpointError
+from training.agents.archive import CheckpointError, open_agent_file
 from training.agents.data_files import DataFileError, Fields, read_json_file
+from training.agents.kinds import read_agent_meta, sha256_of
 
 MANIFEST = "agents.json"
 ROLES = ("trained", "net")
@@ -173,12 +174,12 @@ def check_listed(path: str | Path, digest: str) -> None:
     if entry is None:
         raise ManifestError(
             f"agent file {shown} lies in {shown_path(manifest.folder)}/, whose manifest {manifest.shown} does not list it: "
-            f"list it (python -m training.agents.manifest --add {shown_path(resolved)}) or move it out of the folder"
+            f"list it (abstract-games manifest --add {shown_path(resolved)}) or move it out of the folder"
         )
     if entry.sha256 != digest:
         raise ManifestError(
             f"agent file {shown} is not the file its manifest {manifest.shown} lists: its sha256 is {digest}, the manifest's "
-            f"{entry.sha256} (a replaced or damaged file; python -m training.agents.manifest --update records a deliberate change)"
+            f"{entry.sha256} (a replaced or damaged file; abstract-games manifest --update records a deliberate change)"
         )
 
 
@@ -236,7 +237,7 @@ def resolve(game: str, options: dict[str, Any], role: str) -> Path:
     if unlisted:
         raise ManifestError(
             f"{shown_path(manifest.folder)}/ holds agent files its manifest {manifest.shown} does not list: "
-            f"{', '.join(unlisted[:5])}{' …' if len(unlisted) > 5 else ''}; list them (python -m training.agents.manifest --add) "
+            f"{', '.join(unlisted[:5])}{' …' if len(unlisted) > 5 else ''}; list them (abstract-games manifest --add) "
             "or move them out of the folder"
         )
     wanted = option_set(game, options)
@@ -261,8 +262,7 @@ def check_manifest(manifest: Manifest, game: str | None = None) -> list[str]:
     """What does not match between a manifest and its folder: unlisted or missing files, files
     that are not regular files, sha256s, kinds, options that are not the file's or not written
     as only their non-default ones, another game's files."""
-    from training.agents.archive import open_agent_file
-    from training.agents.files import read_agent_meta, sha256_of
+    import envs.registry
 
     problems = [f"{manifest.shown}: {name} is in the folder but not listed" for name in manifest.unlisted()]
     for entry in manifest.entries:
@@ -281,7 +281,8 @@ def check_manifest(manifest: Manifest, game: str | None = None) -> list[str]:
             problems.append(f"{label}: the file is of kind {kind!r}, the manifest says {entry.kind!r}")
         file_game = meta.get("game")
         if game is not None and file_game != game:
-            problems.append(f"{label}: the file is a {file_game} agent, the folder is {game}'s")
+            problems.append(f"{label}: the file is a {file_game} agent, the folder is {game}'s"
+                            f"{envs.registry.version_note(file_game, game)}")
             continue
         try:
             recorded = non_default_options(file_game, meta.get("options", {}))
@@ -333,8 +334,6 @@ def names_file(spec: str, name: str) -> bool:
 def entry_for(path: Path, roles: list[str]) -> dict[str, Any]:
     """A new manifest entry for an agent file: its kind, options, sha256 and command from the
     file, its scores from its ``.evaluation.json``."""
-    from training.agents.archive import open_agent_file
-    from training.agents.files import sha256_of, read_agent_meta
 
     kind, meta = read_agent_meta(path)
     with open_agent_file(path) as (stream, size):
@@ -368,8 +367,6 @@ def manifest_text(records: list[dict[str, Any]]) -> str:
 
 
 def read_agent_meta_game(path: Path) -> str:
-    from training.agents.files import read_agent_meta
-
     return read_agent_meta(path)[1]["game"]
 
 
@@ -387,7 +384,7 @@ def game_folders() -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m training.agents.manifest",
+        prog="abstract-games manifest",
         description="Check (or update) the manifests of the shipped agent files, checkpoints/<game>/agents.json.",
     )
     parser.add_argument("--check", action="store_true", help="check every manifest against its folder (the default)")
@@ -425,9 +422,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.update:
             records = []
             for entry in manifest.entries:
-                from training.agents.archive import open_agent_file
-                from training.agents.files import sha256_of
-
                 with open_agent_file(manifest.folder / entry.file) as (stream, size):
                     records.append(dict(entry.record, sha256=sha256_of(stream, size)))
             write_manifest(manifest.path, records)

@@ -14,7 +14,7 @@ A small residual convolutional tower over a game's planes (``Observer.planes``),
 Search scores a position with ``(1 − value_mix) · value + value_mix · margin`` (both recorded
 in the file's metadata: :func:`search_values`).
 
-Training (``training/jobs/alphazero.py``) uses a torch copy of this network with batch
+Training (``training.jobs.alphazero``) uses a torch copy of this network with batch
 normalisation; the saved file holds the weights with the normalisation folded into the
 convolutions, as plain float32 arrays, so playing needs numpy only — no torch, no unpickling.
 
@@ -35,18 +35,15 @@ from typing import Any
 
 import numpy as np
 
-FORMAT = "abstract-games-suite/policy-value-net"
+from envs.core.game import is_int
+from training.agents.archive import MAX_PARAMETERS, ArraySpec, CheckpointError, read_npz_member
+from training.agents.kinds import NETWORK_FORMAT
+
 FORMAT_VERSION = 1
 VALUE_HIDDEN = 64
 
 
-def _checkpoint_error() -> type:
-    from training.agents.checkpoint import CheckpointError
-
-    return CheckpointError
-
-
-class NetworkFileError(_checkpoint_error()):
+class NetworkFileError(CheckpointError):
     """An agent file that cannot be used here (the suite's one CheckpointError); the message
     says which check failed."""
 
@@ -207,7 +204,7 @@ def save_network(path: str | Path, architecture: Architecture, weights: dict[str
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     PolicyValueNet(architecture, weights, index)  # refuse to write what could not be read
-    record = dict(meta, kind="network", format=FORMAT, format_version=FORMAT_VERSION, architecture=asdict(architecture))
+    record = dict(meta, kind="network", format=NETWORK_FORMAT, format_version=FORMAT_VERSION, architecture=asdict(architecture))
     buffer = io.BytesIO()
     arrays = {name: np.asarray(value, np.float32) for name, value in weights.items()}
     arrays["policy.index"] = np.asarray(index, np.int64)
@@ -229,12 +226,12 @@ def architecture_from_meta(meta: dict[str, Any]) -> Architecture:
     if missing:
         raise NetworkFileError(f"meta.json's architecture lacks {missing[0]!r}")
     planes = raw["planes"]
-    if not (isinstance(planes, list) and len(planes) == 3 and all(_small_int(v, 1, 4096) for v in planes)):
+    if not (isinstance(planes, list) and len(planes) == 3 and all(is_int(v, 1, 4096) for v in planes)):
         raise NetworkFileError(f"meta.json's architecture 'planes' must be three sizes 1…4096, not {planes!r:.80}")
     limits = {"filters": (1, 1024), "blocks": (0, 64), "cell_channels": (0, 4096),
               "global_actions": (0, 1 << 20), "players": (1, 16)}
     for name, (low, high) in limits.items():
-        if not _small_int(raw[name], low, high):
+        if not is_int(raw[name], low, high):
             raise NetworkFileError(f"meta.json's architecture {name!r} must be an integer {low}…{high}, not {raw[name]!r:.80}")
     try:
         return Architecture(tuple(planes), raw["filters"], raw["blocks"], raw["cell_channels"],
@@ -243,19 +240,13 @@ def architecture_from_meta(meta: dict[str, Any]) -> Architecture:
         raise NetworkFileError(f"meta.json's architecture is inconsistent: {error}") from None
 
 
-def _small_int(value: Any, low: int, high: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-
-
 def network_array_specs(meta: dict[str, Any], shown: str) -> dict:
     """What the arrays of a network file must be, from its metadata (checked first)."""
-    from training.agents.checkpoint import MAX_PARAMETERS, ArraySpec
-
-    if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
-        raise NetworkFileError(f"agent file {shown} is not a {FORMAT} file of version {FORMAT_VERSION}")
+    if meta.get("format") != NETWORK_FORMAT or meta.get("format_version") != FORMAT_VERSION:
+        raise NetworkFileError(f"agent file {shown} is not a {NETWORK_FORMAT} file of version {FORMAT_VERSION}")
     architecture = architecture_from_meta(meta)
     actions = meta.get("num_actions")
-    if not _small_int(actions, 1, 1 << 20):
+    if not is_int(actions, 1, 1 << 20):
         raise NetworkFileError(f"agent file {shown}: meta.json's 'num_actions' must be an integer 1…{1 << 20}")
     shapes = architecture.weight_shapes()
     parameters = sum(int(np.prod(shape)) for shape in shapes.values())
@@ -269,29 +260,8 @@ def network_array_specs(meta: dict[str, Any], shown: str) -> dict:
 def read_zip(archive, meta: dict[str, Any], shown: str) -> PolicyValueNet:
     """The network kind's part of ``training.agents.files.read_agent_file``: the network of an
     opened agent file whose metadata has been read."""
-    from training.agents.archive import read_npz_member
-
     arrays = read_npz_member(archive, "weights.npz", network_array_specs(meta, shown), "")
     index = arrays.pop("policy.index")
     return PolicyValueNet(architecture_from_meta(meta), arrays, index)
 
 
-def read_network_file(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The metadata and arrays of an agent file (the weights and ``policy.index``), through the
-    suite's one agent-file reader (``training.agents.files``: every size is checked before it
-    is read)."""
-    meta, net = _read(path)
-    return meta, {**net.weights, "policy.index": net.index}
-
-
-def load_network(path: str | Path) -> tuple[PolicyValueNet, dict[str, Any]]:
-    """The network of an agent file and its metadata (checked; see :func:`read_network_file`)."""
-    meta, net = _read(path)
-    return net, meta
-
-
-def _read(path: str | Path) -> tuple[dict[str, Any], PolicyValueNet]:
-    from training.agents.files import NETWORK_KINDS, read_agent_file
-
-    agent_file = read_agent_file(path, NETWORK_KINDS)
-    return agent_file.meta, agent_file.content

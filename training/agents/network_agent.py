@@ -19,26 +19,11 @@ from typing import Any
 import numpy as np
 
 import envs
-from envs.core.game import json_ready
 from training.agents.checkpoint import refuse_other_options
-from training.agents.network import NetworkFileError, PolicyValueNet, read_zip  # noqa: F401 (read_zip: the kind's reader)
+from training.agents.network import NetworkFileError, PolicyValueNet
 
 # search settings an agent file may record for mcts:N:net= (training.search.guided.GuidedMCTSAgent)
 SEARCH_SETTINGS = {"value_mix", "hook_value_weight", "c_scale", "playout"}
-
-
-def load_network_for(path: str | Path, game: str, options: dict[str, Any]) -> tuple[PolicyValueNet, dict[str, Any]]:
-    """Load a network file and check it against ``game`` under ``options`` (its own options
-    when none are given): the game, the planes' shape, the actions and the policy layout.
-    ``"trained"`` is the network the game's manifest gives the role ``net`` for these options."""
-    from training.agents.files import NETWORK_KINDS, read_agent_file
-
-    if str(path) == "trained":
-        from training.agents.manifest import resolve
-
-        path = resolve(game, options, "net")
-    agent_file = read_agent_file(path, NETWORK_KINDS)
-    return check_network(agent_file.path, agent_file.content, agent_file.meta, game, options)
 
 
 def check_network(path: str | Path, net: PolicyValueNet, meta: dict[str, Any], game: str,
@@ -47,7 +32,8 @@ def check_network(path: str | Path, net: PolicyValueNet, meta: dict[str, Any], g
     under ``options``; its metadata with ``resolved_options`` added."""
     description = envs.describe(game)
     if meta.get("game") != description.name:
-        raise NetworkFileError(f"agent file {str(path)!r} was trained for {meta.get('game')!r}, not {description.name!r}")
+        raise NetworkFileError(f"agent file {str(path)!r} was trained for {meta.get('game')!r}, not {description.name!r}"
+                               f"{envs.registry.version_note(meta.get('game'), description.name)}")
     trained_for = meta.get("options")
     if not isinstance(trained_for, dict):
         raise NetworkFileError(f"agent file {str(path)!r}: meta.json has no 'options' object")
@@ -162,7 +148,3 @@ def agent(agent_file, game: str, seed: int | None = None, sample: bool = False,
     return NetworkAgent(net, meta, observer)
 
 
-def load_network_agent(path: str | Path, game: str, seed: int | None = None, **options: Any) -> NetworkAgent:
-    from training.agents.files import NETWORK_KINDS, load_agent_file
-
-    return load_agent_file(path, game, seed=seed, kinds=NETWORK_KINDS, **options)

@@ -15,12 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from training.agents.checkpoint import (
-    MAX_LAYERS, MAX_PARAMETERS, CheckpointError, check_fits, check_policy_meta, observation_misfit,
-)
-from training.agents.onnx_file import (  # noqa: F401 (the graph's names, importable from here)
-    ACTION_MASK, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, OPSET, POLICY_ONNX_FORMAT, PROBABILITIES, inference, read_model,
-)
+from training.agents.archive import MAX_LAYERS, MAX_PARAMETERS, CheckpointError
+from training.agents.checkpoint import check_fits, check_policy_meta, observation_misfit
+from training.agents.kinds import POLICY_ONNX_FORMAT
+from training.agents.onnx_file import ACTION_MASK, MASKED_LOGIT, MASKED_LOGITS, PROBABILITIES, inference, read_model
 
 # The graph's contract (training.agents.export_onnx writes it, this module reads it; docs/onnx.md).
 ONNX_FORMAT = POLICY_ONNX_FORMAT
@@ -156,11 +154,4 @@ def agent(agent_file, game: str, seed: int | None = None, sample: bool = False,
     check_graph(agent_file.path, session, observation_shape[0], action_n)
     return OnnxAgent(session, agent_file.meta, sample=sample, seed=seed)
 
-
-def load_onnx_agent(path: str | Path, game: str, seed: int | None = None, sample: bool = False, **options: Any):
-    """Load an exported agent file (a policy, or a policy-value network: ``training.agents.onnx_network``)
-    as an agent for ``game`` under ``options`` (checked against its metadata)."""
-    from training.agents.files import load_agent_file
-
-    return load_agent_file(path, game, seed=seed, sample=sample, kinds=("onnx-policy", "onnx-network"), **options)
 

@@ -26,8 +26,6 @@ from training.agents.archive import MAX_JSON_DEPTH, CheckpointError, _refuse_con
 # nothing newer, and a newer default would only lock out older runtimes.
 OPSET = 17
 IR_VERSION = 8
-POLICY_ONNX_FORMAT = "abstract-games-suite/policy-onnx"  # kind "onnx-policy"
-NETWORK_ONNX_FORMAT = "abstract-games-suite/policy-value-onnx"  # kind "onnx-network"
 MASKED_LOGIT = -1e8  # the logit of an illegal action, as in sb3-contrib's masked distribution
 ACTION_MASK, MASKED_LOGITS, PROBABILITIES = "action_mask", "masked_logits", "probabilities"
 

@@ -1,7 +1,7 @@
 """Policy-value networks (``training.agents.network``) as ONNX (kind ``"onnx-network"``): the
 exporter and the checked loader.
 
-``python -m training.export_onnx <network>.zip`` writes the graph (this module's
+``abstract-games export-onnx <network>.zip`` writes the graph (this module's
 :func:`build_network_model`, built from the numpy weights with ``onnx.helper``, no torch);
 ``load_agent("<network>.onnx", game)`` plays it with onnxruntime alone
 (:class:`OnnxNetworkAgent`). Inputs (``batch`` dynamic):
@@ -24,17 +24,16 @@ needs, one int64 index), as it does for exported policies.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from training.agents.checkpoint import CheckpointError
-from training.agents.network import FORMAT, Architecture, PolicyValueNet, architecture_from_meta
+from training.agents.archive import CheckpointError
+from training.agents.kinds import NETWORK_FORMAT, NETWORK_ONNX_FORMAT
+from training.agents.network import Architecture, PolicyValueNet, architecture_from_meta
 from training.agents.network_agent import check_network, observation_planes
-from training.agents.onnx_file import (  # noqa: F401 (the graph's names, importable from here)
-    ACTION_MASK, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, NETWORK_ONNX_FORMAT, ONNX_FLOAT, ONNX_INT64, OPSET,
-    PROBABILITIES, inference, read_model,
+from training.agents.onnx_file import (
+    ACTION_MASK, IR_VERSION, MASKED_LOGIT, MASKED_LOGITS, ONNX_FLOAT, ONNX_INT64, OPSET, PROBABILITIES, inference, read_model,
 )
 
 NETWORK_ONNX_FORMAT_VERSION = 1
@@ -135,7 +134,7 @@ def build_network_model(net: PolicyValueNet, meta: dict[str, Any]):
     )
     model.ir_version = IR_VERSION
     props = {**meta, "kind": "onnx-network", "source_kind": meta.get("kind", "network"), "format": NETWORK_ONNX_FORMAT,
-             "format_version": NETWORK_ONNX_FORMAT_VERSION, "network_format": FORMAT,
+             "format_version": NETWORK_ONNX_FORMAT_VERSION, "network_format": NETWORK_FORMAT,
              "input": PLANES, "observation_shape": [height, width, channels], "action_n": actions}
     helper.set_model_props(model, {key: json.dumps(value, sort_keys=True) for key, value in props.items()})
     onnx.checker.check_model(model, full_check=True)

@@ -5,6 +5,9 @@ that module by its import path (``GameDescription.bots``) and :func:`bot_kit` im
 returns the kit (envs never import the training stack: the layers point one way). Every field
 is typed and has no silent default for a hook: a misspelt hook is a ``NameError`` when the
 module is imported, not a fallback found later.
+
+May import: ``envs``, ``training.common``, ``training.agents`` (the agent interface); never
+``training.search`` or ``training.players``.
 """
 
 from __future__ import annotations

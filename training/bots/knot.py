@@ -31,7 +31,8 @@ from typing import Any
 from envs.core.game import relative_margins
 from envs.knot.geometry import FIT, OTHER_PORT, TURN_FOR_PORT
 from envs.knot.observer import KnotObserver
-from envs.knot.rules import BONUS, DRAW, KnotGame
+from envs.knot.options import BONUS, DRAW
+from envs.knot.rules import KnotGame
 from training.agents.base import legal_from_mask
 from training.bots import BotKit, LadderSpec, SearchHooks
 

@@ -18,9 +18,7 @@ from envs.loom.observer import LoomObserver
 from envs.loom.rules import ROUNDS, LoomGame
 from training.agents.base import legal_from_mask
 from training.bots import BotKit, LadderSpec, SearchHooks
-from training.bots.loom_values import (  # noqa: F401  (re-exported for the fit script and tests)
-    LINE_VALUES_PATH, LineValues, line_signature, line_values, weave_deltas,
-)
+from training.bots.loom_values import line_values, weave_deltas
 
 
 def clean_room(cloth) -> int:

@@ -59,7 +59,8 @@ import sys
 from typing import Any, Callable
 
 import envs
-from training import game_name, load_agent
+from envs.registry import canonical_name as game_name
+from training.players.load import load_agent
 from training.agents.levels import levels_file, option_key
 from training.agents.manifest import ManifestError
 from training.evaluation.level_games import ROOT, Player, ResultStore
@@ -195,40 +196,8 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
         log("order: " + ", ".join(order))
         # 2. the levels: each must score MARGIN against the last level chosen
         log(f"levels ({settings['games']} games a pair, {MARGIN:.0%} needed)")
-        chain, dropped = [order[0]], []
-        for spec in order[1:]:
-            result = player.ensure(spec, chain[-1], settings["games"], "level")
-            if result["score"] >= MARGIN:
-                chain.append(spec)
-                continue
-            if result["score"] > 1 - MARGIN and len(chain) >= 2 and wins_tie(spec, chain[-1], prefer, store):
-                # level with the last level and preferred to it: it takes that level's place if it
-                # too scores MARGIN against the level below
-                under = player.ensure(spec, chain[-2], settings["games"], "level")
-                if under["score"] >= MARGIN:
-                    dropped.append({"spec": chain[-1], "below": chain[-2], "replaced_by": spec,
-                                    **store.score(chain[-1], chain[-2], settings["games"])})
-                    log(f"  {spec} takes the place of {chain[-1]}, level with it ({result['score']:.1%})")
-                    chain[-1] = spec
-                    continue
-            dropped.append({"spec": spec, "below": chain[-1], **result})
-            log(f"  dropped {spec}: {result['score']:.1%} against {chain[-1]}")
-        # the top level is the strongest candidate measured: by the ratings over every pair played
-        ratings, _ = fit(store, candidates, candidates[0])
-        best = max(candidates, key=lambda spec: (ratings[spec], -candidates.index(spec)))
-        if best not in chain and len(chain) >= 2 and ratings[best] > ratings[chain[-1]]:
-            above = player.ensure(best, chain[-1], settings["games"], "top")
-            if above["score"] >= MARGIN:
-                chain.append(best)
-            elif above["score"] > 0.5:
-                under = player.ensure(best, chain[-2], settings["games"], "top")
-                if under["score"] >= MARGIN:
-                    dropped.append({"spec": chain[-1], "below": chain[-2], "replaced_by": best,
-                                    **store.score(chain[-1], chain[-2], settings["games"])})
-                    log(f"  {best}, the strongest measured, takes the place of {chain[-1]} ({above['score']:.1%})")
-                    chain[-1] = best
-            if best in chain:  # a level after all: no longer among those left out
-                dropped = [d for d in dropped if d["spec"] != best]
+        chain, dropped = _choose_levels(player, store, order, settings["games"], prefer, log)
+        dropped = _place_strongest(player, store, candidates, chain, dropped, settings["games"], log)
         # 3. jumps of two levels
         log(f"jumps ({settings['jump_games']} games a pair)")
         for lower, upper in zip(chain, chain[2:]):
@@ -242,13 +211,107 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
     finally:
         player.close()
     # 5. ratings and think times
+    levels, reference_entry = _rate_levels(store, chain, reference, top_vs_reference, settings["games"], log)
+    pairs_played = sum(len(e["outcomes"]) for e in store.data["pairs"].values())
+    where = _close_sitting(store, player.played, entry)
+    wall_clock = sum(sitting["seconds"] for sitting in store.data["sittings"])
+    entry.update({
+        "levels": levels,
+        "reference_result": reference_entry,
+        "dropped": dropped,
+        "calibration": {
+            "command": command or f"python -m training.levels --game {envs.describe(name).short_name}"
+                       + (f" --options '{json.dumps(options)}'" if options else ""),
+            "settings": settings,
+            "settings_workers": workers,
+            "seed_base": seed,
+            "games_stored": pairs_played,
+            "results_file": (results_path.relative_to(ROOT).as_posix() if results_path.is_relative_to(ROOT)
+                             else str(results_path)),
+            "machine": where,
+            "date": datetime.date.today().isoformat(),
+            "wall_clock_s": wall_clock,
+            "sittings": len(store.data["sittings"]),
+        },
+    })
+    if write:
+        _write_calibration(name, options, data, entry, store, log)
+    for level in levels:
+        log(f"  level {level['level']} {level['name']:<11} {level['spec']:<28} Elo {level['elo']:7.1f} "
+            f"{level['ms_per_move'] or 0:9.1f} ms/move")
+    return entry
+
+
+def _close_sitting(store, played: bool, entry: dict) -> str:
+    """Record this sitting's machine and save the results; the machine the record names."""
+    where = machine()
+    if played:
+        store.sitting["machine"] = where
+    else:  # every game was stored: nothing was measured now, so the record keeps its sittings and machine
+        store.data["sittings"].remove(store.sitting)
+        where = entry.get("calibration", {}).get("machine", where)
+    store.save()
+    return where
+
+
+def _choose_levels(player, store, order: list[str], games: int, prefer: list[str],
+                   log: Callable[[str], None]) -> tuple[list[str], list[dict]]:
+    """The levels in the quick estimate's ``order``: each must score MARGIN against the last
+    level chosen (a candidate level with it and preferred to it takes its place if it too
+    scores MARGIN against the level below); the chain and the candidates left out."""
+    chain, dropped = [order[0]], []
+    for spec in order[1:]:
+        result = player.ensure(spec, chain[-1], games, "level")
+        if result["score"] >= MARGIN:
+            chain.append(spec)
+            continue
+        if result["score"] > 1 - MARGIN and len(chain) >= 2 and wins_tie(spec, chain[-1], prefer, store):
+            under = player.ensure(spec, chain[-2], games, "level")
+            if under["score"] >= MARGIN:
+                dropped.append({"spec": chain[-1], "below": chain[-2], "replaced_by": spec,
+                                **store.score(chain[-1], chain[-2], games)})
+                log(f"  {spec} takes the place of {chain[-1]}, level with it ({result['score']:.1%})")
+                chain[-1] = spec
+                continue
+        dropped.append({"spec": spec, "below": chain[-1], **result})
+        log(f"  dropped {spec}: {result['score']:.1%} against {chain[-1]}")
+    return chain, dropped
+
+
+def _place_strongest(player, store, candidates: list[str], chain: list[str], dropped: list[dict], games: int,
+                     log: Callable[[str], None]) -> list[dict]:
+    """The top level is the strongest candidate measured, by the ratings over every pair
+    played: it joins the chain (``chain``, changed in place) on top of it or in its top
+    level's place where it scores enough; the candidates left out."""
+    ratings, _ = fit(store, candidates, candidates[0])
+    best = max(candidates, key=lambda spec: (ratings[spec], -candidates.index(spec)))
+    if best not in chain and len(chain) >= 2 and ratings[best] > ratings[chain[-1]]:
+        above = player.ensure(best, chain[-1], games, "top")
+        if above["score"] >= MARGIN:
+            chain.append(best)
+        elif above["score"] > 0.5:
+            under = player.ensure(best, chain[-2], games, "top")
+            if under["score"] >= MARGIN:
+                dropped.append({"spec": chain[-1], "below": chain[-2], "replaced_by": best,
+                                **store.score(chain[-1], chain[-2], games)})
+                log(f"  {best}, the strongest measured, takes the place of {chain[-1]} ({above['score']:.1%})")
+                chain[-1] = best
+        if best in chain:  # a level after all: no longer among those left out
+            dropped = [d for d in dropped if d["spec"] != best]
+    return dropped
+
+
+def _rate_levels(store, chain: list[str], reference: str | None, top_vs_reference: dict | None, games: int,
+                 log: Callable[[str], None]) -> tuple[list[dict], dict | None]:
+    """Each level's entry (Elo with its interval, think time, score against the level below)
+    and the reference's entry (``None`` without a reference)."""
     rated = chain + ([reference] if top_vs_reference is not None and reference not in chain else [])
     ratings, errors = fit(store, rated, chain[0])
     think = store.think()
     levels = []
     for number, spec in enumerate(chain, start=1):
         seconds, moves = think.get(spec, [0.0, 0])
-        below = store.score(spec, chain[number - 2], settings["games"]) if number > 1 else None
+        below = store.score(spec, chain[number - 2], games) if number > 1 else None
         elo = ratings[spec]
         levels.append({
             "level": number,
@@ -271,55 +334,29 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
             reference_entry = {"spec": reference, "is_top": False, "top_vs_reference": top_vs_reference,
                                "elo": round(ratings[reference], 1),
                                "ms_per_move": round(1000 * seconds / moves, 2) if moves else None}
-    pairs_played = sum(len(e["outcomes"]) for e in store.data["pairs"].values())
-    where = machine()
-    if player.played:
-        store.sitting["machine"] = where
-    else:  # every game was stored: nothing was measured now, so the record keeps its sittings and machine
-        store.data["sittings"].remove(store.sitting)
-        where = entry.get("calibration", {}).get("machine", where)
-    store.save()
-    wall_clock = sum(sitting["seconds"] for sitting in store.data["sittings"])
-    entry.update({
-        "levels": levels,
-        "reference_result": reference_entry,
-        "dropped": dropped,
-        "calibration": {
-            "command": command or f"python -m training.levels --game {envs.describe(name).short_name}"
-                       + (f" --options '{json.dumps(options)}'" if options else ""),
-            "settings": settings,
-            "settings_workers": workers,
-            "seed_base": seed,
-            "games_stored": pairs_played,
-            "results_file": (results_path.relative_to(ROOT).as_posix() if results_path.is_relative_to(ROOT)
-                             else str(results_path)),
-            "machine": where,
-            "date": datetime.date.today().isoformat(),
-            "wall_clock_s": wall_clock,
-            "sittings": len(store.data["sittings"]),
-        },
-    })
-    if write:
-        path = levels_file(name)
-        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        write_agents_table(name, entry)
-        write_summary()
-        log(f"wrote {path.relative_to(ROOT)} and its table in {AGENTS_PAGE.relative_to(ROOT)}")
-        measured = [{"upper": e["upper"], "lower": e["lower"], **store.score(e["upper"], e["lower"])}
-                    for e in store.data["pairs"].values()]
-        try:
-            written = record_calibration(name, options, measured, entry["calibration"]["command"])
-            log(f"wrote {written} scores of shipped agent files into their manifest")
-        except ManifestError as error:  # a game that ships no agent files
-            log(f"no manifest scores written: {error}")
-    for level in levels:
-        log(f"  level {level['level']} {level['name']:<11} {level['spec']:<28} Elo {level['elo']:7.1f} "
-            f"{level['ms_per_move'] or 0:9.1f} ms/move")
-    return entry
+    return levels, reference_entry
+
+
+def _write_calibration(name: str, options: dict[str, Any], data: dict, entry: dict, store,
+                       log: Callable[[str], None]) -> None:
+    """The levels file, its table in the agents page, the summary, and the measured scores of
+    shipped agent files into their manifest."""
+    path = levels_file(name)
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_agents_table(name, entry)
+    write_summary()
+    log(f"wrote {path.relative_to(ROOT)} and its table in {AGENTS_PAGE.relative_to(ROOT)}")
+    measured = [{"upper": e["upper"], "lower": e["lower"], **store.score(e["upper"], e["lower"])}
+                for e in store.data["pairs"].values()]
+    try:
+        written = record_calibration(name, options, measured, entry["calibration"]["command"])
+        log(f"wrote {written} scores of shipped agent files into their manifest")
+    except ManifestError as error:  # a game that ships no agent files
+        log(f"no manifest scores written: {error}")
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(prog="python -m training.levels", description=__doc__,
+    parser = argparse.ArgumentParser(prog="abstract-games levels", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True, help="env name, e.g. linecatch or loom_v0")
     parser.add_argument("--options", default="{}", help="env options as JSON (default: the game's defaults)")

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import envs
-from training import game_name
+from envs.registry import canonical_name as game_name
 from training.bots import LadderSpec, bot_kit
+from training.common.flags import HelpFormatter
 from training.evaluation.tournament import PairResult, play_pair_parallel, players_of, short, wilson_interval
 
 
@@ -99,7 +100,7 @@ def run_ladder(game: str, spec: LadderSpec, games: int, top_games: int, seed: in
 
 def markdown(game: str, spec: LadderSpec, rungs_: list[Rung]) -> str:
     lines = [
-        f"**{game}** {json.dumps(spec.options) if spec.options else '(default options)'} — {spec.note}",
+        f"**{envs.describe(game).name}** {json.dumps(spec.options) if spec.options else '(default options)'} — {spec.note}",
         "",
         "| agent | vs | games | W | D | L | score | 95% over deals | 95% Wilson | separated | s/game |",
         "|---|---|---:|---:|---:|---:|---:|---|---|:-:|---:|",
@@ -118,7 +119,7 @@ def markdown(game: str, spec: LadderSpec, rungs_: list[Rung]) -> str:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("--game", nargs="*", help="games (default: all five)")
     parser.add_argument("--games", type=int, default=200, help="games per pair below MCTS(1000)")
     parser.add_argument("--top-games", type=int, default=100, help="games of MCTS(1000) against MCTS(100)")

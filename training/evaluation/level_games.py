@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import envs
-from training import load_agent
+from training.players.load import load_agent
 from training.common.progress import Progress
 from training.evaluation.tournament import players_of, wilson_interval
 

@@ -59,7 +59,7 @@ def levels_table(game: str, entry: dict[str, Any]) -> str:
             + (f"; level with `{d['replaced_by']}`, which took its place)" if d.get("replaced_by")
                else ", under 55%)") for d in dropped) + "."]
     calibration = entry["calibration"]
-    lines += ["", f"Measured {calibration['date']} on {calibration['machine']}; "
+    lines += ["", f"Measured on `{envs.describe(game).name}` {calibration['date']}, on {calibration['machine']}; "
                   f"{calibration['games_stored']:,} games stored in `{calibration['results_file']}`, "
                   f"{calibration['wall_clock_s'] / 60:.0f} minutes of wall-clock with {calibration['settings_workers']} "
                   f"workers. Command: `{calibration['command']}`."]
@@ -107,7 +107,7 @@ def summary_table() -> str:
                 versus = "—"
             calibration_record = entry["calibration"]
             rows.append(
-                f"| {envs.describe(game).short_name} {entry.get('label', '')} | {len(entry['levels'])} | `{top['spec']}` | "
+                f"| {envs.describe(game).name} {entry.get('label', '')} | {len(entry['levels'])} | `{top['spec']}` | "
                 f"{top['elo']:.0f} ({low:.0f} to {high:.0f}) | {versus} | {calibration_record['games_stored']:,} | "
                 f"{calibration_record['wall_clock_s'] / 60:.0f} min |")
     return "\n".join(rows)

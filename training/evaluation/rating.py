@@ -74,7 +74,8 @@ def rate(game: str, agent: str, options: dict[str, Any], games: int, seed: int, 
     from tqdm import tqdm
 
     import envs
-    from training import agent_levels, load_agent
+    from training.agents.levels import agent_levels
+    from training.players.load import load_agent
     from training.agents.levels import in_repository
     from training.evaluation.tournament import play_one_deal_game
 
@@ -149,7 +150,7 @@ def report(result: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m training.rate", description=__doc__,
+    parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True, help="the game (linecatch, loom_v0, …)")
     parser.add_argument("--agent", required=True, help="a load_agent spec (heuristic, mcts:200, level:3, …) or an agent file")

@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import envs
-from training import game_name, load_agent
+from envs.registry import canonical_name as game_name
+from training.players.load import load_agent
+from training.common.flags import HelpFormatter
 from training.common.processes import single_thread_pool
 from training.common.progress import Progress
 
@@ -263,7 +265,7 @@ def elo_ratings(results: list[PairResult], iterations: int = 2000) -> dict[str, 
 
 
 def markdown_table(game: str, options: dict, results: list[PairResult]) -> str:
-    head = f"**{game}** {json.dumps(options) if options else '(default options)'}\n\n"
+    head = f"**{envs.describe(game).name}** {json.dumps(options) if options else '(default options)'}\n\n"
     rows = [
         "| agent | vs | games | W | D | L | score | 95% interval | mean points |",
         "|---|---|---:|---:|---:|---:|---:|---|---|",
@@ -362,7 +364,8 @@ def json_table(game: str, options: dict, command: str, results: list[PairResult]
     """The ``--json`` file: what the printed table shows (every pair's counts, score, interval and
     mean points; every agent's Elo, highest first), with the game, options and command."""
     ratings = sorted(elo_ratings(results).items(), key=lambda kv: -kv[1]) if results else []
-    return {"game": game, "options": options, "command": command, "pairs": [pair_summary(r) for r in results],
+    return {"game": envs.describe(game).name, "options": options, "command": command,
+            "pairs": [pair_summary(r) for r in results],
             "elo": {name: value for name, value in ratings}}
 
 
@@ -371,7 +374,7 @@ def short(spec: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> list[PairResult]:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("--game", required=True, help="env name, e.g. linecatch or loom_v0")
     parser.add_argument("--agents", nargs="+", required=True, help="load_agent specs (two or more)")
     parser.add_argument("--games", type=int, default=200, help="games per pair (seats alternate)")

@@ -2,7 +2,8 @@
 (``alphazero``), tuning on better labels (``tuning``), MaskablePPO self-play (``ppo``), Ray RLlib
 (``rllib`` + ``rllib_policy``) and the README's main job (``main``).
 
-May import everything below it: ``envs``, ``wrappers``, ``training.agents``, ``training.search``,
-``training.evaluation``, ``training.common``, ``training.bots``. Nothing imports a job except
-the command modules (``python -m training.<job>``).
+May import everything below it: ``envs``, ``wrappers``, ``training.common``, ``training.agents``,
+``training.bots``, ``training.search``, ``training.players``, ``training.evaluation``. Nothing
+imports a job: the command line (``training.cli``: ``abstract-games <command>``) runs its
+``main`` by name.
 """

@@ -47,6 +47,30 @@ class PolicyJobConfig(JobConfig):
     final_eval_games: int = 400
     """games against random and against heuristic at the end (seats alternated)"""
 
+    def policy_meta(self, description: Any, options: dict[str, Any], spaces: tuple[list[int], int], algo: str,
+                    command: str, created: str, **details: Any) -> dict[str, Any]:
+        """The metadata of a policy file either trainer writes: the game and its options (as
+        files record them), the network's shapes (``spaces``: the observation's shape and the
+        number of actions, ``training.agents.checkpoint.env_spaces``), ``algo`` and the
+        trainer's own ``details``, the seed, the code's version, the command and the run's time."""
+        from training.agents.checkpoint import code_version
+
+        observation_shape, action_n = spaces
+        return {
+            "game": description.name,
+            "options": description.portable_options(options),
+            "observation_shape": observation_shape,
+            "action_n": action_n,
+            "net_arch": list(self.net_arch),
+            "activation": self.activation,
+            "algo": algo,
+            **details,
+            "seed": self.seed,
+            "code_version": code_version(),
+            "command": command,
+            "created": created,
+        }
+
 
 def flag(name: str) -> str:
     """The command-line flag of a config field: ``eval_games`` → ``--eval-games``."""

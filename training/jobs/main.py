@@ -1,12 +1,12 @@
 """The main job: train an agent on a sensible default, then evaluate it in a round robin.
 
-    python -m training.main                       # Linecatch 4×4, a few minutes on 2 cores
-    python -m training.main --game loom --options '{}' --warm-start heuristic
-    python -m training.main --tournament          # only the bot tournament, every game
+    abstract-games train-and-evaluate                 # Linecatch 4×4, a few minutes on 2 cores
+    abstract-games train-and-evaluate --game loom --options '{}' --warm-start heuristic
+    abstract-games train-and-evaluate --tournament    # only the bot tournament, every game
 
-The default trains on a 4×4 Linecatch board with ``training.train``: the network first
+The default trains on a 4×4 Linecatch board with ``abstract-games train``: the network first
 imitates the exact solver (every optimal move), then improves by MaskablePPO self-play against
-random, heuristic and frozen snapshots of itself. Any ``training.train`` flag overrides the
+random, heuristic and frozen snapshots of itself. Any ``abstract-games train`` flag overrides the
 default (later flags win). The trained agent then plays a round robin against the solver
 (where the game has one), the heuristic and the random bot, ``--games`` games per pair with
 seats alternated; the table (95% intervals, Elo) is printed and written into the run folder
@@ -25,14 +25,14 @@ import time
 from pathlib import Path
 
 import envs
-from training import bot_table, load_agent
+from training.players.load import bot_table, load_agent
 from training.bots import bot_kit
 from training.evaluation.tournament import draw_chart, markdown_table, round_robin
 
 from training.jobs import ppo as trainer  # parse_config(argv) reads the flags, train(config, command) runs
 
-TRAINER = "training.train"
-"""The command that trains (``python -m training.train``, the launcher of ``trainer``): its
+TRAINER = "train"
+"""The command that trains (``abstract-games train``, whose module is ``trainer``): its
 ``train(config, command)`` returns a summary with the run folder (``"run"``) and the agent file
 (``"checkpoint"``)."""
 
@@ -102,7 +102,7 @@ def evaluate(agent: str, game: str, options: dict, games: int, seed: int, run: P
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m training.main", description=__doc__,
+    parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter, add_help=False)
     parser.add_argument("--tournament", action="store_true", help="only the bot tournament over every game")
     parser.add_argument("--games", type=int, default=200, help="games per pair in the round robin")
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     args, rest = parser.parse_known_args(argv)
     if args.help:
         parser.print_help()
-        print(f"\nAny flag of python -m {TRAINER} too (the default run's are {shlex.join(DEFAULT_RUN)}):\n")
+        print(f"\nAny flag of abstract-games {TRAINER} too (the default run's are {shlex.join(DEFAULT_RUN)}):\n")
         try:
             trainer.parse_config(["--help"])
         except SystemExit:
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     started = time.perf_counter()
     flags = DEFAULT_RUN + rest
-    command = f"python -m {TRAINER} " + shlex.join(flags)
+    command = f"abstract-games {TRAINER} " + shlex.join(flags)
     print(f"training: {command}", flush=True)
     config = trainer.parse_config(flags)
     summary = trainer.train(config, command)

@@ -26,13 +26,14 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from training import bot_table, game_name
-from training.agents.checkpoint import PolicyAgent, code_version, env_spaces, portable_options, save_checkpoint
+from envs.registry import canonical_name as game_name
+from training.players.load import bot_table
+from training.agents.checkpoint import PolicyAgent, env_spaces, save_checkpoint
 from training.evaluation.tournament import evaluate_against
 from training.common.flags import parse_flags
 from training.jobs.config import PolicyJobConfig
 from training.common.progress import Progress
-from wrappers.self_play import SelfPlayEnv
+from training.players.self_play import SelfPlayEnv
 
 
 @dataclass
@@ -150,7 +151,7 @@ def imitation_data(config: TrainConfig, game: str, options: dict[str, Any]):
     whole set, any other bot the one move it plays.
     """
     import envs
-    from training import load_agent
+    from training.players.load import load_agent
 
     rivals = ", ".join(dict.fromkeys(["itself", *config.opponents]))
     print(f"warm start: {config.warm_start_games:,} games of {config.warm_start} (against {rivals}) to imitate", flush=True)
@@ -222,21 +223,103 @@ def warm_start(model, config: TrainConfig, game: str, options: dict[str, Any]) -
               f"best moves {agree / count:.0%} ({time.perf_counter() - started:.0f} s)", flush=True)
 
 
+@dataclass
+class PpoRun:
+    """What the steps of one :func:`train` run share: the game, the run folder, the command
+    that made it, and what the evaluations have found so far (the pool's snapshots, the
+    history, the best policy against the fixed opponents)."""
+
+    config: TrainConfig
+    description: Any  # the game's envs.core.description.GameDescription
+    options: dict[str, Any]
+    bots: dict[str, Any]
+    run_dir: Path
+    command: str
+    stamp: str
+    started: float
+    observation_shape: list[int] = field(default_factory=list)
+    action_n: int = 0
+    snapshots: list[dict] = field(default_factory=list)
+    history: list[dict] = field(default_factory=list)
+    best: dict[str, Any] = field(default_factory=lambda: {"score": -1.0, "layers": None, "steps": 0})
+
+    @property
+    def game(self) -> str:
+        return self.description.name
+
+    def agent_meta(self, steps_trained: int, policy_from: int) -> dict[str, Any]:
+        return self.config.policy_meta(
+            self.description, self.options, (self.observation_shape, self.action_n), "MaskablePPO", self.command,
+            self.stamp, steps_trained=steps_trained, policy_from_step=policy_from,
+            wall_seconds=round(time.perf_counter() - self.started, 1))
+
+    def consider(self, layers, fixed_score: float, steps: int) -> None:
+        if fixed_score > self.best["score"]:
+            self.best.update(score=fixed_score, layers=layers, steps=steps)
+
+    def against_fixed(self, agent: PolicyAgent, seed: int) -> dict[str, float]:
+        """The agent's score against each bot of ``--opponents`` (not the snapshots)."""
+        config = self.config
+        return {spec: evaluate_against(self.game, agent, spec, config.eval_games, seed, self.options)
+                for spec in config.opponents}
+
+
 def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
     """Train as ``config`` says; ``command`` is recorded in the agent file and
     ``evaluation.json`` as the command that made the run (default: this process's
     ``python -m training.train`` command line)."""
+    run = _start_run(config, command)
+    vec_env, model = _make_model(run)
+    if config.warm_start:
+        if config.warm_start not in run.bots:
+            raise ValueError(f"option 'warm_start' must be one of {', '.join(run.bots)} or empty, not {config.warm_start!r}")
+        warm_start(model, config, run.game, run.options)
+    run.observation_shape, run.action_n = env_spaces(run.game, run.options)
+    if config.keep_best:
+        start = PolicyAgent(actor_layers(model), config.activation)
+        print(f"evaluating the starting policy: {config.eval_games} games against each of {', '.join(config.opponents)}",
+              flush=True)
+        fixed = run.against_fixed(start, config.seed)
+        print("[       0 steps] vs " + " ".join(f"{k} {v:.0%}" for k, v in fixed.items()), flush=True)
+        run.consider(start.layers, float(np.mean(list(fixed.values()))), 0)
+    learn_seconds, env_seconds = _learn(run, model, vec_env)
+    layers, taken_at = _kept_policy(run, model)
+    checkpoint = run.run_dir / f"{run.description.short_name}__maskppo__{config.seed}.zip"
+    meta = run.agent_meta(int(model.num_timesteps), taken_at)
+    del meta["wall_seconds"]  # the shipped file records no timing
+    save_checkpoint(checkpoint, layers, meta)
+    final = _final_evaluation(run, layers)
+    summary = {
+        "run": str(run.run_dir),
+        "checkpoint": str(checkpoint),
+        "steps": int(model.num_timesteps),
+        "learn_seconds": learn_seconds,
+        "env_steps_per_second": model.num_timesteps / learn_seconds,
+        "env_time_share": float(np.mean(env_seconds) / learn_seconds),
+        "final_evaluation": final,
+        "history": run.history,
+        "command": run.command,
+    }
+    (run.run_dir / "evaluation.json").write_text(json.dumps(summary, indent=2))
+    print(f"\ncheckpoint: {checkpoint}")
+    print(f"throughput: {summary['env_steps_per_second']:.0f} env steps/s during learn(), "
+          f"{summary['env_time_share']:.0%} of wall time inside the env")
+    for spec, result in final.items():
+        print(f"final vs {spec}: score {result['score']:.1%} over {result['games']} games "
+              f"(W {result['wins']} D {result['draws']} L {result['losses']})")
+    return summary
+
+
+def _start_run(config: TrainConfig, command: str | None) -> PpoRun:
+    """The run's game and options (the opponents and activation checked), its folder with
+    ``config.json``, and the command recorded for it."""
     import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     import envs
 
     description = envs.describe(config.game)
-    game = description.name
     options = description.resolve_options(config.options)
-    bots = bot_table(game)
+    bots = bot_table(description.name)
     for spec in config.opponents:
         if spec not in bots and not str(spec).endswith(".zip"):
             raise ValueError(f"unknown opponent {spec!r}; choose from {', '.join(bots)} or a checkpoint path")
@@ -251,7 +334,15 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
         command = "python -m training.train " + shlex.join(sys.argv[1:])
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
     print(f"run folder: {run_dir}", flush=True)
+    return PpoRun(config, description, options, bots, run_dir, command, stamp, run_started)
 
+
+def _make_model(run: PpoRun):
+    """The self-play envs (one process each when more than one) and the MaskablePPO learner."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    config = run.config
     pool: list = list(config.opponents)
     print(f"starting {config.n_envs} self-play env(s){' in their own processes' if config.n_envs > 1 else ''} "
           f"and the network", flush=True)
@@ -267,54 +358,20 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
         gamma=config.gamma,
         ent_coef=config.ent_coef,
         policy_kwargs=policy_kwargs(config),
-        tensorboard_log=str(run_dir / "tensorboard"),
+        tensorboard_log=str(run.run_dir / "tensorboard"),
         seed=config.seed,
         device="cpu",
         verbose=0,
     )
-    if config.warm_start:
-        if config.warm_start not in bots:
-            raise ValueError(f"option 'warm_start' must be one of {', '.join(bots)} or empty, not {config.warm_start!r}")
-        warm_start(model, config, game, options)
-    snapshots: list[dict] = []
-    history: list[dict] = []
-    best = {"score": -1.0, "layers": None, "steps": 0}
+    return vec_env, model
 
-    observation_shape, action_n = env_spaces(game, options)
 
-    def agent_meta(steps_trained: int, policy_from: int) -> dict[str, Any]:
-        return {
-            "game": game,
-            "options": portable_options(options),
-            "observation_shape": observation_shape,
-            "action_n": action_n,
-            "net_arch": list(config.net_arch),
-            "activation": config.activation,
-            "algo": "MaskablePPO",
-            "steps_trained": steps_trained,
-            "policy_from_step": policy_from,
-            "wall_seconds": round(time.perf_counter() - run_started, 1),
-            "seed": config.seed,
-            "code_version": code_version(),
-            "command": command,
-            "created": stamp,
-        }
+def _pool_callback(run: PpoRun):
+    """The callback that evaluates the learner every ``eval_every`` steps against the pool,
+    keeps each evaluated policy, and adds a frozen snapshot to the pool when it scores well."""
+    from stable_baselines3.common.callbacks import BaseCallback
 
-    def consider(layers, fixed_score: float, steps: int) -> None:
-        if fixed_score > best["score"]:
-            best.update(score=fixed_score, layers=layers, steps=steps)
-
-    def against_fixed(agent: PolicyAgent, seed: int) -> dict[str, float]:
-        """The agent's score against each bot of ``--opponents`` (not the snapshots)."""
-        return {spec: evaluate_against(game, agent, spec, config.eval_games, seed, options) for spec in config.opponents}
-
-    if config.keep_best:
-        start = PolicyAgent(actor_layers(model), config.activation)
-        print(f"evaluating the starting policy: {config.eval_games} games against each of {', '.join(config.opponents)}",
-              flush=True)
-        fixed = against_fixed(start, config.seed)
-        print("[       0 steps] vs " + " ".join(f"{k} {v:.0%}" for k, v in fixed.items()), flush=True)
-        consider(start.layers, float(np.mean(list(fixed.values()))), 0)
+    config, game, options, snapshots = run.config, run.game, run.options, run.snapshots
 
     class PoolCallback(BaseCallback):
         def __init__(self):
@@ -327,7 +384,7 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
                 return True
             self.next_eval += config.eval_every
             learner = PolicyAgent(actor_layers(self.model), config.activation)
-            results = against_fixed(learner, config.seed + self.num_timesteps)
+            results = run.against_fixed(learner, config.seed + self.num_timesteps)
             for i, snap in enumerate(snapshots):
                 results[f"snapshot{i}"] = evaluate_against(
                     game, learner, PolicyAgent(snap["layers"], snap["activation"]), config.eval_games,
@@ -340,11 +397,11 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
             for k, v in results.items():
                 self.logger.record(f"eval/score_vs_{k}", v)
             self.logger.record("eval/pool_score", pool_score)
-            history.append({"steps": int(self.num_timesteps), "seconds": elapsed, **results})
+            run.history.append({"steps": int(self.num_timesteps), "seconds": elapsed, **results})
             # every evaluated policy is kept (small files): learning curves can be measured later
-            save_checkpoint(run_dir / "snapshots" / f"step_{self.num_timesteps:09d}.zip", learner.layers,
-                            agent_meta(int(self.num_timesteps), int(self.num_timesteps)))
-            consider(learner.layers, float(np.mean([results[k] for k in config.opponents])), int(self.num_timesteps))
+            save_checkpoint(run.run_dir / "snapshots" / f"step_{self.num_timesteps:09d}.zip", learner.layers,
+                            run.agent_meta(int(self.num_timesteps), int(self.num_timesteps)))
+            run.consider(learner.layers, float(np.mean([results[k] for k in config.opponents])), int(self.num_timesteps))
             if pool_score >= config.snapshot_threshold:
                 snapshots.append(learner.policy_payload())
                 del snapshots[: max(0, len(snapshots) - config.max_snapshots)]
@@ -352,55 +409,54 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
                 print(f"    snapshot added: the pool now holds {len(snapshots)} snapshot(s)", flush=True)
             return True
 
+    return PoolCallback()
+
+
+def _learn(run: PpoRun, model, vec_env) -> tuple[float, list[float]]:
+    """Self-play for the whole budget (rounded up to whole rollouts); the seconds it took and
+    each env's seconds inside the env. The SB3 model is saved in the run folder."""
+    config = run.config
     steps = rollout_steps(config)
     rounded = "" if steps == config.total_timesteps else f" ({config.total_timesteps:,} rounded up to whole rollouts)"
     print(f"self-play: {steps:,} learner steps{rounded}, {steps // (config.n_steps * config.n_envs)} rollouts of "
           f"{config.n_steps:,} steps in each of {config.n_envs} env(s); an evaluation every {config.eval_every:,} steps",
           flush=True)
     started = time.perf_counter()
-    model.learn(total_timesteps=steps, callback=PoolCallback(), progress_bar=config.progress_bar)
+    model.learn(total_timesteps=steps, callback=_pool_callback(run), progress_bar=config.progress_bar)
     learn_seconds = time.perf_counter() - started
     env_seconds = vec_env.env_method("env_seconds")
     vec_env.close()
-    model.save(run_dir / "sb3_model.zip")
+    model.save(run.run_dir / "sb3_model.zip")
+    return learn_seconds, env_seconds
 
+
+def _kept_policy(run: PpoRun, model) -> tuple[list, int]:
+    """The policy to ship and the step it was taken at: the final one, or with ``keep_best``
+    the best against the fixed opponents (the final one evaluated too)."""
+    config = run.config
     layers, taken_at = actor_layers(model), int(model.num_timesteps)
     if config.keep_best:
         print(f"evaluating the final policy: {config.eval_games} games against each of {', '.join(config.opponents)}",
               flush=True)
         final_layers = PolicyAgent(layers, config.activation)
-        consider(final_layers.layers, float(np.mean(list(against_fixed(final_layers, config.seed).values()))), taken_at)
-        layers, taken_at = best["layers"], best["steps"]
-        print(f"kept the policy of step {taken_at} (score {best['score']:.0%} against {', '.join(config.opponents)})")
-    checkpoint = run_dir / f"{description.short_name}__maskppo__{config.seed}.zip"
-    meta = agent_meta(int(model.num_timesteps), taken_at)
-    del meta["wall_seconds"]  # the shipped file records no timing
-    save_checkpoint(checkpoint, layers, meta)
+        run.consider(final_layers.layers, float(np.mean(list(run.against_fixed(final_layers, config.seed).values()))),
+                     taken_at)
+        layers, taken_at = run.best["layers"], run.best["steps"]
+        print(f"kept the policy of step {taken_at} (score {run.best['score']:.0%} against {', '.join(config.opponents)})")
+    return layers, taken_at
+
+
+def _final_evaluation(run: PpoRun, layers) -> dict[str, dict]:
+    """The shipped policy's detailed results against the random and heuristic bots."""
+    config = run.config
     learner = PolicyAgent(layers, config.activation)
     final = {}
-    final_opponents = [spec for spec in ("random", "heuristic") if spec in bots]
+    final_opponents = [spec for spec in ("random", "heuristic") if spec in run.bots]
     print(f"final evaluation: {config.final_eval_games} games against each of {', '.join(final_opponents)}", flush=True)
     for spec in final_opponents:
-        final[spec] = evaluate_against(game, learner, spec, config.final_eval_games, config.seed + 10_000, options, detail=True)
-    summary = {
-        "run": str(run_dir),
-        "checkpoint": str(checkpoint),
-        "steps": int(model.num_timesteps),
-        "learn_seconds": learn_seconds,
-        "env_steps_per_second": model.num_timesteps / learn_seconds,
-        "env_time_share": float(np.mean(env_seconds) / learn_seconds),
-        "final_evaluation": final,
-        "history": history,
-        "command": command,
-    }
-    (run_dir / "evaluation.json").write_text(json.dumps(summary, indent=2))
-    print(f"\ncheckpoint: {checkpoint}")
-    print(f"throughput: {summary['env_steps_per_second']:.0f} env steps/s during learn(), "
-          f"{summary['env_time_share']:.0%} of wall time inside the env")
-    for spec, result in final.items():
-        print(f"final vs {spec}: score {result['score']:.1%} over {result['games']} games "
-              f"(W {result['wins']} D {result['draws']} L {result['losses']})")
-    return summary
+        final[spec] = evaluate_against(run.game, learner, spec, config.final_eval_games, config.seed + 10_000, run.options,
+                                       detail=True)
+    return final
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -36,15 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from training import bot_table
-from training.agents.checkpoint import PolicyAgent, code_version, env_spaces, portable_options, save_checkpoint
+from training.players.load import bot_table
+from training.agents.checkpoint import PolicyAgent, env_spaces, save_checkpoint
 from training.evaluation.tournament import evaluate_against
 from training.common.flags import parse_flags
 from training.jobs.config import PolicyJobConfig
-# The policy's RLlib parts (actor_layers, episode_score, fold_normalization stay importable from here).
-from training.jobs.rllib_policy import (  # noqa: F401
-    SeatMapping, actor_layers, episode_score, fold_normalization, learner_ids, learner_layers, make_callbacks, module_spec,
-)
+from training.jobs.rllib_policy import SeatMapping, learner_ids, learner_layers, make_callbacks, module_spec
 
 ALGO = "rllib-ppo"
 FROZEN_KINDS = ("random", "snapshot")
@@ -152,7 +149,10 @@ def check_config(config: RLlibTrainConfig, players: int) -> None:
 def make_env_config(config: RLlibTrainConfig, game: str, options: dict) -> dict[str, Any]:
     """The env_config of a run: the game, its options, the shaping and (with
     --normalize-observations) the shift and scale measured from random play."""
-    env_config = {"game": game, "options": portable_options(options), "score_shaping": config.score_shaping}
+    import envs
+
+    env_config = {"game": game, "options": envs.describe(game).portable_options(options),
+                  "score_shaping": config.score_shaping}
     if config.normalize_observations:
         from wrappers.rllib import observation_statistics
 
@@ -406,26 +406,13 @@ def save_learners(run: RLlibRun, best: dict, iteration: int, steps: int) -> tupl
             print(f"kept the policy of iteration {taken_at} (score {best['score']:.0%} against {', '.join(run.bots)})")
         suffix = "" if config.shared_policy else f"__seat{seat_index}"
         path = run.run_dir / f"{run.description.short_name}__{ALGO}__{config.seed}{suffix}.zip"
-        meta = {
-            "game": run.game,
-            "options": portable_options(run.options),
-            "observation_shape": observation_shape,
-            "action_n": action_n,
-            "net_arch": list(config.net_arch),
-            "activation": config.activation,
-            "algo": "RLlib PPO",
-            "rllib_module": module_id,
-            # Trained on normalised observations; the normalisation is folded into layer 0.
-            "observation_normalization": f"mean/std over {config.normalization_games} random games, folded into the first layer" if config.normalize_observations else "none",
-            "ray_version": __import__("ray").__version__,
-            "steps_trained": steps,
-            "iterations": iteration,
-            "policy_from_iteration": taken_at,
-            "seed": config.seed,
-            "code_version": code_version(),
-            "command": run.command,
-            "created": run.stamp,
-        }
+        # Trained on normalised observations; the normalisation is folded into layer 0.
+        normalization = (f"mean/std over {config.normalization_games} random games, folded into the first layer"
+                         if config.normalize_observations else "none")
+        meta = config.policy_meta(
+            run.description, run.options, (observation_shape, action_n), "RLlib PPO", run.command, run.stamp,
+            rllib_module=module_id, observation_normalization=normalization, ray_version=__import__("ray").__version__,
+            steps_trained=steps, iterations=iteration, policy_from_iteration=taken_at)
         save_checkpoint(path, layers, meta)
         checkpoints[module_id] = str(path)
         final[module_id] = run.evaluate(layers, config.seed + 10_000, config.final_eval_games, detail=True)

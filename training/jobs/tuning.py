@@ -162,8 +162,8 @@ def best_moves(state, legal: list[int], solved) -> tuple[list[int] | None, list[
 
 def play_positions(task: dict) -> dict:
     """A worker's games: the agent against its opponents, every decision labelled."""
-    from training import load_agent
-    from training.agents.network import load_network
+    from training.players.load import load_agent
+    from training.agents.files import load_network
 
     game, options, teacher_spec = task["game"], task["options"], task.get("teacher", "")
     solved = bot_kit(game).search.solved
@@ -317,10 +317,8 @@ def read_earlier_positions(paths: tuple, record: dict, vector_size: int, actions
 
 def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
     from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
 
-    from training import load_agent
-    from training.jobs.alphazero import Learner, Workers, evaluate_agent
+    from training.jobs.alphazero.self_play import Workers
     from training.agents.network import save_network
 
     check_config(config)
@@ -328,14 +326,7 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
     game, options = meta["game"], meta["options"]
     description = envs.describe(game)
     observer = description.observer(description.resolve_options(options))
-    bots = [("--opponents", spec) for spec in config.opponents if spec != SELF]
-    teacher = None
-    for flag, spec in bots + ([("--teacher", config.teacher)] if config.teacher else []):
-        try:  # a bad spec is refused before anything starts
-            agent = load_agent(spec, game, seed=0, **options)
-        except (ValueError, OSError) as error:
-            raise ValueError(f"{flag} {spec!r}: {error}") from None
-        teacher = agent if flag == "--teacher" else teacher
+    teacher = _check_agents(config, game, options)
     labelled_for = {"game": game, "options": options, "teacher": config.teacher,
                     "value_targets": config.value_targets, "labels": label_kind(teacher)}
     earlier = read_earlier_positions(config.earlier_positions, labelled_for, observer.size,
@@ -353,50 +344,15 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
     started = time.perf_counter()
     try:
         # 1-2. positions and targets
-        games = [(1_000_000 * (config.seed + 1) + i, config.opponents[i % len(config.opponents)])
-                 for i in range(config.games)]
-        chunk = 50
-        # "seeds" is what Workers.map counts for the progress bar
-        tasks = [{"game": game, "options": options, "agent": config.agent, "explore": config.explore,
-                  "teacher": config.teacher,
-                  "outcome_values": config.value_targets, "games": games[i:i + chunk], "seeds": games[i:i + chunk]}
-                 for i in range(0, len(games), chunk)]
-        with tqdm(total=len(games), desc="games", unit="game") as bar:
-            parts = workers.map(play_positions, tasks, bar)
-        data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
-        positions = len(data["vectors"])
-        round_critical = int(data["critical"].sum())
-        print(f"  {positions} positions, {round_critical} {'labelled' if config.teacher else 'critical'}, "
-              f"in {time.perf_counter() - started:.0f} s", flush=True)
+        data, positions, round_critical = _collect_positions(config, workers, game, options, started)
         if config.keep_positions:
             save_positions(run_dir / "positions.npz", data, {**labelled_for, "agent": config.agent, "seed": config.seed})
         if earlier:  # every round's positions, this one's first
             data = {key: np.concatenate([data[key]] + [arrays[key] for arrays in earlier]) for key in POSITION_KEYS}
             print(f"  with {len(data['vectors']) - positions} positions of {len(earlier)} earlier round(s)", flush=True)
-        critical_rows = np.flatnonzero(data["critical"])
         learned = len(data["vectors"])
-        if not len(critical_rows):
-            raise RuntimeError("no position was labelled: the agent had no decision with a choice in these games"
-                               if config.teacher else
-                               "no critical position was found: the solver decided no position in these games")
         # 3. learning
-        learner = Learner(config, net.architecture, observer)
-        learner.load_folded(net.weights)
-        rng = np.random.default_rng(config.seed)
-        learner.calibrate(observer.planes(data["vectors"][rng.integers(0, learned, min(learned, 4096))]))
-        take_critical = int(round(config.batch_size * config.critical_share))
-        with tqdm(total=config.steps, desc="learning", unit="step") as bar:
-            for step in range(config.steps):
-                rows = np.concatenate([critical_rows[rng.integers(0, len(critical_rows), take_critical)],
-                                       rng.integers(0, learned, config.batch_size - take_critical)])
-                batch = {key: data[key][rows] for key in POSITION_KEYS if key != "critical"}
-                batch["value_weights"] = np.full(len(rows), 1.0 if config.value_targets else 0.0, np.float32)
-                losses = learner.step(batch, rng, float(meta["margin_scale"]))
-                if step % 100 == 0:
-                    for name, value in losses.items():
-                        writer.add_scalar(name, value, step)
-                    bar.set_postfix(policy=f"{losses['loss/policy']:.3f}")
-                bar.update(1)
+        learner = _learn(config, net, observer, data, float(meta["margin_scale"]), writer)
         tuning_seconds = time.perf_counter() - started
         from training.agents.checkpoint import code_version
 
@@ -422,14 +378,7 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
                                   "earlier_positions": learned - positions,
                                   "tuning_seconds": round(tuning_seconds, 1),
                                   "final_evaluation": {}, "start_evaluation": {}}
-        for label, path in (("tuned", str(agent_path)), ("start", config.agent)):
-            for opponent in ("random", "heuristic") if config.eval_games else ():
-                result = evaluate_agent(workers, game, options, path, opponent, config.eval_games, seed=7_000_000)
-                report["final_evaluation" if label == "tuned" else "start_evaluation"][opponent] = result
-                low, high = result["interval95"]
-                print(f"  {label:5s} vs {opponent:9s}: {result['score']:.1%} ({low:.1%}–{high:.1%}) "
-                      f"over {result['games']} games", flush=True)
-                writer.add_scalar(f"eval/{label}_vs_{opponent}", result["score"], 0)
+        _evaluate_both(config, workers, game, options, str(agent_path), report, writer)
         (run_dir / "evaluation.json").write_text(json.dumps(report, indent=2))
         print(f"agent: {agent_path}", flush=True)
         return {"dir": str(run_dir), "agent": str(agent_path), **report}
@@ -438,11 +387,100 @@ def tune(config: EndgameConfig, command: str) -> dict[str, Any]:
         writer.close()
 
 
+def _check_agents(config: EndgameConfig, game: str, options: dict[str, Any]):
+    """Every opponent and the teacher loaded once, so that a bad spec is refused before
+    anything starts; the teacher (``None`` without one)."""
+    from training.players.load import load_agent
+
+    bots = [("--opponents", spec) for spec in config.opponents if spec != SELF]
+    teacher = None
+    for flag, spec in bots + ([("--teacher", config.teacher)] if config.teacher else []):
+        try:
+            agent = load_agent(spec, game, seed=0, **options)
+        except (ValueError, OSError) as error:
+            raise ValueError(f"{flag} {spec!r}: {error}") from None
+        teacher = agent if flag == "--teacher" else teacher
+    return teacher
+
+
+def _collect_positions(config: EndgameConfig, workers, game: str, options: dict[str, Any],
+                       started: float) -> tuple[dict[str, np.ndarray], int, int]:
+    """The agent's games against the opponents, in chunks over the workers: every position
+    with its targets (:data:`POSITION_KEYS`), how many, and how many are labelled (critical)."""
+    from tqdm import tqdm
+
+    games = [(1_000_000 * (config.seed + 1) + i, config.opponents[i % len(config.opponents)])
+             for i in range(config.games)]
+    chunk = 50
+    # "seeds" is what Workers.map counts for the progress bar
+    tasks = [{"game": game, "options": options, "agent": config.agent, "explore": config.explore,
+              "teacher": config.teacher,
+              "outcome_values": config.value_targets, "games": games[i:i + chunk], "seeds": games[i:i + chunk]}
+             for i in range(0, len(games), chunk)]
+    with tqdm(total=len(games), desc="games", unit="game") as bar:
+        parts = workers.map(play_positions, tasks, bar)
+    data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    positions = len(data["vectors"])
+    round_critical = int(data["critical"].sum())
+    print(f"  {positions} positions, {round_critical} {'labelled' if config.teacher else 'critical'}, "
+          f"in {time.perf_counter() - started:.0f} s", flush=True)
+    return data, positions, round_critical
+
+
+def _learn(config: EndgameConfig, net, observer, data: dict[str, np.ndarray], margin_scale: float, writer):
+    """The network tuned on ``data``: each batch ``critical_share`` labelled positions, the
+    rest drawn from every position; the learner."""
+    from tqdm import tqdm
+
+    from training.jobs.alphazero.learning import Learner
+
+    critical_rows = np.flatnonzero(data["critical"])
+    learned = len(data["vectors"])
+    if not len(critical_rows):
+        raise RuntimeError("no position was labelled: the agent had no decision with a choice in these games"
+                           if config.teacher else
+                           "no critical position was found: the solver decided no position in these games")
+    learner = Learner(config, net.architecture, observer)
+    learner.load_folded(net.weights)
+    rng = np.random.default_rng(config.seed)
+    learner.calibrate(observer.planes(data["vectors"][rng.integers(0, learned, min(learned, 4096))]))
+    take_critical = int(round(config.batch_size * config.critical_share))
+    with tqdm(total=config.steps, desc="learning", unit="step") as bar:
+        for step in range(config.steps):
+            rows = np.concatenate([critical_rows[rng.integers(0, len(critical_rows), take_critical)],
+                                   rng.integers(0, learned, config.batch_size - take_critical)])
+            batch = {key: data[key][rows] for key in POSITION_KEYS if key != "critical"}
+            batch["value_weights"] = np.full(len(rows), 1.0 if config.value_targets else 0.0, np.float32)
+            losses = learner.step(batch, rng, margin_scale)
+            if step % 100 == 0:
+                for name, value in losses.items():
+                    writer.add_scalar(name, value, step)
+                bar.set_postfix(policy=f"{losses['loss/policy']:.3f}")
+            bar.update(1)
+    return learner
+
+
+def _evaluate_both(config: EndgameConfig, workers, game: str, options: dict[str, Any], agent_path: str,
+                   report: dict[str, Any], writer) -> None:
+    """The tuned and the starting network against random and the heuristic on the same deals,
+    into ``report``'s ``final_evaluation`` and ``start_evaluation``."""
+    from training.jobs.alphazero.evaluation import evaluate_agent
+
+    for label, path in (("tuned", agent_path), ("start", config.agent)):
+        for opponent in ("random", "heuristic") if config.eval_games else ():
+            result = evaluate_agent(workers, game, options, path, opponent, config.eval_games, seed=7_000_000)
+            report["final_evaluation" if label == "tuned" else "start_evaluation"][opponent] = result
+            low, high = result["interval95"]
+            print(f"  {label:5s} vs {opponent:9s}: {result['score']:.1%} ({low:.1%}–{high:.1%}) "
+                  f"over {result['games']} games", flush=True)
+            writer.add_scalar(f"eval/{label}_vs_{opponent}", result["score"], 0)
+
+
 def read_agent(config: EndgameConfig):
     """The ``--agent`` file's network and metadata, checked: a training.alphazero network, for a
     game whose search hooks include an exact solver unless a ``--teacher`` labels the moves."""
-    from training.agents.checkpoint import CheckpointError
-    from training.agents.network import load_network
+    from training.agents.archive import CheckpointError
+    from training.agents.files import load_network
 
     try:
         net, meta = load_network(config.agent)
@@ -464,7 +502,7 @@ def read_agent(config: EndgameConfig):
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     argv = sys.argv[1:] if argv is None else argv
-    config = parse_flags(EndgameConfig, argv, __doc__, prog="python -m training.endgame_tuning")
+    config = parse_flags(EndgameConfig, argv, __doc__, prog="abstract-games tune-endgame")
     return tune(config, "python -m training.endgame_tuning " + shlex.join(argv))
 
 

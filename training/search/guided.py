@@ -353,7 +353,7 @@ class GuidedMCTSAgent:
                  considered: int = MAX_CONSIDERED, hook_weight: float | None = None,
                  value_mix: float | None = None, c_scale: float | None = None, playout: int | None = None,
                  **options: Any):
-        from training.agents.network_agent import load_network_for
+        from training.agents.files import load_network_for
 
         self.net, self.meta = load_network_for(network_path, game, options)
         # Settings the spec leaves out come from the agent file: its training job's, or the

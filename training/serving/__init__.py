@@ -2,5 +2,6 @@
 server behind every transport (``bot_server``; the agents a request may name: ``agent_specs``), the
 stdin transport (``stdio``) and terminal play (``terminal``).
 
-May import: ``envs``, ``training.agents``, ``training.common``. Never imports ``training.jobs``.
+May import: ``envs``, ``training.common``, ``training.agents``, ``training.bots``,
+``training.search``, ``training.players``. Never imports ``training.evaluation`` or ``training.jobs``.
 """

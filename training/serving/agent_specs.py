@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from training import bot_table
+from training.players.load import bot_table
 from training.serving.protocol import RequestError, shown
 
 MCTS_DEFAULT_SIMULATIONS = 200  # what "mcts" alone asks for (training.search.mcts.DEFAULT_SIMULATIONS)

@@ -12,6 +12,7 @@ import random
 import signal
 import sys
 import threading
+import time
 import traceback
 import zipfile
 import zlib
@@ -22,26 +23,28 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 import envs
-from envs.core.game import SnapshotError
-from training import agent_levels, bot_table, game_name, load_agent
+from envs.core.game import SnapshotError, is_int
+from envs.registry import canonical_name as game_name
+from training.agents.levels import agent_levels
+from training.players.load import bot_table, load_agent
 from training.agents.levels import LevelsError, is_level_spec, level_spec, levelled_option_sets
-from training.agents.checkpoint import portable_options
 from training.serving.agent_specs import AgentSpecChecks, shipped_checkpoints
 from training.common.time_budget import time_budget
 from training.serving.deadline import BACKSTOP_S, thread_deadline
 from training.serving.preparation import preparing
 from training.serving.protocol import (
-    DEFAULT_MAX_LINE_BYTES, PROTOCOL, PROTOCOL_VERSION, REQUESTS, SURROGATE, RequestError, _finite_float, _is_int,
+    DEFAULT_MAX_GAMES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_SIMULATIONS, DEFAULT_MOVE_TIME_LIMIT_S, PROTOCOL, PROTOCOL_VERSION, REQUESTS, SURROGATE, RequestError, _finite_float,
     _no_constant, _NumberOutOfRange, check_fields, cut, error_answer, json_type, request_problem, shown,
 )
-from training.serving.web_games import DEFAULT_MAX_GAMES, GameCounter, WebGames
+from training.serving.web_games import GameCounter, WebGames
 
-DEFAULT_MAX_SIMULATIONS = 10_000  # per move, for "mcts:N…" agents (--max-simulations)
-DEFAULT_MOVE_TIME_LIMIT_S = 30.0  # the agent's work on one move or one probabilities answer
 MAX_SEED = 2**63 - 1
 ROOT = Path(__file__).resolve().parents[2]
 PROBABILITY_TOLERANCE = 1e-6
 LEVEL_FIELDS = ("level", "name", "spec", "elo", "ms_per_move")  # what list_agents tells of each level
+# (game, options, search settings, trial simulations) -> seconds a simulation, measured once per
+# process by BotServer.search_seconds (every client's server shares it)
+SEARCH_SPEEDS: dict[tuple, float] = {}
 
 
 class MoveTimeout(BaseException):
@@ -68,9 +71,10 @@ class Session:
         return len(self.env.possible_agents)
 
 
-class BotServer(WebGames, AgentSpecChecks):
+class BotServer(AgentSpecChecks):
     """Answers one parsed request at a time; ``serve`` does the line reading and writing (one
-    server per client: the games ``web_*`` requests hold are its own, ``training.serving.web_games``).
+    server per client). The ``web_*`` requests go to its :class:`WebGames` (``web``), which
+    holds this client's games (``training.serving.web_games``).
 
     ``listed_files_only``: agent files only as ``list_agents`` lists them (the shipped ones),
     never another path a client names (the web server, open to anyone who reaches it;
@@ -91,6 +95,7 @@ class BotServer(WebGames, AgentSpecChecks):
         game_counter: GameCounter | None = None,
         listed_files_only: bool = False,
         prepare_in_background: bool = False,
+        game_clock: Callable[[], float] | None = None,
     ):
         self.max_line_bytes = max_line_bytes
         self.max_simulations = max_simulations
@@ -100,7 +105,8 @@ class BotServer(WebGames, AgentSpecChecks):
         self.prepare_in_background = prepare_in_background
         self.session: Session | None = None
         self.quitting = False
-        self.init_web_games(max_games, game_counter)
+        self.game_counter = game_counter if game_counter is not None else GameCounter(max_games)
+        self.web = WebGames(self, max_games, self.game_counter, game_clock)
         self.session_cost = 0  # the session's game's memory, charged to the game counter's budget
         self.trusted_files: set[str] = set()  # the shipped files levels name (``level_target``)
 
@@ -230,7 +236,7 @@ class BotServer(WebGames, AgentSpecChecks):
             if kind not in REQUESTS:
                 raise RequestError("unknown_type", f"unknown request type {kind!r}; the types are: {', '.join(REQUESTS)}")
             check_fields(kind, request)
-            body = getattr(self, f"do_{kind}")(request)
+            body = getattr(self.web if kind.startswith("web_") else self, f"do_{kind}")(request)
         except RequestError as error:
             return error_answer(request_id, error.code, error.message)
         except Exception as error:  # a bug, not the client's fault: say so and keep serving
@@ -246,7 +252,7 @@ class BotServer(WebGames, AgentSpecChecks):
             "max_line_bytes": self.max_line_bytes,
             "max_simulations": self.max_simulations,
             "move_time_limit_s": self.move_time_limit,
-            "max_games": self.max_games,
+            "max_games": self.web.max_games,
             "requests": list(REQUESTS),
         }
 
@@ -255,7 +261,7 @@ class BotServer(WebGames, AgentSpecChecks):
         for game in envs.DESCRIPTIONS:
             games.append({
                 "game": game.name,
-                "default_options": portable_options(game.engine.OPTIONS),
+                "default_options": game.portable_options(game.engine.OPTIONS),
                 "completes_hidden_items": True,
             })
         return {"games": games}
@@ -296,8 +302,7 @@ class BotServer(WebGames, AgentSpecChecks):
         spec = request["agent"]
         target = self.check_agent_spec(self.level_target(spec, name, options), name)
         self.check_prepared(target, name, options)
-        cost = self.memory_cost(name, resolved)
-        self.reserve_memory(name, resolved, cost)  # before the game is made: making it is what costs
+        cost = self.game_counter.charge(name, resolved)  # before the game is made: making it is what costs
         try:
             try:
                 env = envs.load(name).raw_env(**options)
@@ -319,7 +324,7 @@ class BotServer(WebGames, AgentSpecChecks):
         self.session_cost = cost
         return {
             "game": name,
-            "options": portable_options(resolved),
+            "options": description.portable_options(resolved),
             "seats": list(env.possible_agents),
             "num_actions": int(env.action_space(env.possible_agents[0]).n),
             "agent": spec,
@@ -405,6 +410,86 @@ class BotServer(WebGames, AgentSpecChecks):
         self.session_cost = 0
         self.session = None
 
+    def close(self, keep_web_games: bool = True) -> None:
+        """This client is gone: the bot protocol's game ends; its web games stay kept by link
+        for a page that reloads (``keep_web_games``), or end too."""
+        if keep_web_games:
+            self.web.close()
+        else:
+            self.web.end()
+        self.end_session()
+
+    def agent_action(self, agent: Any, spec: str, observation: dict, game: Any) -> int:
+        """The agent's move in ``game`` within the move time limit, legal there: its failure
+        (traceback on stderr) or an illegal choice is the request's ``agent_error``."""
+        try:
+            with self.time_limit("a move", spec):
+                action = int(agent.act(observation))
+        except RequestError:
+            raise
+        except Exception as error:
+            traceback.print_exc(file=sys.stderr)
+            raise RequestError("agent_error", f"agent {shown(spec)} failed: {error}") from None
+        reason = game.why_illegal(action)
+        if reason is not None:
+            raise RequestError("agent_error", f"agent {spec!r} chose action {action}, which is illegal: {reason}")
+        return action
+
+    def check_speed(self, spec: str, target: str, name: str, options: dict) -> None:
+        """Refuse, at a game's start, an opponent that cannot answer within the move time limit:
+        a level by its measured time a move, a search by a trial of a tenth of its simulations
+        on the game's first position (measured once per game, options and spec)."""
+        limit = self.move_time_limit
+        if limit <= 0:
+            return
+        seconds = None
+        if is_level_spec(spec):
+            try:
+                level = agent_levels(name, **options)[int(spec.split(":", 1)[1]) - 1]
+                seconds = (level.get("ms_per_move") or 0.0) / 1000.0
+            except (ValueError, IndexError, LevelsError):
+                return
+        elif target.split(":")[0] == "mcts":
+            seconds = self.search_seconds(target, name, options)
+        if seconds is not None and seconds > limit:
+            raise RequestError(
+                "too_slow", f"{spec} thinks about {seconds:.0f} s a move in {envs.describe(name).facts.long_name}, "
+                            f"longer than the {limit:g} s this server allows a move: choose a weaker level or fewer "
+                            "simulations",
+            )
+
+    def search_seconds(self, target: str, name: str, options: dict) -> float | None:
+        """Seconds a move of an ``mcts:N`` search, from a trial of N/10 simulations (at least
+        10) on the first position, scaled; None when the trial cannot run."""
+        parts = target.split(":")
+        try:
+            simulations = int(parts[1]) if len(parts) > 1 else 200
+        except ValueError:
+            return None
+        trial = max(10, simulations // 10)
+        if simulations <= trial:
+            return None
+        description = envs.describe(name)
+        shown_options = json.dumps(description.portable_options(description.resolve_options(options)), sort_keys=True)
+        key = (name, shown_options, ":".join(parts[2:]), trial)
+        if key not in SEARCH_SPEEDS:
+            try:
+                env = envs.load(name).raw_env(**options)
+                env.reset(seed=0)
+                while env.game.is_chance_node():
+                    env.step(env.game.legal_actions()[0])
+                agent = load_agent(":".join(["mcts", str(trial), *parts[2:]]), name, seed=0, **options)
+                observation = env.observe(env.possible_agents[env.game.current_player()])
+                started = time.perf_counter()
+                with self.time_limit("a trial move", target):
+                    agent.act(observation)
+                SEARCH_SPEEDS[key] = (time.perf_counter() - started) / trial
+            except RequestError:
+                SEARCH_SPEEDS[key] = self.move_time_limit / trial  # the trial alone ran out of time
+            except Exception:  # the game or agent says why at load time
+                return None
+        return SEARCH_SPEEDS[key] * simulations
+
     def require_session(self) -> Session:
         if self.session is None:
             raise RequestError("no_game", "no game yet: send a 'new_game' request first")
@@ -462,7 +547,7 @@ class BotServer(WebGames, AgentSpecChecks):
         game = env.game
         for index, move in enumerate(actions):
             where = f"actions[{index}] = {cut(json.dumps(move, ensure_ascii=False), 80)}"
-            if not (_is_int(move) or isinstance(move, str)):
+            if not (is_int(move) or isinstance(move, str)):
                 raise RequestError("bad_request", f"{where}: an action is a number or its notation, not {json_type(move)}")
             if game.is_terminal():
                 raise RequestError("illegal_action", f"{where}: the game is already over after {index} actions")

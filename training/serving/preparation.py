@@ -20,7 +20,7 @@ import threading
 import traceback
 from typing import Any
 
-from training import bot_table
+from training.players.load import bot_table
 from training.bots import Preparation
 
 

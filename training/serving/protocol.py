@@ -15,11 +15,22 @@ from typing import Any, Callable
 
 import numpy as np
 
+from envs.core.game import is_int
+
 PROTOCOL = "abstract-games-suite/bot-protocol"
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_LINE_BYTES = 1 << 20
 MAX_REQUEST_DEPTH = 64  # nesting of arrays and objects in a request
 MAX_MESSAGE_CHARS = 1000  # error messages are cut past this (they may quote the request)
+
+# The server's limits, defined once: the stdin server (``training.serve``) and the web server
+# (``training.web``) start from the same values, each a command-line flag of both.
+DEFAULT_MAX_SIMULATIONS = 2000  # per move, for "mcts:N…" agents (--max-simulations)
+DEFAULT_MOVE_TIME_LIMIT_S = 10.0  # an agent's work on one move or one probabilities answer (--move-time-limit)
+DEFAULT_MAX_GAMES = 3  # open web games per client: a connection, or the stdin server (--max-games)
+DEFAULT_MAX_SERVER_GAMES = 100  # open web games over a whole server, kept ones included (--max-server-games)
+DEFAULT_MAX_GAMES_MEMORY_MB = 1024  # the games' own data over a whole server (--max-games-memory)
+DEFAULT_GAME_EXPIRY_S = 3600.0  # a web game nobody has asked about for this long is forgotten (--game-expiry)
 
 
 class RequestError(Exception):
@@ -88,18 +99,14 @@ def request_problem(request: Any) -> str | None:
 
 # ----- request shapes -----------------------------------------------------------------------------
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 # kind -> (check, how the message names it)
 KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "string": (lambda v: isinstance(v, str), "a string"),
-    "integer": (_is_int, "an integer"),
+    "integer": (is_int, "an integer"),
     "boolean": (lambda v: isinstance(v, bool), "true or false"),
     "object": (lambda v: isinstance(v, dict), "an object"),
     "array": (lambda v: isinstance(v, list), "an array"),
-    "move": (lambda v: _is_int(v) or isinstance(v, str), "an action number or its notation (a string)"),
+    "move": (lambda v: is_int(v) or isinstance(v, str), "an action number or its notation (a string)"),
 }
 
 # A position is given either as "actions" or as "snapshot" + "seat" (see BotServer.position).
@@ -118,8 +125,12 @@ REQUESTS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     # games the server holds for a front end that keeps no state (training.serving.web_games)
     "web_new_game": ({"game": "string", "opponent": "string"}, {"options": "object", "seat": "integer", "seed": "integer"}),
     "web_view": ({"game_id": "string"}, {}),
+    "web_resume": ({"link": "string"}, {}),
     "web_play": ({"game_id": "string", "move": "move"}, {}),
-    "web_bot": ({"game_id": "string"}, {}),
+    "web_bot": ({"game_id": "string"}, {"stand_in": "string"}),
+    "web_hint": ({"game_id": "string"}, {}),
+    "web_position": ({"game_id": "string", "step": "integer"}, {}),
+    "web_review": ({"game_id": "string"}, {}),
     "web_undo": ({"game_id": "string"}, {}),
     "web_why": ({"game_id": "string", "element": "string"}, {}),
     "web_preview": ({"game_id": "string", "move": "move"}, {}),

@@ -27,19 +27,9 @@ import traceback
 from pathlib import Path
 from typing import Any, BinaryIO
 
-# The request shapes and the answers live in training.serving.protocol, training.serving.bot_server and
-# training.serving.agent_specs; their names stay importable from here.
-from training.serving.agent_specs import (  # noqa: F401
-    AGENT_FILE_SUFFIXES, MCTS_DEFAULT_SIMULATIONS, mcts_simulations, shipped_checkpoints,
-)
-from training.serving.bot_server import (  # noqa: F401
-    DEFAULT_MAX_SIMULATIONS, DEFAULT_MOVE_TIME_LIMIT_S, MAX_SEED, PROBABILITY_TOLERANCE, ROOT, BotServer, MoveTimeout,
-    Session,
-)
-from training.serving.web_games import DEFAULT_MAX_GAMES
-from training.serving.protocol import (  # noqa: F401
-    DEFAULT_MAX_LINE_BYTES, KINDS, MAX_MESSAGE_CHARS, MAX_REQUEST_DEPTH, POSITION_FIELDS, PROTOCOL, PROTOCOL_VERSION,
-    REQUESTS, SURROGATE, RequestError, check_fields, cut, encode, error_answer, json_type, request_problem, shown,
+from training.serving.bot_server import BotServer
+from training.serving.protocol import (
+    DEFAULT_MAX_GAMES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_SIMULATIONS, DEFAULT_MOVE_TIME_LIMIT_S, cut, encode, error_answer,
 )
 
 
@@ -78,7 +68,6 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, max_line_bytes: int = DEFAULT_MAX_L
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m training.serve",
         description="A bot server: JSON lines over stdin/stdout (docs/protocol.md).",
     )
     parser.add_argument(

@@ -41,7 +41,8 @@ import textwrap
 from typing import Any
 
 import envs
-from training import bot_table, game_name, load_agent
+from envs.registry import canonical_name as game_name
+from training.players.load import bot_table, load_agent
 
 PROMPT = "your move> "
 GROUP_ABOVE = 30
@@ -342,7 +343,7 @@ def default_opponent(name: str, options: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.play", description="Play a suite game in the terminal.")
+    parser = argparse.ArgumentParser(prog="abstract-games play", description="Play a suite game in the terminal.")
     parser.add_argument("--game", required=True, help=f"one of: {', '.join(envs.GAMES)} (the _v0 may be left out)")
     parser.add_argument(
         "--opponent", action="append", default=None,

@@ -12,7 +12,7 @@ from training.jobs.alphazero.self_play import Workers
 
 def evaluate_task(task: dict) -> dict:
     """Games of one agent file (policy or search) against one opponent, seats alternated."""
-    from training import load_agent
+    from training.players.load import load_agent
     from training.evaluation.tournament import play_game
 
     game, options = task["game"], task["options"]

@@ -208,7 +208,7 @@ class Run:
         opponent. Scheduled evaluations are short and a network still improving is often picked
         for a lucky run of games (a Knot run kept iteration 9, 36% over 400 games, over
         iteration 18, 53.5%); the report is then measured on other seeds than the choice."""
-        from training.agents.network import read_network_file
+        from training.agents.files import read_network_file
 
         latest = self.save_agent("latest.zip")
         best = self.dir / "best.zip"
@@ -231,8 +231,8 @@ def read_start_agent(config: AlphaZeroConfig, given: set[str]) -> tuple[AlphaZer
     """The agent file ``--init-from`` names, checked against the run it is to start: the same
     game and options, a network this trainer wrote; the config takes its tower's shape (a
     different ``--filters`` or ``--blocks`` on the command line is refused)."""
-    from training.agents.checkpoint import CheckpointError
-    from training.agents.network import read_network_file
+    from training.agents.archive import CheckpointError
+    from training.agents.files import read_network_file
 
     try:
         meta, arrays = read_network_file(config.init_from)

@@ -129,7 +129,7 @@ class TorchEvaluator:
 
 def play_games(task: dict) -> dict:
     """A worker's share of an iteration: ``task`` holds the network, the game and the seeds."""
-    from training import load_agent
+    from training.players.load import load_agent
     from training.agents.network import Architecture
     from training.search.guided import GuidedSearch, run_batched
 
@@ -162,7 +162,7 @@ def play_games(task: dict) -> dict:
 
 def teacher_games(task: dict) -> dict:
     """A worker's share of the warm start: the teacher plays every seat."""
-    from training import load_agent
+    from training.players.load import load_agent
 
     started = time.perf_counter()
     records = []

@@ -6,7 +6,8 @@ A Starlette application served by uvicorn. Each WebSocket connection gets its ow
 ``BotServer`` (the one implementation behind ``training.serve`` too): one request per text
 message, one answer per message, the same requests, answers and errors, plus the ``web_*``
 requests whose games the server holds for the connection (``training.serving.web_games``).
-When the connection closes, its games end.
+When the connection closes, its games are kept by their links (the page's address) for
+``--game-expiry`` seconds, so that a reload finds its game again.
 
 Safe to put on a network (``docs/web.md``):
 
@@ -47,34 +48,35 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from starlette.applications import Starlette
-from starlette.responses import FileResponse, PlainTextResponse
+from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from training.serving.bot_server import ROOT, BotServer
 from training.serving.preparation import prepare_at_start
-from training.serving.protocol import encode, error_answer
+from training.serving.protocol import (
+    DEFAULT_GAME_EXPIRY_S, DEFAULT_MAX_GAMES, DEFAULT_MAX_GAMES_MEMORY_MB, DEFAULT_MAX_SERVER_GAMES, DEFAULT_MAX_SIMULATIONS,
+    DEFAULT_MOVE_TIME_LIMIT_S, encode, error_answer,
+)
 from training.serving.web.connections import host_allowed, host_name, normal_host, origin_allowed, protocols
-from training.serving.web_games import DEFAULT_MAX_GAMES_MEMORY_MB, DEFAULT_MAX_SERVER_GAMES, MB, GameCounter
+from training.serving.web_games import MB, GameCounter
 
 STATIC = Path(__file__).resolve().parent / "static"
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
 FRAME_LIMIT_FACTOR = 4  # messages up to this many times the limit are read and answered line_too_long
 WS_MAX_QUEUE = 4  # messages a connection may have received and not yet had answered (uvicorn's queue)
-DEFAULT_MAX_GAMES = 3
 DEFAULT_MAX_CONNECTIONS = 200
-DEFAULT_MOVE_TIME_LIMIT_S = 10.0
-DEFAULT_MAX_SIMULATIONS = 2000
 DEFAULT_SEARCH_THREADS = 2
 DEFAULT_THREADS = 4
 DEFAULT_IDLE_TIMEOUT_S = 1800.0
 DEFAULT_SEND_TIMEOUT_S = 30.0
 DEFAULT_HEADER_TIMEOUT_S = 10.0
 DEFAULT_MAX_HTTP_CONNECTIONS = 256
-SEARCH_REQUESTS = frozenset({"web_bot", "web_new_game", "move", "new_game"})  # may run a search or load a network
+SEARCH_REQUESTS = frozenset({"web_bot", "web_new_game", "web_hint", "web_review", "move", "new_game"})  # may run a search or load a network
 SECURITY_HEADERS = [
     (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                                  b"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
@@ -113,6 +115,9 @@ LIMIT_OPTIONS = (
     ("--max-http-connections", int, DEFAULT_MAX_HTTP_CONNECTIONS,
      f"HTTP connections open at once besides the WebSockets (default {DEFAULT_MAX_HTTP_CONNECTIONS}); "
      "more are closed as they open", 1),
+    ("--game-expiry", float, DEFAULT_GAME_EXPIRY_S,
+     f"seconds a game is kept for its link (a reload, a shared address) after the last request about it "
+     f"(default {DEFAULT_GAME_EXPIRY_S:g})", None),
 )
 
 
@@ -133,10 +138,12 @@ class WebConfig:
     send_timeout: float = DEFAULT_SEND_TIMEOUT_S
     header_timeout: float = DEFAULT_HEADER_TIMEOUT_S
     max_http_connections: int = DEFAULT_MAX_HTTP_CONNECTIONS
+    game_expiry: float = DEFAULT_GAME_EXPIRY_S
     agents_dir: Path = ROOT
     allowed_origins: tuple[str, ...] = ()
     allowed_hosts: tuple[str, ...] = ()  # names served besides the loopback names and addresses
     prepare_at_start: bool = True  # start the bots' one-time work (Linecatch's solver tables) as the server starts
+    game_clock: Callable[[], float] | None = None  # timed games' time source (tests run a fast one); None: real time
 
     @property
     def answer_timeout(self) -> float:
@@ -161,7 +168,7 @@ class WebState:
     servers: dict[int, BotServer] = field(default_factory=dict)  # by connection, for tests and counts
 
     def __post_init__(self) -> None:
-        self.games = GameCounter(self.config.max_server_games, self.config.max_games_memory * MB)
+        self.games = GameCounter(self.config.max_server_games, self.config.max_games_memory * MB, self.config.game_expiry)
         self.search_pool = ThreadPoolExecutor(self.config.search_threads, thread_name_prefix="web-search")
         self.pool = ThreadPoolExecutor(self.config.threads, thread_name_prefix="web-request")
         if self.config.prepare_at_start:
@@ -172,7 +179,7 @@ class WebState:
         return BotServer(
             max_line_bytes=config.max_message_bytes, max_simulations=config.max_simulations,
             move_time_limit=config.move_time_limit, agents_dir=config.agents_dir, max_games=config.max_games,
-            game_counter=self.games, listed_files_only=True, prepare_in_background=True,
+            game_counter=self.games, listed_files_only=True, prepare_in_background=True, game_clock=config.game_clock,
         )
 
 
@@ -241,11 +248,29 @@ async def socket(websocket: WebSocket) -> None:
     finally:
         state.connections -= 1
         state.servers.pop(key, None)
-        server.close_web_games()
+        server.close()  # its games stay kept by link until they expire (a reload finds them)
 
 
 async def index(request) -> FileResponse:
     return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+
+PICTURES: dict[str, str] = {}  # short name -> the board at the start, for the rules (no secrets: seat 0, seed 0)
+
+
+async def picture(request) -> Response:
+    """A game's board at its start, the illustration of its rules (``/picture/<game>.svg``)."""
+    import envs
+
+    short = request.path_params["game"]
+    names = {envs.describe(name).short_name: name for name in envs.GAMES if envs.describe(name).board is not None}
+    if short not in names:
+        return PlainTextResponse(f"no picture: the games are {', '.join(sorted(names))}\n", status_code=404)
+    if short not in PICTURES:
+        env = envs.load(names[short]).raw_env()
+        env.reset(seed=0)
+        PICTURES[short] = envs.describe(names[short]).board.svg(env.game, (0,))
+    return Response(PICTURES[short], media_type="image/svg+xml")
 
 
 async def health(request) -> PlainTextResponse:
@@ -288,6 +313,7 @@ def create_app(config: WebConfig | None = None) -> Starlette:
     app = Starlette(routes=[
         Route("/", index),
         Route("/healthz", health),
+        Route("/picture/{game}.svg", picture),
         WebSocketRoute("/ws", socket),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
@@ -305,7 +331,7 @@ def uvicorn_config(app: Starlette, host: str, port: int, config: WebConfig, **ex
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m training.web",
+    parser = argparse.ArgumentParser(prog="abstract-games web",
                                      description="Play the suite's games in a browser (docs/web.md).")
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="the port (default 8000)")

@@ -2,25 +2,33 @@
 // server's board. The page knows no game's rules: the server draws the board (SVG), lists the
 // legal moves with the element each belongs to, says why a click is illegal, and plays the bots.
 //
-// Test hooks (kept on purpose): an element that plays exactly one move carries
-// data-action="<action>" while that move is legal and it is your turn; one that opens a choice
-// carries data-choices; the final result sits in the element with data-result.
-// <body data-state> is "setup", "your-turn", "thinking", "busy", "choosing", "over" or "error".
+// Test hooks (kept on purpose, docs/web.md): data-action, data-choices, data-result, data-rules,
+// data-log with data-ply, data-clock, data-error. <body data-state> is "setup", "starting",
+// "your-turn", "thinking", "busy", "choosing", "over", "bot-failed" or "error".
+//
+// The address is the game: once a game starts, the address is /?g=<link>, the name the server
+// keeps the game under (unguessable, nothing of the seed or the hidden items in it); opening
+// it again, or reloading, brings the game back (web_resume).
 
 import { Board } from "./board.js";
 import { Client } from "./client.js";
+import { showRules } from "./rules.js";
+import { fitBoard, zoomBoard } from "./zoom.js";
 
 const $ = (id) => document.getElementById(id);
 const SEAT_COLOURS = 4; // how many seat colours style.css has (.seat-0 … .seat-3)
+const CLOCK_POLL_MS = 1000; // a running clock is asked about this often (the server ends a game on time)
 
 const page = {
   client: null,
   games: [],
   view: null,
-  log: [],
   busy: false,
   choosing: null, // {element, moves, selected, previews}
   opponentChosen: false, // the person picked an opponent on the form (kept when the list is renewed)
+  clockTimer: null,
+  review: null, // {step, steps}: the replay at the end
+  levels: [],
 };
 
 const board = new Board($("board"), (element) => activate(element));
@@ -33,6 +41,8 @@ function settle() {
   const view = page.view;
   if (!view) {
     setState("setup");
+  } else if (!$("bot-error").hidden) {
+    setState("bot-failed");
   } else if (page.choosing) {
     setState("choosing");
   } else if (view.over) {
@@ -48,6 +58,10 @@ function say(text) {
   $("reason").textContent = text || "";
 }
 
+function setupError(text) {
+  $("setup-error").textContent = text || "";
+}
+
 // ----- the connection and the new-game form -----------------------------------------------------
 function socketUrl() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
@@ -59,6 +73,7 @@ async function connect() {
   page.client.onclose = () => {
     $("connection").textContent = "disconnected: reload the page to play on";
     $("connection").classList.add("lost");
+    stopClock();
     setState("error");
   };
   try {
@@ -74,10 +89,15 @@ async function connect() {
   for (const game of page.games) {
     const option = document.createElement("option");
     option.value = game.game;
-    option.textContent = game.game.replace(/_v0$/, "");
+    option.textContent = shortName(game.game);
     select.appendChild(option);
   }
-  select.addEventListener("change", () => chooseGame(select.value));
+  wireControls();
+  await route(new URLSearchParams(location.search));
+}
+
+function wireControls() {
+  $("game").addEventListener("change", () => chooseGame($("game").value));
   $("opponent").addEventListener("change", () => {
     page.opponentChosen = true;
   });
@@ -87,33 +107,60 @@ async function connect() {
     event.preventDefault();
     startFromForm();
   });
+  $("show-rules").addEventListener("click", () => toggle($("setup-rules")));
+  $("rules-button").addEventListener("click", () => toggle($("game-rules")));
   $("undo").addEventListener("click", () => undo());
-  $("new").addEventListener("click", () => showSetup());
+  $("hint").addEventListener("click", () => hint());
+  $("new").addEventListener("click", () => showSetup(true));
   $("confirm").addEventListener("click", () => confirmChoice());
   $("cancel").addEventListener("click", () => closeChoices(true));
   $("choices").addEventListener("keydown", (event) => choiceKey(event));
+  $("retry").addEventListener("click", () => botTurn(null));
+  $("stand-in").addEventListener("click", () => botTurn("heuristic"));
+  $("rematch").addEventListener("click", () => rematch(false));
+  $("swap").addEventListener("click", () => rematch(true));
+  $("zoom-in").addEventListener("click", () => zoomBoard($("board"), 1.25));
+  $("zoom-out").addEventListener("click", () => zoomBoard($("board"), 0.8));
+  $("zoom-fit").addEventListener("click", () => fitBoard($("board"), true));
+  for (const [id, move] of [["review-first", -Infinity], ["review-back", -1], ["review-forward", 1], ["review-last", Infinity]]) {
+    $(id).addEventListener("click", () => reviewStep(move));
+  }
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && page.choosing) {
       closeChoices(true);
     }
   });
-  const params = new URLSearchParams(location.search);
-  if (params.get("game")) {
+  window.addEventListener("resize", () => fitBoard($("board")));
+}
+
+function toggle(element) {
+  element.hidden = !element.hidden;
+}
+
+// What the address asks for: a kept game (g=<link>), a deep link (game=…), or the form.
+async function route(params) {
+  if (params.get("g")) {
+    await resume(params.get("g"));
+  } else if (params.get("game")) {
     try {
       await deepLink(params);
     } catch (error) {
       // whatever went wrong with the link, the form is there to start a game, and says what
       showSetup();
-      $("setup-error").textContent = `the link could not start a game: ${error.message}`;
+      setupError(`the link could not start a game: ${error.message}`);
     }
   } else {
-    await chooseGame(select.value);
+    await chooseGame($("game").value);
     showSetup();
   }
 }
 
+function shortName(name) {
+  return name.replace(/_v0$/, "");
+}
+
 function gameEntry(name) {
-  const short = name.replace(/_v0$/, "");
+  const short = shortName(String(name));
   return page.games.find((game) => game.game === name || game.game === `${short}_v0`);
 }
 
@@ -121,44 +168,27 @@ function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+function isSimple(value) {
+  return ["boolean", "number", "string"].includes(typeof value);
+}
+
 async function chooseGame(name, preset = {}) {
   const entry = gameEntry(name);
-  if (!isObject(preset)) {
-    preset = {};
-  }
   page.opponentChosen = false; // another game: its own list, its own default
   $("game").value = entry.game;
   const fields = $("option-fields");
   fields.replaceChildren();
   for (const [key, value] of Object.entries(entry.default_options)) {
-    const given = key in preset ? preset[key] : value;
-    let input;
-    if (typeof value === "boolean") {
-      input = document.createElement("input");
-      input.type = "checkbox";
-      input.checked = Boolean(given);
-    } else if (typeof value === "number") {
-      input = document.createElement("input");
-      input.type = "number";
-      input.value = String(given);
-    } else if (typeof value === "string") {
-      input = document.createElement("input");
-      input.type = "text";
-      input.value = String(given);
-    } else {
+    if (!isSimple(value)) {
       continue; // lists, objects and options without a default: the JSON box takes them
     }
-    input.dataset.option = key;
-    input.dataset.kind = typeof value;
-    const label = document.createElement("label");
-    label.append(`${key} `, input);
-    fields.appendChild(label);
+    fields.appendChild(optionField(key, value, key in preset ? preset[key] : value));
   }
-  const simple = (key) => ["boolean", "number", "string"].includes(typeof entry.default_options[key]);
-  const extra = Object.fromEntries(Object.entries(preset).filter(([key]) => !simple(key)));
+  const extra = Object.fromEntries(Object.entries(preset).filter(([key]) => !isSimple(entry.default_options[key])));
   $("options-json").value = JSON.stringify(extra);
-  const others = Object.keys(entry.default_options).filter((key) => !simple(key));
+  const others = Object.keys(entry.default_options).filter((key) => !isSimple(entry.default_options[key]));
   $("options-more").textContent = others.length ? `other options, as JSON: ${others.join(", ")}` : "";
+  showRules($("setup-rules"), shortName(entry.game));
   let options = {};
   try {
     options = formOptions();
@@ -166,6 +196,22 @@ async function chooseGame(name, preset = {}) {
     // options that do not read: starting the game says what is wrong with them
   }
   await listOpponents(entry.game, options);
+}
+
+function optionField(key, value, given) {
+  const input = document.createElement("input");
+  if (typeof value === "boolean") {
+    input.type = "checkbox";
+    input.checked = Boolean(given);
+  } else {
+    input.type = typeof value === "number" ? "number" : "text";
+    input.value = String(given);
+  }
+  input.dataset.option = key;
+  input.dataset.kind = typeof value;
+  const label = document.createElement("label");
+  label.append(`${key} `, input);
+  return label;
 }
 
 async function listOpponents(game, options = {}) {
@@ -179,49 +225,65 @@ async function listOpponents(game, options = {}) {
   const select = $("opponent");
   const chosen = page.opponentChosen ? select.value : null; // the person's choice is kept where it still fits
   select.replaceChildren();
-  const add = (value, text, group = select) => {
-    const option = document.createElement("option");
-    option.value = value;
-    option.textContent = text;
-    group.appendChild(option);
-    return option;
-  };
   const levels = Array.isArray(answer.levels) ? answer.levels : [];
+  page.levels = levels;
   let others = select;
   if (levels.length) {
-    const group = document.createElement("optgroup");
-    group.label = "strength levels";
-    for (const level of levels) {
-      const speed = level.ms_per_move !== undefined ? `, ${Math.round(level.ms_per_move)} ms a move` : "";
-      const elo = level.elo !== undefined ? ` (Elo ${Math.round(level.elo)}${speed})` : "";
-      add(`level:${level.level}`, `level ${level.level}: ${level.name}${elo}`, group);
-    }
-    select.appendChild(group);
+    select.appendChild(levelGroup(levels));
     others = document.createElement("optgroup");
-    others.label = "other agents";
+    others.label = "other opponents";
     select.appendChild(others);
   }
   for (const agent of answer.agents) {
-    add(agent, agent, others);
+    addOption(others, agent, agent);
   }
   if (answer.checkpoints && answer.checkpoints.length) {
     const group = document.createElement("optgroup");
     group.label = "shipped agent files";
     for (const file of answer.checkpoints) {
-      add(file, file.split("/").pop(), group);
+      addOption(group, file, file.split("/").pop());
     }
     select.appendChild(group);
   }
-  // the default: the strongest level that answers within a second (as terminal play chooses), else the heuristic
-  const quick = levels.filter((level) => level.ms_per_move !== undefined && level.ms_per_move < 1000);
+  $("levels-note").textContent = levelsNote(levels);
+  // a gentle start: the middle level (among those that answer within a second), else the heuristic
+  const quick = levels.filter((level) => level.ms_per_move === undefined || level.ms_per_move < 1000);
   if (quick.length) {
-    select.value = `level:${quick[quick.length - 1].level}`;
+    select.value = `level:${quick[Math.floor((quick.length - 1) / 2)].level}`;
   } else if (answer.agents.includes("heuristic")) {
     select.value = "heuristic";
   }
   if ([...select.options].some((option) => option.value === chosen)) {
     select.value = chosen;
   }
+}
+
+function addOption(group, value, text) {
+  const option = document.createElement("option");
+  option.value = value;
+  option.textContent = text;
+  group.appendChild(option);
+  return option;
+}
+
+function levelGroup(levels) {
+  const group = document.createElement("optgroup");
+  group.label = "strength levels";
+  for (const level of levels) {
+    const elo = level.elo !== undefined ? ` · Elo ${Math.round(level.elo)}` : "";
+    const speed = level.ms_per_move !== undefined ? ` · ${Math.round(level.ms_per_move)} ms a move` : "";
+    addOption(group, `level:${level.level}`, `${level.name} (level ${level.level}${elo}${speed})`);
+  }
+  return group;
+}
+
+function levelsNote(levels) {
+  if (!levels.length) {
+    return "No strength levels for these options: the named bots play them.";
+  }
+  const base = levels[0];
+  return `Levels from ${base.name} to ${levels[levels.length - 1].name}. Elo is measured against level 1 ` +
+    `(${base.name}, ${base.spec}), which stands at ${Math.round(base.elo || 0)}: 400 more means about 10 wins in 11.`;
 }
 
 function relistOpponents() {
@@ -239,7 +301,7 @@ function formOptions() {
   const text = $("options-json").value.trim();
   if (text) {
     options = JSON.parse(text);
-    if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    if (!isObject(options)) {
       throw new Error("more options: write a JSON object, e.g. {\"size\": 8}");
     }
   }
@@ -262,28 +324,17 @@ function formOptions() {
 }
 
 async function startFromForm() {
-  $("setup-error").textContent = "";
+  setupError("");
   let options;
-  try {
-    options = formOptions();
-  } catch (error) {
-    $("setup-error").textContent = error.message;
-    return;
-  }
   let seed;
   try {
+    options = formOptions();
     seed = readSeed($("seed").value);
   } catch (error) {
-    $("setup-error").textContent = error.message;
+    setupError(error.message);
     return;
   }
-  await start({
-    game: $("game").value,
-    opponent: $("opponent").value,
-    seat: Number($("seat").value || 0),
-    seed,
-    options,
-  });
+  await start({ game: $("game").value, opponent: $("opponent").value, seat: Number($("seat").value || 0), seed, options });
 }
 
 function readSeed(text) {
@@ -299,76 +350,79 @@ function readSeed(text) {
   return seed;
 }
 
-// /?game=loom&opponent=level:3&seat=0&seed=7 (options: options={json} or name=value pairs)
+// /?game=loom&opponent=level:3&seat=0&seed=7 (options: options={json} or name=value pairs).
+// Anything in the link that does not read is said on the form (data-error): never a silent default.
+const LINK_KEYS = new Set(["game", "opponent", "seat", "seed", "options"]);
+
+function linkOptions(params, entry) {
+  let options = {};
+  const written = params.get("options");
+  if (written !== null) {
+    try {
+      options = JSON.parse(written);
+    } catch (error) {
+      throw new Error(`options in the link are not JSON (${error.message}): ${written}`);
+    }
+    if (!isObject(options)) {
+      throw new Error(`options in the link must be a JSON object such as {"bounty": 3}, not ${written}`);
+    }
+  }
+  for (const [key, text] of params) {
+    if (LINK_KEYS.has(key)) {
+      continue;
+    }
+    if (!(key in entry.default_options)) {
+      const known = Object.keys(entry.default_options).join(", ");
+      throw new Error(`the link names ${JSON.stringify(key)}, which is not an option of ${shortName(entry.game)} (its options: ${known})`);
+    }
+    try {
+      options[key] = JSON.parse(text);
+    } catch (error) {
+      options[key] = text;
+    }
+  }
+  return options;
+}
+
 async function deepLink(params) {
   const entry = gameEntry(params.get("game"));
   if (!entry) {
     await chooseGame($("game").value);
     showSetup();
-    $("setup-error").textContent = `unknown game ${JSON.stringify(params.get("game"))}`;
+    setupError(`unknown game ${JSON.stringify(params.get("game"))}: the games are ${page.games.map((g) => shortName(g.game)).join(", ")}`);
     return;
   }
-  // options={json}: a JSON object; anything else is said on the form, and no game starts
-  let options = {};
-  const written = params.get("options");
-  if (written !== null && written.trim() !== "") {
-    let problem = null;
-    try {
-      options = JSON.parse(written);
-      if (!isObject(options)) {
-        problem = `options in the link must be a JSON object such as {"bounty": 3}, not ${written}`;
-      }
-    } catch (error) {
-      problem = `options in the link are not JSON (${error.message}): ${written}`;
-    }
-    if (problem !== null) {
-      await chooseGame(entry.game);
-      showSetup();
-      $("setup-error").textContent = problem;
-      return;
-    }
-  }
-  for (const [key, text] of params) {
-    if (key in entry.default_options) {
-      try {
-        options[key] = JSON.parse(text);
-      } catch (error) {
-        options[key] = text;
-      }
-    }
+  let options;
+  let seed;
+  try {
+    options = linkOptions(params, entry);
+    seed = readSeed(params.get("seed"));
+  } catch (error) {
+    await chooseGame(entry.game);
+    showSetup();
+    setupError(error.message);
+    return;
   }
   await chooseGame(entry.game, options);
   const opponent = params.get("opponent") || $("opponent").value;
   if (![...$("opponent").options].some((option) => option.value === opponent)) {
-    const option = document.createElement("option");
-    option.value = opponent;
-    option.textContent = opponent;
-    $("opponent").appendChild(option);
+    addOption($("opponent"), opponent, opponent);
   }
   $("opponent").value = opponent;
   $("seat").value = params.get("seat") || "0";
   $("seed").value = params.get("seed") || "";
-  let seed;
-  try {
-    seed = readSeed(params.get("seed"));
-  } catch (error) {
-    showSetup();
-    $("setup-error").textContent = error.message;
-    return;
-  }
-  await start({
-    game: entry.game,
-    opponent,
-    seat: Number(params.get("seat") || 0),
-    seed,
-    options,
-  });
+  await start({ game: entry.game, opponent, seat: Number(params.get("seat") || 0), seed, options });
 }
 
-function showSetup() {
+function showSetup(fromGame = false) {
   closeChoices(false);
+  stopClock();
   $("table").hidden = true;
   $("setup").hidden = false;
+  if (fromGame && page.view) {
+    page.client.ask("web_close", { game_id: page.view.game_id }).catch(() => {});
+    history.replaceState(null, "", "/");
+  }
   page.view = null;
   settle();
 }
@@ -383,29 +437,63 @@ async function start({ game, opponent, seat, seed, options }) {
     page.client.ask("web_close", { game_id: page.view.game_id }).catch(() => {});
   }
   page.view = null;
-  page.log = [];
+  stopClock();
   $("start").disabled = true;
-  setState("busy");
+  setState("starting");
+  showPreparing(`starting ${shortName(gameEntry(game).game)} against ${opponent}: loading the opponent…`);
   let view;
   try {
     view = await newGame(fields);
   } catch (error) {
     $("setup").hidden = false;
     $("table").hidden = true;
-    $("setup-error").textContent = error.message;
+    setupError(error.message);
     setState("setup");
     return;
   } finally {
     $("start").disabled = false;
     $("preparing").hidden = true;
   }
+  history.replaceState(null, "", `/?g=${encodeURIComponent(view.link)}`); // the address is the game
+  await enter(view);
+}
+
+function showPreparing(text) {
+  $("preparing").hidden = false;
+  $("preparing-what").textContent = text;
+}
+
+// A game on the table (a new one, or one brought back by its link).
+async function enter(view) {
   $("setup").hidden = true;
   $("table").hidden = false;
   $("log").replaceChildren();
-  $("replay").textContent = "";
+  $("bot-error").hidden = true;
+  $("thought").textContent = "";
+  page.review = null;
   say("");
+  showRules($("game-rules"), view.short_name);
   show(view);
+  fitBoard($("board"), true);
   await runBots();
+}
+
+async function resume(link) {
+  setState("starting");
+  showPreparing("bringing the game back…");
+  let view;
+  try {
+    view = await page.client.ask("web_resume", { link });
+  } catch (error) {
+    $("preparing").hidden = true;
+    await chooseGame($("game").value);
+    showSetup();
+    setupError(error.message);
+    return;
+  }
+  $("preparing").hidden = true;
+  await chooseGame(view.game, view.asked_options);
+  await enter(view);
 }
 
 const PREPARING_RETRY_MS = 1000;
@@ -421,8 +509,7 @@ async function newGame(fields) {
       if (error.code !== "preparing" || tries >= PREPARING_TRIES) {
         throw error;
       }
-      $("preparing").hidden = false;
-      $("preparing-what").textContent = error.message;
+      showPreparing(`${error.message} (${tries} s)`);
       await new Promise((resolve) => setTimeout(resolve, PREPARING_RETRY_MS));
     }
   }
@@ -430,33 +517,96 @@ async function newGame(fields) {
 
 function show(view) {
   page.view = view;
-  board.show(view.svg);
+  board.show(view.over && view.revealed ? view.revealed : view.svg); // at the end, every hidden item shown
   board.attach(view.actions, view.your_turn && !page.busy);
   board.mark(view.last);
-  $("game-title").textContent = `${view.title}`;
+  fitBoard($("board"));
+  $("game-title").textContent = view.title;
   showPlayers(view);
   $("status").textContent = view.status;
   $("notes").textContent = (view.notes || []).join(" ");
   $("undo").disabled = !view.undo || page.busy;
   $("undo").title = view.undo_rule;
+  $("hint").disabled = !view.your_turn || page.busy;
   $("undo-rule").textContent = view.undo_rule ? `Undo: ${view.undo_rule}.` : "";
   showLog(view);
+  showResult(view);
+  runClock(view);
+  settle();
+}
+
+function showResult(view) {
   const result = $("result");
-  if (view.over && view.result) {
-    result.hidden = false;
-    result.dataset.result = view.result.outcome;
-    result.className = `result ${view.result.outcome}`;
-    result.textContent = view.result.text;
-    if (view.seed !== null && view.seed !== undefined) {
-      const link = `${location.origin}/?game=${view.game.replace(/_v0$/, "")}&opponent=${encodeURIComponent(view.players.find((p) => p.seat !== view.seat).name)}&seat=${view.seat}&seed=${view.seed}`;
-      $("replay").textContent = `This deal again: ${link}`;
-    }
-  } else {
+  if (!(view.over && view.result)) {
     result.hidden = true;
+    $("after").hidden = true;
+    $("review").hidden = true;
     delete result.dataset.result;
     result.textContent = "";
+    return;
   }
-  settle();
+  result.hidden = false;
+  result.dataset.result = view.result.outcome;
+  result.className = `result ${view.result.outcome}`;
+  result.textContent = view.result.text;
+  $("after").hidden = false;
+  $("again").href = dealLink(view, view.seat);
+  $("swap").hidden = view.players.length < 2;
+  if (!page.review) {
+    page.review = { step: null };
+    askReview(view.game_id);
+  }
+  $("review").hidden = false;
+  showReviewPlace();
+}
+
+// Each of your moves beside a stronger one's: the points it lost to perfect play (Linecatch's
+// solver), or the move a quick search prefers there.
+async function askReview(gameId) {
+  let answer;
+  try {
+    answer = await page.client.ask("web_review", { game_id: gameId });
+  } catch (error) {
+    return; // the game is closed already, or the review could not be reckoned: the log stays as it is
+  }
+  for (const entry of answer.review) {
+    const item = $("log").querySelector(`li[data-ply="${entry.ply}"]`);
+    if (!item || item.querySelector(".review")) {
+      continue;
+    }
+    const note = document.createElement("span");
+    note.className = "review";
+    note.dataset.preferred = entry.preferred;
+    if (entry.lost !== null) {
+      note.dataset.lost = String(entry.lost);
+      note.textContent = entry.lost ? ` · lost ${entry.lost} (best ${entry.preferred})` : " · perfect";
+    } else {
+      note.textContent = entry.preferred === entry.played ? ` · as ${entry.by} would` : ` · ${entry.by}: ${entry.preferred}`;
+    }
+    item.appendChild(note);
+  }
+}
+
+// The deep link of the same deal: every option the game was started with, the opponent, the
+// seat and the seed (known at the end).
+function dealLink(view, seat, withSeed = true) {
+  const params = new URLSearchParams({ game: view.short_name, opponent: view.opponent, seat: String(seat) });
+  if (withSeed && view.seed !== null && view.seed !== undefined) {
+    params.set("seed", String(view.seed));
+  }
+  if (Object.keys(view.asked_options || {}).length) {
+    params.set("options", JSON.stringify(view.asked_options));
+  }
+  return `${location.origin}/?${params}`;
+}
+
+async function rematch(swap) {
+  const view = page.view;
+  const seat = swap ? (view.seat + 1) % view.players.length : view.seat;
+  await start({
+    game: view.game, opponent: view.opponent, seat, options: view.asked_options || {},
+    seed: swap ? view.seed : null, // the other side of the same deal; a rematch is a new deal
+  });
 }
 
 function showPlayers(view) {
@@ -474,12 +624,71 @@ function showPlayers(view) {
     const name = document.createElement("span");
     name.className = "name";
     name.textContent = `${player.name} (player_${player.seat})`;
+    item.append(swatch, name);
+    const clock = (view.clocks || []).find((c) => c.seat === player.seat);
+    if (clock) {
+      const shown = document.createElement("span");
+      shown.className = `clock${clock.running ? " running" : ""}`;
+      shown.dataset.clock = String(clock.left);
+      shown.dataset.seat = String(player.seat);
+      shown.textContent = clockText(clock.left);
+      item.append(shown);
+    }
     const score = document.createElement("b");
     score.className = "score";
     score.dataset.score = String(view.scores[player.seat]);
     score.textContent = String(view.scores[player.seat]);
-    item.append(swatch, name, score);
+    item.append(score);
     list.appendChild(item);
+  }
+}
+
+function clockText(seconds) {
+  const whole = Math.ceil(seconds);
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+}
+
+// A running clock: the server is asked every second (it ends the game when the time is up,
+// whoever's turn it is, and the page shows that without waiting for a click).
+function runClock(view) {
+  const running = !view.over && (view.clocks || []).some((clock) => clock.running);
+  if (!running) {
+    stopClock();
+    return;
+  }
+  if (page.clockTimer === null) {
+    page.clockTimer = setInterval(() => tickClock(), CLOCK_POLL_MS);
+  }
+}
+
+function stopClock() {
+  if (page.clockTimer !== null) {
+    clearInterval(page.clockTimer);
+    page.clockTimer = null;
+  }
+}
+
+async function tickClock() {
+  const view = page.view;
+  if (!view || page.busy || page.ticking) {
+    return;
+  }
+  page.ticking = true;
+  try {
+    const next = await page.client.ask("web_view", { game_id: view.game_id });
+    if (page.view && page.view.game_id === next.game_id && !page.busy) {
+      if (page.choosing && !next.over) {
+        showPlayers(next); // the clocks tick; the choice's preview stays on the board
+        page.view = next;
+      } else {
+        closeChoices(false);
+        show(next);
+      }
+    }
+  } catch (error) {
+    stopClock();
+  } finally {
+    page.ticking = false;
   }
 }
 
@@ -489,29 +698,37 @@ function showLog(view) {
     list.lastElementChild.remove();
   }
   for (const entry of view.log) {
-    const item = document.createElement("li");
-    if (entry.seat === null) {
-      item.className = "chance";
-      item.textContent = entry.text;
-    } else {
-      item.dataset.seat = String(entry.seat);
-      if (entry.notation !== null) {
-        item.dataset.notation = entry.notation;
-      }
-      const who = document.createElement("span");
-      who.className = `who seat-${entry.seat % SEAT_COLOURS}`;
-      const player = view.players.find((p) => p.seat === entry.seat);
-      who.textContent = player ? player.name : `player_${entry.seat}`;
-      const move = document.createElement("b");
-      move.textContent = entry.notation || "";
-      item.append(who, " ", move);
-      if (entry.text) {
-        item.append(` — ${entry.text}`);
-      }
-    }
-    list.appendChild(item);
+    list.appendChild(logEntry(view, entry));
   }
   list.scrollTop = list.scrollHeight;
+}
+
+function logEntry(view, entry) {
+  const item = document.createElement("li");
+  if (entry.seat === null) {
+    item.className = "chance";
+    item.textContent = entry.text;
+    return item;
+  }
+  item.dataset.seat = String(entry.seat);
+  item.dataset.ply = String(entry.ply);
+  if (entry.notation !== null) {
+    item.dataset.notation = entry.notation;
+  }
+  const number = document.createElement("span");
+  number.className = "ply";
+  number.textContent = `${entry.ply}.`;
+  const who = document.createElement("span");
+  who.className = `who seat-${entry.seat % SEAT_COLOURS}`;
+  const player = view.players.find((p) => p.seat === entry.seat);
+  who.textContent = player ? player.name : `player_${entry.seat}`;
+  const move = document.createElement("b");
+  move.textContent = entry.notation || "";
+  item.append(number, " ", who, " ", move);
+  if (entry.text) {
+    item.append(` — ${entry.text}`);
+  }
+  return item;
 }
 
 function setBusy(busy) {
@@ -519,27 +736,60 @@ function setBusy(busy) {
   if (page.view) {
     board.attach(page.view.actions, page.view.your_turn && !busy);
     $("undo").disabled = !page.view.undo || busy;
+    $("hint").disabled = !page.view.your_turn || busy;
   }
   settle();
 }
 
 async function runBots() {
-  while (page.view && !page.view.over && !page.view.your_turn) {
-    const view = page.view;
-    const who = view.players.find((p) => p.seat === view.to_move);
-    $("thinking-who").textContent = who ? who.name : `player_${view.to_move}`;
-    $("thinking").hidden = false;
-    setBusy(true);
-    try {
-      show(await page.client.ask("web_bot", { game_id: view.game_id }));
-    } catch (error) {
-      say(`the bot could not move: ${error.message}`);
+  while (page.view && !page.view.over && !page.view.your_turn && $("bot-error").hidden) {
+    if (!(await botTurn(null))) {
       break;
-    } finally {
-      $("thinking").hidden = true;
-      setBusy(false);
     }
   }
+}
+
+// One bot turn (stand_in: a named bot plays it instead, after a failure); false when it failed,
+// and the page then offers to retry or to let the stand-in play: never a dead end.
+async function botTurn(standIn) {
+  const view = page.view;
+  const who = view.players.find((p) => p.seat === view.to_move);
+  $("thinking-who").textContent = standIn || (who ? who.name : `player_${view.to_move}`);
+  $("thinking").hidden = false;
+  $("bot-error").hidden = true;
+  setBusy(true);
+  const fields = { game_id: view.game_id };
+  if (standIn) {
+    fields.stand_in = standIn;
+  }
+  let ok = true;
+  try {
+    const answer = await page.client.ask("web_bot", fields);
+    show(answer);
+    showThought(answer, who);
+  } catch (error) {
+    ok = false;
+    $("bot-error-text").textContent = `${who ? who.name : "the bot"} could not move: ${error.message}`;
+    $("bot-error").hidden = false;
+  } finally {
+    $("thinking").hidden = true;
+    setBusy(false);
+  }
+  if (ok && standIn) {
+    await runBots();
+  }
+  return ok;
+}
+
+// A search's last move, beside the moves it weighed most (their share of its visits).
+function showThought(answer, who) {
+  const thought = (answer.thinking || []).at(-1);
+  if (!thought) {
+    $("thought").textContent = "";
+    return;
+  }
+  const weighed = thought.top.map((move) => `${move.notation} ${Math.round(100 * move.share)}%`).join(" · ");
+  $("thought").textContent = `${who ? who.name : "the bot"} weighed ${weighed}; played ${thought.notation}`;
 }
 
 async function play(action) {
@@ -574,6 +824,27 @@ async function undo() {
   }
 }
 
+async function hint() {
+  if (!page.view || page.busy || !page.view.your_turn) {
+    return;
+  }
+  closeChoices(false);
+  setBusy(true);
+  try {
+    const next = await page.client.ask("web_hint", { game_id: page.view.game_id });
+    show(next);
+    const element = board.element(next.hint.element);
+    if (element) {
+      element.classList.add("hinted");
+    }
+    say(`hint: ${next.hint.by} would play ${next.hint.notation}`);
+  } catch (error) {
+    say(error.message);
+  } finally {
+    setBusy(false);
+  }
+}
+
 // A click (or Enter) on a board element.
 async function activate(element) {
   const view = page.view;
@@ -582,6 +853,10 @@ async function activate(element) {
   }
   if (view.over) {
     say("the game is over");
+    return;
+  }
+  if (!$("bot-error").hidden) {
+    say("the bot's move failed: retry it, or let the heuristic play it (beside the board)");
     return;
   }
   if (page.busy || !view.your_turn) {
@@ -604,6 +879,35 @@ async function activate(element) {
     say(error.message);
   } finally {
     setBusy(false);
+  }
+}
+
+// ----- the replay at the end: step through the log's positions -----------------------------------
+function showReviewPlace() {
+  const steps = page.view.log_length || $("log").children.length;
+  const step = page.review.step === null ? steps : page.review.step;
+  $("review-where").textContent = step === steps ? "Replay: the end" : `Replay: after ${step} of ${steps} log lines`;
+  for (const [index, item] of [...$("log").children].entries()) {
+    item.classList.toggle("reviewed", index === step - 1 && step !== steps);
+  }
+}
+
+async function reviewStep(move) {
+  const view = page.view;
+  if (!view || !view.over) {
+    return;
+  }
+  const steps = $("log").children.length;
+  const current = page.review.step === null ? steps : page.review.step;
+  const step = Math.max(0, Math.min(steps, current + move));
+  try {
+    const answer = await page.client.ask("web_position", { game_id: view.game_id, step });
+    page.review.step = step;
+    board.show(answer.svg);
+    board.attach([], false);
+    showReviewPlace();
+  } catch (error) {
+    say(error.message);
   }
 }
 
@@ -660,6 +964,7 @@ async function select(action) {
   }
   if (page.choosing === choosing && choosing.selected === action) {
     board.show(svg);
+    fitBoard($("board"));
     board.attach([], false);
     const element = board.element(choosing.element);
     if (element) {

@@ -3,7 +3,7 @@ agent built from a ``load_agent`` spec, so any suite agent enters OpenSpiel's ``
 
     import pyspiel
     import envs.openspiel  # registers the games
-    from training.agents.openspiel import SuiteBot
+    from training.players.openspiel import SuiteBot
     fill = pyspiel.load_game("abstract_fill", {"traps": True})
     heuristic = SuiteBot(fill, 1, "heuristic", seed=0)
 
@@ -13,7 +13,7 @@ Needs the ``openspiel`` extra (``pip install -e .[openspiel]``).
 from __future__ import annotations
 
 from envs.openspiel import AgentBot, SuiteGame
-from training.agents.load import load_agent
+from training.players.load import load_agent
 
 
 class SuiteBot(AgentBot):

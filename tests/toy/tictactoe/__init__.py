@@ -1,0 +1,1 @@
+"""Tic-tac-toe, the toy board game of the tests (see ``rules``)."""
