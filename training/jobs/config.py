@@ -1,13 +1,21 @@
-"""What every training job's config shares: the game, its options, the seed, where runs go; and
-the checks every job makes of its numbers, with messages that name the flag.
+"""What every training job's config shares: the game, its options, the seed, where runs go (and
+the run folder it makes); what the two PPO trainers share (:class:`PolicyJobConfig`) and the two
+search-and-learn jobs (:class:`SearchJobConfig`); and the checks every job makes of its numbers,
+with messages that name the flag.
 
 A job declares ``@dataclass class MyConfig(JobConfig)`` and adds its own fields, each with a
-default and a docstring underneath (``training.common.flags`` turns them into ``--flags``).
+default and a docstring underneath (``training.common.flags`` turns them into ``--flags``). A
+field a subclass declares again without a docstring changes only its default: it keeps its place
+among the base's flags and the base's help.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 
@@ -21,6 +29,15 @@ class JobConfig:
     """seeds the games, the network's initial weights, the minibatch order and the evaluations"""
     out_dir: str = "runs"
     """where run folders go (``<out_dir>/<game>__<algorithm>__<seed>__<time>/``)"""
+
+    def new_run_folder(self, short_name: str, algorithm: str) -> tuple[Path, str]:
+        """A fresh run folder, ``<out_dir>/<short_name>__<algorithm>__<seed>__<time>/``, holding
+        this config as ``config.json``; and its time stamp (agent files record it)."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(self.out_dir) / f"{short_name}__{algorithm}__{self.seed}__{stamp}"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(self), indent=2))
+        return run_dir, stamp
 
 
 @dataclass
@@ -70,6 +87,50 @@ class PolicyJobConfig(JobConfig):
             "command": command,
             "created": created,
         }
+
+
+@dataclass
+class SearchJobConfig(JobConfig):
+    """What the two search-and-learn jobs (``training.alphazero``: self-play in Python processes;
+    ``training.gumbel``: self-play compiled with JAX) share: the rounds, the Gumbel search, the
+    residual network, the learner's batches and replay buffer, and the scheduled evaluations.
+    The defaults are the Python job's; the compiled job overrides those its batches want."""
+
+    iterations: int = 20
+    """self-play + learning rounds"""
+    simulations: int = 32
+    """search simulations per decision in self-play"""
+    considered: int = 16
+    """root actions Gumbel top-k sampling considers (sequential halving between them)"""
+    filters: int = 32
+    """width of the residual tower"""
+    blocks: int = 3
+    """residual blocks in the tower"""
+    learning_rate: float = 1e-3
+    """the learner's step size (AdamW in ``training.alphazero``, Adam in ``training.gumbel``)"""
+    batch_size: int = 256
+    """minibatch size"""
+    replay_size: int = 100_000
+    """positions kept in the replay buffer (the latest)"""
+    value_mix: float = 0.5
+    """weight of the margin head in the values the search backs up: (1 − mix) × the value head
+    (the win/loss outcome) + mix × the margin head (the final margin, squashed); 0: the outcome
+    alone. The margin tells a big lead from a narrow one, which few simulations need: points
+    games (Linecatch) gain from about 0.5"""
+    eval_every: int = 5
+    """play the Python bots of --eval-opponents every this many iterations (and after the last);
+    ``training.gumbel`` writes latest.zip then too"""
+    eval_opponents: tuple = ("random", "heuristic")
+    """the Python bots the network's policy plays in those evaluations; best.zip is
+    the best policy against one of them (``training.alphazero``: heuristic when listed, else the
+    first; ``training.gumbel``: the last)"""
+
+
+def final_lines(final: dict[str, dict]) -> list[str]:
+    """A trainer's closing lines: the shipped policy's detailed results (``evaluate_against``
+    with ``detail=True``) against each opponent."""
+    return [f"final vs {spec}: score {result['score']:.1%} over {result['games']} games "
+            f"(W {result['wins']} D {result['draws']} L {result['losses']})" for spec, result in final.items()]
 
 
 def flag(name: str) -> str:

@@ -13,7 +13,6 @@ suite checkpoint ``<game>__maskppo__<seed>.zip`` (loadable with ``load_agent``),
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import shlex
@@ -31,7 +30,7 @@ from training.players.load import bot_table
 from training.agents.checkpoint import PolicyAgent, env_spaces, save_checkpoint
 from training.evaluation.tournament import evaluate_against
 from training.common.flags import parse_flags
-from training.jobs.config import PolicyJobConfig
+from training.jobs.config import PolicyJobConfig, final_lines
 from training.common.progress import Progress
 from training.players.self_play import SelfPlayEnv
 
@@ -304,9 +303,8 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
     print(f"\ncheckpoint: {checkpoint}")
     print(f"throughput: {summary['env_steps_per_second']:.0f} env steps/s during learn(), "
           f"{summary['env_time_share']:.0%} of wall time inside the env")
-    for spec, result in final.items():
-        print(f"final vs {spec}: score {result['score']:.1%} over {result['games']} games "
-              f"(W {result['wins']} D {result['draws']} L {result['losses']})")
+    for line in final_lines(final):
+        print(line)
     return summary
 
 
@@ -327,12 +325,9 @@ def _start_run(config: TrainConfig, command: str | None) -> PpoRun:
         raise ValueError(f"option 'activation' must be 'tanh' or 'relu', not {config.activation!r}")
     torch.set_num_threads(1)
     run_started = time.perf_counter()
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    run_dir = Path(config.out_dir) / f"{description.short_name}__maskppo__{config.seed}__{stamp}"
-    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir, stamp = config.new_run_folder(description.short_name, "maskppo")
     if command is None:
         command = "python -m training.train " + shlex.join(sys.argv[1:])
-    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
     print(f"run folder: {run_dir}", flush=True)
     return PpoRun(config, description, options, bots, run_dir, command, stamp, run_started)
 

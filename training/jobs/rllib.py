@@ -24,7 +24,6 @@ the RLlib checkpoint (to resume or inspect with RLlib), ``config.json`` and
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shlex
@@ -40,7 +39,7 @@ from training.players.load import bot_table
 from training.agents.checkpoint import PolicyAgent, env_spaces, save_checkpoint
 from training.evaluation.tournament import evaluate_against
 from training.common.flags import parse_flags
-from training.jobs.config import PolicyJobConfig
+from training.jobs.config import PolicyJobConfig, final_lines
 from training.jobs.rllib_policy import SeatMapping, learner_ids, learner_layers, make_callbacks, module_spec
 
 ALGO = "rllib-ppo"
@@ -300,10 +299,7 @@ def train(config: RLlibTrainConfig, argv: list[str] | None = None) -> dict[str, 
     bots = [spec for spec in ("random", "heuristic") if spec in bot_table(description.name)]
     args = sys.argv[1:] if argv is None else argv
     command = "python -m training.train_rllib " + " ".join(shlex.quote(a) for a in args)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    run_dir = Path(config.out_dir) / f"{description.short_name}__{ALGO}__{config.seed}__{stamp}"
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
+    run_dir, stamp = config.new_run_folder(description.short_name, ALGO)
     print(f"run folder: {run_dir}", flush=True)
     run = RLlibRun(config, description, options, players, bots, run_dir, command, stamp)
 
@@ -330,9 +326,8 @@ def train(config: RLlibTrainConfig, argv: list[str] | None = None) -> dict[str, 
     print(f"throughput: {summary['env_steps_per_second']:.0f} env steps/s over {summary['iterations']} iterations "
           f"(sampling and learning; Ray start and set-up {setup_seconds:.0f}s not counted); per iteration "
           f"{summary['sampling_seconds_per_iteration']:.1f}s sampling, {summary['learning_seconds_per_iteration']:.1f}s learning")
-    for spec_name, result in summary["final_evaluation"].items():
-        print(f"final vs {spec_name}: score {result['score']:.1%} over {result['games']} games "
-              f"(W {result['wins']} D {result['draws']} L {result['losses']})")
+    for line in final_lines(summary["final_evaluation"]):
+        print(line)
     return summary
 
 

@@ -106,6 +106,28 @@ def phase_of(env) -> str | None:
     return env.snapshot()["state"].get("phase")
 
 
+def narrations(rules, before, applied: list[int], seat: int) -> list[str | None]:
+    """What each of ``applied`` (a player's action, then the chance outcomes the env drew after
+    it) did, played from ``before`` (left as it is), as ``seat`` may know it (the game's
+    ``narrate``; None where it tells nothing). A player's action is told from the position once
+    the chance it set off has resolved (the strand drawn, the market slot refilled), each chance
+    outcome on its own (the dice). Terminal play and the web page both tell moves this way."""
+    states = [before]
+    for action in applied:
+        states.append(states[-1].clone())
+        states[-1].apply(action)
+    told = []
+    for index, action in enumerate(applied):
+        state, after = states[index], states[index + 1]
+        if not state.is_chance_node():
+            end = index + 1
+            while end < len(applied) and states[end].is_chance_node():
+                end += 1
+            after = states[end]
+        told.append(rules.narrate(state, action, after, seat) if rules.narrate else None)
+    return told
+
+
 def opponent_seats(name: str, others: list[int], opponents: list[str]) -> dict[int, str]:
     """The bot spec of each other seat: one ``--opponent`` for all of them, or one a seat."""
     if len(opponents) == 1:
@@ -200,24 +222,10 @@ class TerminalGame:
 
     def narrate(self, before, actions: list[int]) -> None:
         """Say what ``actions`` (a player's action, then the chance outcomes the env drew after
-        it) did, from ``before``, as this seat may know it (the game's ``narrate``). A player's
-        action is told from the position once the chance it set off has resolved (the strand
-        drawn, the market slot refilled), then each chance outcome on its own (the dice)."""
-        narrate = self.rules.narrate
-        if narrate is None:
+        it) did, from ``before``, as this seat may know it (:func:`narrations`)."""
+        if self.rules.narrate is None:
             return
-        states = [before]
-        for action in actions:
-            states.append(states[-1].clone())
-            states[-1].apply(action)
-        for index, action in enumerate(actions):
-            state, after = states[index], states[index + 1]
-            if not state.is_chance_node():
-                told = index + 1
-                while told < len(actions) and states[told].is_chance_node():
-                    told += 1
-                after = states[told]
-            sentence = narrate(state, action, after, self.seat)
+        for sentence in narrations(self.rules, before, actions, self.seat):
             if sentence:
                 self.say(f"  {sentence}")
 

@@ -57,7 +57,7 @@ from training.agents.levels import LevelsError, default_level, is_level_spec, le
 from training.serving.protocol import (
     DEFAULT_GAME_EXPIRY_S, DEFAULT_MAX_GAMES, DEFAULT_MAX_GAMES_MEMORY_MB, DEFAULT_MAX_SERVER_GAMES, RequestError, shown,
 )
-from training.serving.terminal import phase_of
+from training.serving.terminal import narrations, phase_of
 
 if TYPE_CHECKING:
     from training.serving.bot_server import BotServer
@@ -178,23 +178,6 @@ class Step:
     history: int = 0  # the env's history once this step was played (the replay at the end)
 
 
-def narrations(rules, states: list, applied: list[int], seat: int) -> list[str | None]:
-    """What each of ``applied`` (a player's action, then the chance outcomes the env drew after
-    it) did, from ``states`` (the position before each, and the last after): a player's action
-    is told from the position once the chance it set off has resolved (the strand drawn, the
-    market slot refilled), as terminal play tells it; each chance outcome on its own."""
-    told = []
-    for index, action in enumerate(applied):
-        state, after = states[index], states[index + 1]
-        if not state.is_chance_node():
-            end = index + 1
-            while end < len(applied) and states[end].is_chance_node():
-                end += 1
-            after = states[end]
-        told.append(rules.narrate(state, action, after, seat) if rules.narrate else None)
-    return told
-
-
 @dataclass
 class WebGame:
     """One game a person plays on the server (see the module docstring)."""
@@ -247,12 +230,8 @@ class WebGame:
         if secret:
             self.steps.append(Step(player, None, None, None, False, len(env.history or ())))
             return
-        states = [before]
-        for done in applied:
-            states.append(states[-1].clone())
-            states[-1].apply(done)
         done = played if played is not None else 0
-        for index, text in enumerate(narrations(rules, states, applied, self.seat)):
+        for index, text in enumerate(narrations(rules, before, applied, self.seat)):
             if index == 0:
                 self.steps.append(Step(player, notation, element, text, True, done + 1))
             elif text:

@@ -4,44 +4,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from training.jobs.config import JobConfig, require_counts, require_optimiser, require_shares
+from training.jobs.config import SearchJobConfig, require_counts, require_optimiser, require_shares
 
 
 @dataclass
-class AlphaZeroConfig(JobConfig):
-    iterations: int = 20
-    """self-play + learning rounds"""
+class AlphaZeroConfig(SearchJobConfig):
     games_per_iteration: int = 64
     """self-play games per iteration (split among the workers)"""
-    simulations: int = 32
-    """search simulations per move in self-play"""
-    considered: int = 16
-    """root actions Gumbel sampling considers (halved between)"""
     concurrent_games: int = 16
     """games one worker plays at once (their leaves share one network call)"""
     workers: int = 2
     """self-play processes (one per core); with --ray-address, Ray actors"""
     ray_address: str | None = None
     """run self-play as Ray actors on an existing cluster (``auto``, ``ray://host:port``)"""
-    filters: int = 32
-    """width of the residual tower"""
-    blocks: int = 3
-    """residual blocks in the tower"""
-    learning_rate: float = 1e-3
-    """AdamW learning rate"""
     weight_decay: float = 1e-4
     """AdamW weight decay"""
-    batch_size: int = 256
-    """minibatch size"""
     steps_per_iteration: int = 200
     """minibatch updates per iteration"""
-    replay_size: int = 100_000
-    """positions kept in the replay buffer (the latest)"""
     margin_weight: float = 0.5
     """weight of the score-margin target in the loss (0 for games without points)"""
-    value_mix: float = 0.5
-    """weight of the margin head in the values the search backs up (0: the expected outcome
-    alone); the margin tells a big lead from a narrow one, which few simulations need"""
     hook_value_weight: float = 0.0
     """weight of the game's own evaluation of a leaf (its ``evaluate`` search hook: Loom's fitted
     line values, Knot's and Uzor's priced prospects, the score margins elsewhere) against the
@@ -70,15 +51,11 @@ class AlphaZeroConfig(JobConfig):
     """games the teacher plays for the warm start"""
     warm_start_steps: int = 1000
     """minibatch updates on the teacher's games"""
-    eval_every: int = 5
-    """evaluate every this many iterations (and after the last)"""
     eval_games: int = 40
     """games per opponent in the scheduled evaluations (0: none; the scheduled networks are still
     kept in snapshots/, and no best.zip is chosen)"""
     final_eval_games: int = 400
     """games per opponent in the final evaluation"""
-    eval_opponents: tuple = ("random", "heuristic")
-    """opponents of the policy alone"""
     eval_mcts_games: int = 0
     """games of mcts:S:net (S = --simulations) against mcts:100 in each evaluation (0: none)"""
     device: str = "cpu"

@@ -56,45 +56,30 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from training.common.flags import parse_flags
-from training.jobs.config import JobConfig, require_counts
+from training.jobs.config import SearchJobConfig, require_counts
 
 
 @dataclass
-class GumbelConfig(JobConfig):
+class GumbelConfig(SearchJobConfig):
+    # SearchJobConfig's settings, with defaults for batches of compiled games: a long run of
+    # cheap iterations, fewer simulations, a smaller tower, larger batches and buffer.
     iterations: int = 100
-    """self-play + learning rounds"""
+    simulations: int = 16
+    blocks: int = 2
+    batch_size: int = 512
+    replay_size: int = 200_000
+    eval_every: int = 10
+    value_mix: float = 0.0
     games: int = 256
     """games played at once (the batch every compiled step runs)"""
     moves: int = 64
     """decisions per game per iteration (games carry on to the next iteration: Pgx's auto_reset)"""
-    simulations: int = 16
-    """search simulations per decision"""
-    considered: int = 16
-    """root actions Gumbel top-k sampling considers (sequential halving between them)"""
-    filters: int = 32
-    """width of the residual tower"""
-    blocks: int = 2
-    """residual blocks in the tower"""
-    learning_rate: float = 1e-3
-    """Adam step size"""
-    batch_size: int = 512
-    """minibatch size"""
     updates: int = 64
     """Adam steps per iteration"""
-    replay_size: int = 200_000
-    """positions kept in the replay buffer (the latest)"""
     eval_games: int = 256
     """compiled games against uniform random play after every iteration (seats alternated)"""
-    eval_every: int = 10
-    """write latest.zip and play the Python bots every this many iterations (and after the last)"""
     python_eval_games: int = 40
-    """games per opponent in those evaluations (0: none)"""
-    eval_opponents: tuple = ("random", "heuristic")
-    """the Python bots the policy plays; best.zip is the best policy against the last"""
-    value_mix: float = 0.0
-    """weight of the final margin in what the search backs up: (1 − mix) × the value head (the
-    win/loss outcome) + mix × the margin head (tanh(margin / margin_scale)); the same mix at the
-    end of a game in the tree. 0: win/loss only; points games (Linecatch) gain from about 0.5"""
+    """games per opponent in the scheduled evaluations of --eval-every (0: none)"""
     margin_scale: float = 0.0
     """the margin head learns tanh(final margin / this); 0: the standard deviation of final margins
     over a batch of uniformly random games, measured at the start (and written to config.json)"""
