@@ -75,6 +75,7 @@ GAME = GameDescription.built_in(
     test_options=TestOptions(quick={"size": 4}, search={"players": 3, "size": 4},
                              more=({"players": 4, "size": 5},), page={"size": 4, "deck": [6, 5, 6, 3]}),
     extra_methods=("ribbons", "strands", "placements", "bonus_owner"),
+    jax="envs.knot.jax_engine",
     benchmark_options={"2 players": {"players": 2}, "4 players": {"players": 4}},
 )
 
