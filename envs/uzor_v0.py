@@ -81,6 +81,7 @@ GAME = GameDescription.built_in(
     test_options=TestOptions(quick={"board_size": 9}),
     extra_methods=("completions", "acceptance"),
     benchmark_options={"default 21x21": {}, "15x15": {"board_size": 15}},
+    jax="envs.uzor.jax_engine",
 )
 
 

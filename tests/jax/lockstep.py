@@ -29,13 +29,29 @@ Policy = Callable[[Any, random.Random], int]  # (python game, rng) -> a legal ac
 
 @lru_cache(maxsize=None)
 def _compiled(name: str, frozen: tuple) -> tuple:
-    env = envs.make_jax(name, **dict(frozen))
+    env = envs.make_jax(name, **{k: _thaw(v) for k, v in frozen})
     return env, jax.jit(env.apply), jax.jit(env.observe), jax.jit(env.chance_probs)
 
 
+class _FrozenDict(tuple):
+    """A dict inside an option (a pattern of Uzor's Map) as a hashable tuple of its items."""
+
+
 def _freeze(value: Any) -> Any:
+    if isinstance(value, _FrozenDict):
+        return value
+    if isinstance(value, dict):
+        return _FrozenDict(sorted((k, _freeze(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, _FrozenDict):
+        return {k: _thaw(v) for k, v in value}
+    if isinstance(value, tuple):
+        return tuple(_thaw(v) for v in value)
     return value
 
 
