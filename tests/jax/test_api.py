@@ -122,13 +122,17 @@ def test_planes_are_the_python_observers(name):
     flat = np.asarray(state.observation)
     assert env.planes_shape == observer.planes_shape()
     assert np.array_equal(np.asarray(env.planes(state.observation)), observer.planes(flat))
-    # any vector in [0, 1] (a game's planes may compute a channel: equal to float32 rounding)
-    batch = np.random.default_rng(0).random((3, flat.size), dtype=np.float32)
-    try:
-        expected = observer.planes(batch)
-    except IndexError:  # Uzor's planes read a table and hands out of the vector: noise is no position
-        return
-    assert np.allclose(np.asarray(jax.jit(env.planes)(batch)), expected, rtol=1e-6, atol=1e-7)
+    # positions reached in play, batched (a game's planes may compute channels from the
+    # position, as Uzor's and Knot's do: equal to float32 rounding)
+    step = jax.jit(jax.vmap(env.step))
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(8), 3))
+    for move in range(12):
+        key = jax.random.split(jax.random.PRNGKey(100 + move), 3)
+        logits = np.where(np.asarray(states.legal_action_mask), 0.0, -np.inf)
+        actions = np.asarray(jax.vmap(jax.random.categorical)(key, logits))
+        states = step(states, np.where(np.asarray(states.terminated), 0, actions), key)
+    batch = np.asarray(states.observation)
+    assert np.allclose(np.asarray(jax.jit(env.planes)(batch)), observer.planes(batch), rtol=1e-6, atol=1e-7)
 
 
 def test_step_needs_a_key_where_the_game_has_chance():
