@@ -290,8 +290,9 @@ def test_the_page_waits_while_the_server_prepares_the_solvers_table(web, page, m
     monkeypatch.setattr(solver, "_TABLES", {k: v for k, v in solver._TABLES.items() if k != (3, 7, True)})
     monkeypatch.setenv(solver.CACHE_ENV, "off")  # built, not read from a cache
     page.goto(deep_link(web, "linecatch", {"rows": 3, "cols": 7, "pro": True}, 0, 4, "solver"))
-    page.wait_for_selector("#preparing:not([hidden])", timeout=WAIT_MS)
-    assert "solver's table of the 3×7 pro board" in page.text_content("#preparing")
+    # the page shows "loading the opponent…" at once, then the server's words while it prepares
+    page.wait_for_selector("#preparing:not([hidden]):has-text(\"solver's table of the 3×7 pro board\")",
+                           timeout=WAIT_MS)
     assert settle(page) == "your-turn"
     assert page.locator("#preparing").is_hidden()
     assert page.console.errors == [], page.console.errors
