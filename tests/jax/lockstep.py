@@ -64,6 +64,18 @@ def random_policy(game, rng: random.Random) -> int:
     return rng.choice(game.legal_actions())
 
 
+def picked_policy(picks: list[int]) -> Policy:
+    """The n-th decision is the legal action at index ``picks[n]`` (modulo their number; 0 once
+    the picks run out): hypothesis draws the picks and shrinks a failure to a short sequence."""
+    sequence = iter(picks)
+
+    def policy(game, rng: random.Random) -> int:
+        legal = game.legal_actions()
+        return legal[next(sequence, 0) % len(legal)]
+
+    return policy
+
+
 def agent_policy(agent, observer) -> Policy:
     """A suite agent (``load_agent``) as a policy: it sees only the acting seat's observation."""
     def act(game, rng):

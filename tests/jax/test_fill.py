@@ -25,8 +25,8 @@ import envs
 from envs.fill.facts import FILL, NO_TRAP, SEED, TRAP_PHASE
 from envs.fill.rules import FillGame
 from envs.fill.sampling import complete_snapshot, strip_hidden
-from tests.jax.lockstep import (agent_policy, auto_reset_play, compiled, play_lockstep, random_policy, record,
-                                replay_batched)
+from tests.jax.lockstep import (agent_policy, auto_reset_play, compiled, picked_policy, play_lockstep, random_policy,
+                                record, replay_batched)
 
 OPTION_SETS = {
     "default": {},
@@ -147,13 +147,7 @@ def test_games_in_one_vmapped_batch(label):
 def test_hypothesis_sequences(label, seed, picks):
     """Each pick chooses among the legal actions (cells, traps, no-trap, stay, swap); the
     rocks come from ``seed``; a failure shrinks to a short sequence."""
-    sequence = iter(picks)
-
-    def policy(game, rng):
-        legal = game.legal_actions()
-        return legal[next(sequence, 0) % len(legal)]
-
-    play_lockstep("fill", OPTION_SETS[label], seed, policy)
+    play_lockstep("fill", OPTION_SETS[label], seed, picked_policy(picks))
 
 
 # ----- hidden information ---------------------------------------------------------------------

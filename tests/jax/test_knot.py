@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 import envs
 from envs.knot.rules import KnotGame
 from envs.knot.sampling import complete_snapshot, strip_hidden
-from tests.jax.lockstep import (agent_policy, auto_reset_play, compiled, play_lockstep, random_policy, record,
-                                replay_batched)
+from tests.jax.lockstep import (agent_policy, auto_reset_play, compiled, picked_policy, play_lockstep, random_policy,
+                                record, replay_batched)
 
 DESCRIPTION = envs.describe("knot")
 TESTS = DESCRIPTION.test_options
@@ -118,13 +118,7 @@ def test_games_in_one_vmapped_batch(label):
 def test_hypothesis_sequences(label, seed, picks):
     """Each pick chooses among the legal actions (placements, END, the draws); the chance
     outcomes come from ``seed``; a failure shrinks to a short sequence."""
-    sequence = iter(picks)
-
-    def policy(game, rng):
-        legal = game.legal_actions()
-        return legal[next(sequence, 0) % len(legal)]
-
-    play_lockstep("knot", OPTION_SETS[label], seed, policy)
+    play_lockstep("knot", OPTION_SETS[label], seed, picked_policy(picks))
 
 
 # ----- scripted chance and the deal -------------------------------------------------------------

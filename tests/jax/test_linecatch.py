@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import envs
 from envs.linecatch.geometry import NO_MARK
 from envs.linecatch.rules import LinecatchGame
-from tests.jax.lockstep import agent_policy, compiled, play_lockstep, record, replay_batched
+from tests.jax.lockstep import agent_policy, compiled, picked_policy, play_lockstep, record, replay_batched
 
 BOARDS = [
     {"rows": 3, "cols": 3}, {"rows": 3, "cols": 4}, {}, {"pro": True}, {"rows": 4, "cols": 6, "pro": True},
@@ -54,8 +54,7 @@ def test_games_in_one_vmapped_batch(options):
        picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=25))
 def test_hypothesis_sequences(options, picks):
     """Each pick chooses among the legal squares; a failure shrinks to a short sequence."""
-    sequence = iter(picks)
-    play_lockstep("linecatch", options, 0, lambda game, rng: game.legal_actions()[next(sequence, 0) % len(game.legal_actions())])
+    play_lockstep("linecatch", options, 0, picked_policy(picks))
 
 
 def _every_position(rows: int, cols: int, pro: bool):

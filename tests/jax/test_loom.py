@@ -24,8 +24,8 @@ from envs.loom.cloth import CELLS, cloth_score
 from envs.loom.observer import LoomObserver
 from envs.loom.rules import ROUNDS, LoomGame
 from envs.loom.throws import THROW_ID, pair_up
-from tests.jax.lockstep import (agent_policy, compiled, draw_chance, play_lockstep, random_policy, record,
-                                replay_batched)
+from tests.jax.lockstep import (agent_policy, compiled, draw_chance, picked_policy, play_lockstep, random_policy,
+                                record, replay_batched)
 
 SCRIPT = [[(3 * k) % 6 + 1, (5 * k + 2) % 6 + 1] for k in range(ROUNDS)]  # some doubles, unsorted pairs too
 DOUBLES = [[d, d] for d in (1, 2, 3, 4, 5, 6, 6, 5, 4, 3, 2, 1, 1, 1, 6, 6)]  # equal threads every round
@@ -98,8 +98,7 @@ def test_games_in_one_vmapped_batch(options):
 def test_hypothesis_sequences(options, seed, picks):
     """Each pick chooses among the legal weaves (the throws come from ``seed``); a failure
     shrinks to a short sequence of small picks."""
-    sequence = iter(picks)
-    play_lockstep("loom", options, seed, lambda game, rng: game.legal_actions()[next(sequence, 0) % len(game.legal_actions())])
+    play_lockstep("loom", options, seed, picked_policy(picks))
 
 
 # ----- random positions: every decision and throw at once -----------------------------------------

@@ -28,8 +28,8 @@ from envs.uzor.common import DEAD_TAKE, DISCARD, FORK, HAND, IDLE_LIMIT, PASS, P
 from envs.uzor.patterns import STANDARD_MAP
 from envs.uzor.rules import UzorGame
 from envs.uzor.sampling import complete_snapshot, strip_hidden
-from tests.jax.lockstep import (auto_reset_play, compare, compiled, draw_chance, play_lockstep, random_policy, record,
-                                replay_batched)
+from tests.jax.lockstep import (auto_reset_play, compare, compiled, draw_chance, picked_policy, play_lockstep,
+                                random_policy, record, replay_batched)
 
 
 def _script(seed: int) -> list[list[int]]:
@@ -153,13 +153,7 @@ def test_games_in_one_vmapped_batch(label):
 def test_hypothesis_sequences(label, seed, picks):
     """Each pick chooses among the legal actions (placements, closes, continue, takes, discards,
     pass); the chance outcomes come from ``seed``; a failure shrinks to a short sequence."""
-    sequence = iter(picks)
-
-    def policy(game, rng):
-        legal = game.legal_actions()
-        return legal[next(sequence, 0) % len(legal)]
-
-    play_lockstep("uzor", OPTION_SETS[label], seed, policy)
+    play_lockstep("uzor", OPTION_SETS[label], seed, picked_policy(picks))
 
 
 # ----- hidden information ---------------------------------------------------------------------
