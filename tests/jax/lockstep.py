@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import jax
 import jax.numpy as jnp
@@ -103,6 +103,14 @@ def auto_reset_play(env, batch: int, steps: int, seed: int = 1) -> tuple:
     run = jax.jit(lambda s, k: jax.lax.scan(body, (s, k), None, length=steps))
     (state, _), (ended, rewards) = run(state, jax.random.PRNGKey(seed + 1))
     return state, np.asarray(ended), np.asarray(rewards)
+
+
+def python_positions(env, states, indices) -> Iterator[tuple[Any, Any]]:
+    """The batched states at ``indices``, each as (its JAX state, the Python game its snapshot
+    restores): the Python engine checks every position the compiled batch reached."""
+    for index in indices:
+        one = jax.tree_util.tree_map(lambda leaf: leaf[index], states)
+        yield one, env.description.engine.from_snapshot(env.to_snapshot(one))
 
 
 def draw_chance(game, rng: random.Random) -> int:

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 import envs
 from envs.knot.rules import KnotGame
 from envs.knot.sampling import complete_snapshot, strip_hidden
-from tests.jax.lockstep import (agent_policy, auto_reset_play, compiled, picked_policy, play_lockstep, random_policy,
-                                record, replay_batched)
+from tests.jax.lockstep import (agent_policy, auto_reset_play, compiled, picked_policy, play_lockstep,
+                                python_positions, random_policy, record, replay_batched)
 
 DESCRIPTION = envs.describe("knot")
 TESTS = DESCRIPTION.test_options
@@ -167,9 +167,8 @@ def test_init_deals_like_the_chance_nodes():
     assert (np.abs(shares - expected) < 5 * np.sqrt(expected / (5 * count))).all(), (shares, expected)
     slot_1 = np.bincount(g.market[:, 1], minlength=4) / count
     assert (np.abs(slot_1 - expected) < 5 * np.sqrt(expected / count)).all(), (slot_1, expected)
-    for index in range(0, count, 400):  # each dealt start is one the Python engine plays from
-        one = jax.tree_util.tree_map(lambda leaf: leaf[index], states)
-        game = KnotGame.from_snapshot(env.to_snapshot(one))
+    # each dealt start is one the Python engine plays from
+    for one, game in python_positions(env, states, range(0, count, 400)):
         assert np.array_equal(np.asarray(one.legal_action_mask), game.action_mask().astype(bool))
 
 
@@ -241,9 +240,7 @@ def test_step_and_auto_reset_under_jit_vmap_give_python_positions(label):
     assert ((finished == 1) | (finished == 0) | (finished == -1)).all()
     assert (finished.max(axis=-1) >= 0).all() and not rewards[~ended].any()
     observer = DESCRIPTION.make_observer(options)
-    for index in range(batch):
-        one = jax.tree_util.tree_map(lambda leaf: leaf[index], state)
-        game = KnotGame.from_snapshot(env.to_snapshot(one))
+    for one, game in python_positions(env, state, range(batch)):
         assert not bool(one.is_chance)
         if not game.is_terminal():
             assert np.array_equal(np.asarray(one.legal_action_mask), game.action_mask().astype(bool))

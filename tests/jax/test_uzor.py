@@ -29,7 +29,7 @@ from envs.uzor.patterns import STANDARD_MAP
 from envs.uzor.rules import UzorGame
 from envs.uzor.sampling import complete_snapshot, strip_hidden
 from tests.jax.lockstep import (auto_reset_play, compare, compiled, draw_chance, picked_policy, play_lockstep,
-                                random_policy, record, replay_batched)
+                                python_positions, random_policy, record, replay_batched)
 
 
 def _script(seed: int) -> list[list[int]]:
@@ -237,9 +237,7 @@ def test_init_deals_as_the_rules_do():
     assert (goals[:, 0] != goals[:, 1]).all() and goals.min() >= 0
     assert len(set(goals[:, 0].tolist())) == 15 and len(set(goals[:, 1].tolist())) == 15
     centres = Counter()
-    for index in range(0, count, 10):
-        one = jax.tree_util.tree_map(lambda leaf: leaf[index], states)
-        game = UzorGame.from_snapshot(env.to_snapshot(one))
+    for one, game in python_positions(env, states, range(0, count, 10)):
         assert game.phase == PLACE and game.to_move == 0 and sum(game.facedown) == 59
         assert np.array_equal(np.asarray(one.legal_action_mask), game.action_mask().astype(bool))
         centres[game.board[game.geo.centre]] += 1
@@ -260,9 +258,7 @@ def test_step_and_auto_reset_under_jit_vmap_give_python_positions():
     assert ended.sum() >= 1
     assert set(np.unique(rewards[ended]).tolist()) <= {-1.0, 0.0, 1.0} and not rewards[~ended].any()
     observer = envs.describe("uzor").make_observer(options)
-    for index in range(batch):
-        one = jax.tree_util.tree_map(lambda leaf: leaf[index], state)
-        game = UzorGame.from_snapshot(env.to_snapshot(one))
+    for one, game in python_positions(env, state, range(batch)):
         assert not bool(one.is_chance) and game.current_player() != CHANCE
         if not game.is_terminal():
             assert np.array_equal(np.asarray(one.legal_action_mask), game.action_mask().astype(bool))
