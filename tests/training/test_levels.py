@@ -328,6 +328,17 @@ def test_the_store_reads_a_pair_either_way_round(tmp_path):
                                               "interval95": list(wilson_interval(0.0, 2))}
 
 
+def test_a_pair_of_more_than_two_seats_scores_against_the_field(tmp_path):
+    """3 seats: W–D–L are the lone seat's first places, the score its half-points over 4 a game."""
+    store = ResultStore(tmp_path / "r.json", {"seed_base": 0})
+    entry = store.record("b", "a", 0)
+    entry.update(outcomes="WLLD", seats=3, field="4213")   # 1, ½, ¼, ¾ against the field
+    assert store.score("b", "a")["score"] == pytest.approx(0.625)
+    assert store.score("a", "b")["score"] == pytest.approx(0.375)
+    first_two = store.score("b", "a", games=2)
+    assert (first_two["wins"], first_two["losses"], first_two["score"]) == (1, 1, pytest.approx(0.75))
+
+
 def test_the_agents_page_shows_each_levelled_option_set():
     page = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
     for game, options in LEVELLED:

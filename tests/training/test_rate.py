@@ -63,3 +63,42 @@ def test_bad_input_is_a_clear_error(argv, words, capsys):
     with pytest.raises(SystemExit):
         main(argv)
     assert words in capsys.readouterr().err
+
+
+# ----- the score against the field (3–4 players) ---------------------------------------------------
+
+from training.evaluation.ratings import field_half_points, field_score  # noqa: E402
+
+
+@pytest.mark.parametrize("returns, scores, seat, half", [
+    ([1, -1], [5, 3], 0, 2), ([1, -1], [5, 3], 1, 0), ([0, 0], [4, 4], 0, 1),  # two players: W, L, D
+    ([1, -1, -1], [9, 4, 7], 0, 4),     # sole winner: above both
+    ([1, -1, -1], [9, 4, 7], 2, 2),     # second on points: below the winner, above the third
+    ([1, -1, -1], [9, 4, 7], 1, 0),     # last
+    ([0, 0, -1], [8, 8, 2], 0, 3),      # tied for first: level with the other, above the third
+    ([-1, 1, -1, -1], [3, 9, 3, 1], 0, 3),  # level on points with seat 2, above seat 3, below the winner
+])
+def test_field_half_points_place_the_seats(returns, scores, seat, half):
+    assert field_half_points(returns, scores, seat) == half
+
+
+def test_field_scores_of_real_knot_games_share_out_one_point_a_pair():
+    """Over real 3- and 4-player Knot games between random players: every pair of seats shares one
+    point (so the seats' field scores sum to n/2), the sole winner takes 1, and a seat's score is
+    a whole number of half-points over 2 (n − 1)."""
+    import envs
+    from training.players.load import load_agent
+
+    for players in (3, 4):
+        for seed in range(12):
+            env = envs.load("knot_v0").raw_env(players=players)
+            env.reset(seed=seed)
+            agent = load_agent("random", "knot_v0", seed=seed, players=players)
+            while not env.game.is_terminal():
+                env.step(agent.act(env.observe(env.agent_selection)))
+            returns, scores = env.game.returns(), env.game.scores()
+            field = [field_score(returns, scores, seat) for seat in range(players)]
+            assert sum(field) == pytest.approx(players / 2)
+            for seat in range(players):
+                assert (field[seat] == 1.0) == (returns[seat] > 0)
+                assert (field_half_points(returns, scores, seat) / (2 * (players - 1))) == field[seat]

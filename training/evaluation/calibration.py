@@ -38,6 +38,13 @@ It writes the option set's levels into ``checkpoints/<game>/levels.json``, its t
 pair it played with a shipped agent file on one side into that file's scores in the game's
 manifest (``training.evaluation.level_manifest``).
 
+With 3–4 players (Knot) a candidate takes one seat and the level below fills every other; a
+game scores the candidate against the field (``training.evaluation.ratings.field_score``):
+every other seat counts as one game against that level, 1 when the candidate placed above it,
+½ level, 0 below (places: the sole winner, then players tied for first, then the rest by their
+points). A candidate as strong as the level below then expects ½ whatever the number of
+players, so the 55% margin and the Elo model mean what they mean for two.
+
 A pair's games are dealt in duplicate and seeded by the pair (``--seed`` plus a number fixed by
 the two specs), the game's index choosing the seats, so a pair's first 40 games are the same
 whether it is played for the quick estimate or for the level. Every game is stored as it

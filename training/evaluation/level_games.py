@@ -18,6 +18,7 @@ from typing import Any, Callable
 import envs
 from training.players.load import load_agent
 from training.common.progress import Progress
+from training.evaluation.ratings import field_half_points
 from training.evaluation.tournament import players_of, wilson_interval
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,16 +94,27 @@ class ResultStore:
         self.last_save = time.monotonic()
 
     def score(self, upper: str, lower: str, games: int | None = None) -> dict[str, Any]:
-        """``upper``'s record against ``lower`` over the pair's first ``games`` games (all when None)."""
+        """``upper``'s record against ``lower`` over the pair's first ``games`` games (all when None).
+
+        W–D–L are the lone seat's results (a sole first place, a shared one, none). The score is
+        the score against the field (``training.evaluation.ratings.field_score``): with two
+        players a win 1, a draw ½, a loss 0; with more, the pair's ``"field"`` digits, each
+        game's half-points against the other seats out of ``2 × (seats − 1)``."""
         found, reversed_ = self.find(upper, lower)
         outcomes = found["outcomes"] if found else ""
+        field = found.get("field") if found else None
         if games is not None:
             outcomes = outcomes[:games]
         if reversed_:
             outcomes = outcomes.translate(str.maketrans("WL", "LW"))
         wins, draws, losses = outcomes.count("W"), outcomes.count("D"), outcomes.count("L")
         n = len(outcomes)
-        score = (wins + 0.5 * draws) / n if n else 0.0
+        if field and n:
+            most = 2 * (found["seats"] - 1)
+            points = sum(int(digit) for digit in field[:n]) / most
+            score = (n - points if reversed_ else points) / n
+        else:
+            score = (wins + 0.5 * draws) / n if n else 0.0
         low, high = wilson_interval(score, n)
         return {"games": n, "wins": wins, "draws": draws, "losses": losses, "score": score, "interval95": [low, high]}
 
@@ -120,11 +132,12 @@ class ResultStore:
 
 # ----- playing ------------------------------------------------------------------------------------
 
-def play_timed_game(job: tuple) -> tuple[float, list, int, list[float], list[float]]:
+def play_timed_game(job: tuple) -> tuple[float, int, list, int, list[float], list[float]]:
     """One game of ``upper`` against ``lower`` (which fills every other seat), duplicate-dealt as
     the tournament deals them (``training.evaluation.tournament.play_one_deal_game``); returns
-    ``upper``'s outcome (1, ½, 0), the scores, ``upper``'s seat and each side's seconds and moves
-    of thought."""
+    ``upper``'s outcome (1, ½, 0), its half-points against the field
+    (``training.evaluation.ratings.field_half_points``), the scores, ``upper``'s seat and each
+    side's seconds and moves of thought."""
     game, options, upper, lower, index, seed = job
     n = players_of(game, options)
     mine = index % n
@@ -149,7 +162,8 @@ def play_timed_game(job: tuple) -> tuple[float, list, int, list[float], list[flo
         engine = env.game
     returns = engine.returns()
     outcome = 1.0 if returns[mine] > 0 else 0.5 if returns[mine] == 0 else 0.0
-    return outcome, list(engine.scores()), mine, think[True], think[False]
+    scores = list(engine.scores())
+    return outcome, field_half_points(returns, scores, mine), scores, mine, think[True], think[False]
 
 
 class Player:
@@ -191,9 +205,12 @@ class Player:
         started = time.perf_counter()
         with Progress(len(jobs), f"{why}: {upper} vs {lower}", unit="game", file=sys.stderr,
                       bar=sys.stderr.isatty(), mininterval=2.0) as progress:
-            for outcome, scores, mine, think_upper, think_lower in outcomes:
+            for outcome, half_points, scores, mine, think_upper, think_lower in outcomes:
                 self.played += 1
                 entry["outcomes"] += OUTCOME_LETTERS[outcome]
+                if len(scores) > 2:  # more than two seats: the score against the field, kept per game
+                    entry["seats"] = len(scores)
+                    entry["field"] = entry.get("field", "") + str(half_points)
                 entry["points"][0] += float(scores[mine])
                 entry["points"][1] += float(max(s for i, s in enumerate(scores) if i != mine))
                 for side, (seconds, moves) in (("upper", think_upper), ("lower", think_lower)):

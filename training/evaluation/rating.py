@@ -13,7 +13,10 @@ near ½), shared out so that the levels on both sides of it get games: most game
 against the levels nearest the agent's strength. The agent's Elo is then fitted by maximum likelihood with the levels' own
 ratings held fixed (level 1 at 0; one virtual draw against every level keeps a perfect record
 finite), and its 95% interval comes from the likelihood's curvature (± 1.96 standard errors;
-the levels' own uncertainty is not added).
+the levels' own uncertainty is not added). In a game of 3–4 players the agent takes one seat and
+the level fills the others; its score counts every other seat as one game against the level
+(above it 1, level ½, below 0: ``training.evaluation.ratings.field_score``), as the levels
+themselves were rated, and its wins, draws and losses are sole, shared and lost first places.
 
 It prints the rating, its interval and the record against each level, and ``--json FILE``
 writes them: ``elo``, ``elo_interval95``, ``standard_error``, ``games``, ``levels`` (per level:
@@ -32,7 +35,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from training.evaluation.ratings import ELO_SCALE, expected_score
+from training.evaluation.ratings import ELO_SCALE, expected_score, field_score
 
 VIRTUAL_DRAWS = 1.0
 
@@ -86,7 +89,7 @@ def rate(game: str, agent: str, options: dict[str, Any], games: int, seed: int, 
     if games < len(levels) * seats:
         raise ValueError(f"--games must be at least {len(levels) * seats} (one deal, every seat, against each of "
                          f"the {len(levels)} levels), not {games}")
-    record = [{"games": 0, "wins": 0, "draws": 0, "losses": 0} for _ in levels]
+    record = [{"games": 0, "wins": 0, "draws": 0, "losses": 0, "points": 0.0} for _ in levels]
     deals_played = 0
     pool = None
     if workers > 1:
@@ -101,15 +104,16 @@ def rate(game: str, agent: str, options: dict[str, Any], games: int, seed: int, 
         lower = in_repository(levels[level]["spec"])
         jobs = [(name, options, upper, lower, index, seed + 1_000_003 * deals_played) for index in range(seats)]
         outcomes = pool.map(play_one_deal_game, jobs) if pool is not None else map(play_one_deal_game, jobs)
-        for returns, _, mine, _ in outcomes:
+        for returns, scores, mine, _ in outcomes:
             mark = "wins" if returns[mine] > 0 else "draws" if returns[mine] == 0 else "losses"
             record[level][mark] += 1
+            record[level]["points"] += field_score(returns, scores, mine)
             record[level]["games"] += 1
             bar.update(1)
         deals_played += 1
 
     def current() -> tuple[float, float]:
-        return fit_elo([(level["elo"], r["wins"] + r["draws"] / 2, r["games"]) for level, r in zip(levels, record)])
+        return fit_elo([(level["elo"], r["points"], r["games"]) for level, r in zip(levels, record)])
 
     try:
         for level in range(len(levels)):
@@ -130,7 +134,8 @@ def rate(game: str, agent: str, options: dict[str, Any], games: int, seed: int, 
         "standard_error": round(error, 1),
         "scale": "the game's calibrated levels, level 1 at 0 (docs/agents.md)",
         "levels": [{"level": level["level"], "name": level["name"], "spec": level["spec"], "elo": level["elo"],
-                    **r, "score": round((r["wins"] + r["draws"] / 2) / r["games"], 3) if r["games"] else None}
+                    **{key: r[key] for key in ("games", "wins", "draws", "losses")},
+                    "score": round(r["points"] / r["games"], 3) if r["games"] else None}
                    for level, r in zip(levels, record)],
     }
 

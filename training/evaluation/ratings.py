@@ -12,6 +12,31 @@ import numpy as np
 ELO_SCALE = 400.0
 
 
+def field_half_points(returns, scores, seat: int) -> int:
+    """The half-points ``seat`` took from the other seats of one finished game: against each,
+    2 for placing above it, 1 for placing level, 0 for placing below. The places: a better
+    return places higher (the sole winner, then those tied for first, then the rest); two seats
+    tied for first place level; among the seats that did not win, more points place higher.
+    With two players this is 2 for a win, 1 for a draw, 0 for a loss."""
+    half = 0
+    for other in range(len(returns)):
+        if other == seat:
+            continue
+        mine, theirs = returns[seat], returns[other]
+        if mine == theirs and mine < 0:  # neither won: the game's points place them
+            mine, theirs = scores[seat], scores[other]
+        half += 2 if mine > theirs else 1 if mine == theirs else 0
+    return half
+
+
+def field_score(returns, scores, seat: int) -> float:
+    """``seat``'s score against the field in one game, in [0, 1]: its half-points
+    (:func:`field_half_points`) over the most it could take. With two players: a win 1, a draw
+    ½, a loss 0; with more, every other seat counts as one Elo game of the seat against it,
+    so a player as strong as the field expects ½ and the Elo scale means what it means for two."""
+    return field_half_points(returns, scores, seat) / (2 * (len(returns) - 1))
+
+
 def expected_score(difference: float) -> float:
     """The score the Elo model expects of a player rated ``difference`` points above the other."""
     return 1.0 / (1.0 + 10.0 ** (-difference / ELO_SCALE))
