@@ -97,10 +97,17 @@ class Game:
     """Base class of every game's engine: shared option checks, snapshot framing, helpers.
 
     Subclasses set ``NAME`` (the env name with the game's version, e.g. ``"linecatch_v0"``:
-    the description checks it) and ``OPTIONS`` (the
-    defaults), implement ``check_options`` and the abstract methods below, and keep their
-    whole state in plain attributes listed in ``STATE_KEYS`` so ``clone`` and ``snapshot``
-    stay cheap and generic.
+    the description checks it) and ``OPTIONS`` (the defaults), and keep their whole state in
+    plain attributes listed in ``STATE_KEYS`` so ``clone`` and ``snapshot`` stay cheap and
+    generic. What a game overrides:
+
+    * always: ``check_options``; the sizes its options fix, ``num_actions_for`` and
+      ``max_game_length_for``; the state interface (``current_player``, ``legal_actions``,
+      ``why_illegal``, ``apply``, ``scores``, ``action_to_string``, ``string_to_action``);
+      ``clone``, ``state_dict`` and ``from_state_dict``;
+    * where it differs from the default: ``num_players_for`` (2), ``max_chance_outcomes_for``
+      and ``chance_outcomes`` (a game with chance), ``memory_estimate_for`` (0) and
+      ``action_mask`` (built from ``legal_actions``).
     """
 
     NAME: ClassVar[str]
@@ -135,14 +142,29 @@ class Game:
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """The resolved options checked (a bad one refused with an ``OptionError`` that names
+        it), possibly completed (a default that depends on another option)."""
         return options
 
+    # ----- what an option set fixes, asked before any game is made (all take resolved options)
     @classmethod
     def num_players_for(cls, options: dict[str, Any]) -> int:
+        """The number of seats (``player_0`` …) a game with these options has."""
         return 2
 
     @classmethod
     def num_actions_for(cls, options: dict[str, Any]) -> int:
+        """The size of the action space: every action id is below it."""
+        raise NotImplementedError
+
+    @classmethod
+    def max_chance_outcomes_for(cls, options: dict[str, Any]) -> int:
+        """The number of distinct chance outcome ids (0 for a game without chance)."""
+        return 0
+
+    @classmethod
+    def max_game_length_for(cls, options: dict[str, Any]) -> int:
+        """An upper bound on the player actions in one game (chance outcomes not counted)."""
         raise NotImplementedError
 
     # Options that make a game's own data big (Uzor's Map laid on its table), named by a
@@ -198,16 +220,6 @@ class Game:
         """At a chance node: every outcome with its probability given what is known (they sum
         to 1); with a scripted chance option, the scripted outcome alone, probability 1."""
         raise ValueError(f"{self.NAME} is not at a chance node (player {self.current_player()} is to act)")
-
-    @classmethod
-    def max_chance_outcomes_for(cls, options: dict[str, Any]) -> int:
-        """The number of distinct chance outcome ids (0 for a game without chance)."""
-        return 0
-
-    @classmethod
-    def max_game_length_for(cls, options: dict[str, Any]) -> int:
-        """An upper bound on the player actions in one game (chance outcomes not counted)."""
-        raise NotImplementedError
 
     def scores(self) -> list[float]:
         raise NotImplementedError

@@ -23,7 +23,8 @@ from gymnasium import spaces
 
 class Layout:
     """Hands out consecutive named blocks of an observation vector:
-    ``start = layout.take(width, "scores")``; ``layout.size`` is the length so far.
+    ``start = layout.take(width, "scores")``; ``layout.size`` is the length so far
+    (observers declare their blocks at once with :meth:`Observer.lay_out`).
 
     ``name_at(index)`` names the block holding an entry (for error messages) and
     ``view(vector, name)`` returns a block's slice of a vector.
@@ -149,6 +150,17 @@ class Observer:
     def __init__(self, options: dict[str, Any]):
         self.options = options
         self.layout = Layout()  # the flat vector's named blocks, for decode and error messages
+
+    def lay_out(self, **widths: int) -> None:
+        """Lays the flat vector out as named blocks of the given widths, in the order given
+        (``lay_out(hand=5, scores=2)``): each block's first index becomes the attribute named by
+        the block in capitals (``self.HAND``, ``self.SCORES``) and ``size`` the vector's length."""
+        for name, width in widths.items():
+            attribute = name.upper()
+            if hasattr(self, attribute):  # two names alike but for case, or a name the class uses
+                raise ValueError(f"observation block {name!r} would replace the observer's attribute {attribute}")
+            setattr(self, attribute, self.layout.take(width, name))
+        self.size = self.layout.size
 
     def space(self) -> spaces.Box:
         return spaces.Box(0.0, 1.0, (self.size,), np.float32)

@@ -74,24 +74,11 @@ class FillObserver(Observer):
         self.slots = token_slots(options)
         self.life = TOKEN_LIFE[size]
         self.limit = TIME_LIMIT[size]
-        take = self.layout.take  # named blocks: error messages and views name them
-
-        self.FILLED, self.ROCK, self.EMPTY = take(n, "FILLED"), take(n, "ROCK"), take(n, "EMPTY")
-        self.GEM = take(3 * n, "GEM")
-        self.LEGAL, self.POISONED = take(n, "LEGAL"), take(n, "POISONED")
-        self.SPRUNG, self.MY_TRAP = take(n, "SPRUNG"), take(n, "MY_TRAP")
-        self.TO_ACT = take(2, "TO_ACT")
-        self.PHASE = take(6, "PHASE")
-        self.SEEDER = take(1, "SEEDER")
-        self.CHOICE = take(2, "CHOICE")
-        self.MY_TOKENS = take(self.slots * TOKEN_FIELDS, "MY_TOKENS")
-        self.THEIR_TOKENS = take(self.slots * TOKEN_FIELDS, "THEIR_TOKENS")
-        self.SPRUNG_BY = take(2, "SPRUNG_BY")
-        self.MY_TRAPS = take(2 + REGULAR_TRAPS, "MY_TRAPS")
-        self.RESULT = take(2, "RESULT")
-        self.CLOCKS = take(4, "CLOCKS")
-        self.RULES = take(7, "RULES")
-        self.size = self.layout.size
+        tokens = self.slots * TOKEN_FIELDS
+        # named blocks: error messages and views name them
+        self.lay_out(FILLED=n, ROCK=n, EMPTY=n, GEM=3 * n, LEGAL=n, POISONED=n, SPRUNG=n, MY_TRAP=n,  # per cell
+                     TO_ACT=2, PHASE=6, SEEDER=1, CHOICE=2, MY_TOKENS=tokens, THEIR_TOKENS=tokens, SPRUNG_BY=2,
+                     MY_TRAPS=2 + REGULAR_TRAPS, RESULT=2, CLOCKS=4, RULES=7)
         self._rules = np.zeros(7, np.float32)
         self._rules[LINES.index(options["lines"])] = 1.0
         for i, name in enumerate(RULE_SWITCHES):

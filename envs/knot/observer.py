@@ -208,25 +208,10 @@ class KnotObserver(Observer):
         self.total = sum(resolved["deck"]) if resolved["pile"] is None else len(resolved["pile"])
         self.score_scale = float(4 * self.board_size * (self.board_size - 1) + BONUS)
         self.turn_scale = float(P * (self.total + 2))
-        take = self.layout.take  # named blocks: errors and decode name them
-        self.STRANDS = take(P * SLOTS * S, "strands")
-        self.CLOSED = take(SLOTS * S, "closed")
-        self.BLOCKED = take(4 * S, "blocked")
-        self.ENDS = take(P * 8 * S, "ends")
-        self.GROWABLE = take(8 * S, "growable")
-        self.HAND = take(4, "hand")
-        self.MARKET = take(10, "market")
-        self.PILE = take(1, "pile")
-        self.SCORES = take(P, "scores")
-        self.HAND_SIZES = take(P, "hand_sizes")
-        self.KNOWN = take((P - 1) * 4, "known")
-        self.TURN = take(1, "turn")
-        self.LIMIT = take(1, "limit")
-        self.PLACED = take(1, "placed")
-        self.PHASE = take(3, "phase")
-        self.ACTOR = take(P, "actor")
-        self.PLACED_ANY = take(P, "placed_any")
-        self.size = self.layout.size
+        # named blocks (errors and decode name them): the board's, then the global ones
+        self.lay_out(strands=P * SLOTS * S, closed=SLOTS * S, blocked=4 * S, ends=P * 8 * S, growable=8 * S,
+                     hand=4, market=10, pile=1, scores=P, hand_sizes=P, known=(P - 1) * 4, turn=1, limit=1,
+                     placed=1, phase=3, actor=P, placed_any=P)
         self._board = _BoardBytes(P, S)
         self._orders = [tuple((player + j) % P for j in range(P)) for player in range(P)]
         self._seats = [itemgetter(*order) for order in self._orders]  # a per-seat list in my order

@@ -67,16 +67,7 @@ class LinecatchObserver(Observer):
         super().__init__(options)
         self.geo = geometry(options["rows"], options["cols"], options["pro"])
         self.n = n = self.geo.size
-        take = self.layout.take
-        self.BLACK = take(n, "BLACK")
-        self.MY_MARKS = take(n, "MY_MARKS")
-        self.THEIR_MARKS = take(n, "THEIR_MARKS")
-        self.MY_SCORE = take(1, "MY_SCORE")
-        self.THEIR_SCORE = take(1, "THEIR_SCORE")
-        self.PRO = take(1, "PRO")
-        self.CATCH_NOW = take(n, "CATCH_NOW")
-        self.HANDS_OVER = take(n, "HANDS_OVER")
-        self.size = self.layout.size
+        self.lay_out(BLACK=n, MY_MARKS=n, THEIR_MARKS=n, MY_SCORE=1, THEIR_SCORE=1, PRO=1, CATCH_NOW=n, HANDS_OVER=n)
         self.scale = float(self.geo.total_points)
         self.square_scale = float(4 * max(self.geo.rows, self.geo.cols))
         self._priced, self._left_one_two, self._cell_index, self._global_index = _tables(self.geo, tuple(

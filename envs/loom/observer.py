@@ -64,20 +64,10 @@ class LoomObserver(Observer):
 
     def __init__(self, options: dict[str, Any]):
         super().__init__(options)
-        take = self.layout.take
-        self.MINE = take(CELLS * DYE_SLOTS, "MINE")
-        self.THEIRS = take(CELLS * DYE_SLOTS, "THEIRS")
-        self.THROW = take(THREADS * DYES, "THROW")
-        self.AVAILABLE = take(THREADS, "AVAILABLE")
-        self.ROUND = take(ROUNDS, "ROUND")
-        self.DRAFTER = take(1, "DRAFTER")
-        self.MY_SCORE = take(1, "MY_SCORE")
-        self.THEIR_SCORE = take(1, "THEIR_SCORE")
-        self.BOUNTY = take(1, "BOUNTY")
-        self.MY_RINGS = take(THREADS * CELLS, "MY_RINGS")
-        self.THEIR_RINGS = take(THREADS * CELLS, "THEIR_RINGS")
-        self.THEIR_ROOM = take(THREADS * CELLS, "THEIR_ROOM")
-        self.size = self.layout.size
+        cloth, per_thread = CELLS * DYE_SLOTS, THREADS * CELLS
+        self.lay_out(MINE=cloth, THEIRS=cloth, THROW=THREADS * DYES, AVAILABLE=THREADS, ROUND=ROUNDS, DRAFTER=1,
+                     MY_SCORE=1, THEIR_SCORE=1, BOUNTY=1, MY_RINGS=per_thread, THEIR_RINGS=per_thread,
+                     THEIR_ROOM=per_thread)
         self._gather = self._planes_gather()
         self._round_numbers = np.arange(ROUNDS, dtype=np.float32)
         self.scale = float(144 + 8 * options["bounty"])

@@ -131,27 +131,11 @@ class UzorObserver(Observer):
         patterns = options["patterns"] or STANDARD_MAP
         points = [p["points"] for p in patterns]
         self.scale = float(max(1, sum(points) + max(points)))
-        block = self.layout.take  # named blocks: errors about a vector name the block
-
-        self.TABLE = block(n * CELL_FEATURES, "TABLE")
-        self.MY_HAND = block(TYPES, "MY_HAND")
-        self.THEIR_HAND = block(TYPES, "THEIR_HAND")
-        self.SUPPLY_COUNTS = block(TYPES, "SUPPLY_COUNTS")
-        self.MARKET = block(MARKET * SLOT, "MARKET")
-        self.SUPPLY_PLACES = block(SUPPLY_MAX * SLOT, "SUPPLY_PLACES")
-        self.CROSSED = block(MAP_SIZE, "CROSSED")
-        self.MY_GOAL = block(MAP_SIZE, "MY_GOAL")
-        self.TO_MOVE = block(1, "TO_MOVE")
-        self.SEAT = block(1, "SEAT")
-        self.PHASE = block(SHOWN_PHASES, "PHASE")
-        self.REPEATED = block(1, "REPEATED")
-        self.CONTINUED = block(1, "CONTINUED")
-        self.LAST = block(n, "LAST")
-        self.FORK = block(MAP_SIZE, "FORK")
-        self.SUPPLY_SIZE = block(1, "SUPPLY_SIZE")
-        self.SCORES = block(2, "SCORES")
-        self.IDLE = block(1, "IDLE")
-        self.size = self.layout.size
+        # named blocks: errors about a vector name the block
+        self.lay_out(TABLE=n * CELL_FEATURES, MY_HAND=TYPES, THEIR_HAND=TYPES, SUPPLY_COUNTS=TYPES,
+                     MARKET=MARKET * SLOT, SUPPLY_PLACES=SUPPLY_MAX * SLOT, CROSSED=MAP_SIZE, MY_GOAL=MAP_SIZE,
+                     TO_MOVE=1, SEAT=1, PHASE=SHOWN_PHASES, REPEATED=1, CONTINUED=1, LAST=n, FORK=MAP_SIZE,
+                     SUPPLY_SIZE=1, SCORES=2, IDLE=1)
         self._planes = None  # the plane maker, built on first use
         self._table_end = self.TABLE + n * CELL_FEATURES
         # the blocks observe() joins, in this order

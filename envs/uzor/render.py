@@ -261,8 +261,7 @@ def _draw_players(draw, game, seats: tuple[int, ...], last: LastMove | None, px:
     slot = 30
     draw.text((px, y), "market (take 0…4)", fill=INK, font=label)
     y += 18
-    for m, t in enumerate(game.market):
-        x0 = px + m * (slot + 6)
+    for m, t, x0 in tile_row(game.market, px, slot, 6):
         if t >= 0:
             _tile(draw, t, x0, y, slot)
         else:
@@ -281,8 +280,8 @@ def _draw_players(draw, game, seats: tuple[int, ...], last: LastMove | None, px:
             draw.polygon([(tx, y + 8), (tx + 10, y + 2), (tx + 10, y + 14)], fill=colour)
             draw.text((tx + 14, y), "to move", fill=colour, font=label)
         y += 18
-        for s, t in enumerate(game.hands[p]):
-            _tile(draw, t, px + s * (slot + 6), y, slot)
+        for _, t, x0 in tile_row(game.hands[p], px, slot, 6):
+            _tile(draw, t, x0, y, slot)
         y += slot + 4
         if p in seats and game.goals[p] is not None:
             draw.text((px, y), f"secret goal: {names[game.goals[p]]} (double points)", fill=colour, font=small)
@@ -292,8 +291,8 @@ def _draw_players(draw, game, seats: tuple[int, ...], last: LastMove | None, px:
     draw.text((px, y), supply_words(game), fill=INK, font=label)
     y += 18
     if faceup:
-        for i, t in enumerate(faceup[-8:]):
-            _tile(draw, t, px + i * 22, y, 20)
+        for _, t, x0 in tile_row(faceup[-8:], px, 20, 2):
+            _tile(draw, t, x0, y, 20)
         y += 26
     if last is not None:  # words only: the frame on the board is the tile placed last, not every move
         draw.text((px, y), last.text(), fill=INK, font=label)
@@ -349,6 +348,13 @@ def _draw_key(draw, margin: int, y: int) -> int:
     draw.rectangle((x, y + 2, x + 16, y + 18), outline=LAST_MARK, width=3)
     draw.text((x + 20, y + 4), "placed last", fill=INK, font=small)
     return y
+
+
+def tile_row(tiles, x: float, size: float, gap: float) -> list[tuple[int, int, float]]:
+    """A row of tiles laid left to right from ``x``, ``size`` wide and ``gap`` apart: each
+    one's index, tile and left edge. The picture and the SVG lay out the market, the hands and
+    the face-up discards so."""
+    return [(i, t, x + i * (size + gap)) for i, t in enumerate(tiles)]
 
 
 def supply_words(game) -> str:

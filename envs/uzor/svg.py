@@ -25,6 +25,7 @@ from envs.core.svg import GRID, INK, PAPER, SEAT_COLOURS, Picture, colour, legal
 from envs.uzor.common import COLOURS, EMPTY, FORK, MOTIFS, OVER, STONE, tile_name
 from envs.uzor.render import (
     COMPLETED, CROSS_OUT, LAST_MARK, STONE_FILL, TILE_COLOURS, map_rows, status as _status, supply_words,
+    tile_row,
 )
 
 SLOT = 34
@@ -146,8 +147,7 @@ def _svg_players(picture: Picture, game, seats: tuple[int, ...], px: float, y: f
     where the Map starts."""
     picture.text(px, y, "market", size=14, weight="bold")
     y += 8
-    for m, t in enumerate(game.market):
-        x0 = px + m * (SLOT + 8)
+    for m, t, x0 in tile_row(game.market, px, SLOT, 8):
         if t >= 0:
             tile(picture, t, x0, y, SLOT)
         else:
@@ -161,8 +161,7 @@ def _svg_players(picture: Picture, game, seats: tuple[int, ...], px: float, y: f
     for p in (0, 1):
         seat_key(picture, px, y, p, f"player_{p}: {game.points[p]} points", p == turn)
         y += 8
-        for s, t in enumerate(game.hands[p]):
-            x0 = px + s * (SLOT + 8)
+        for s, t, x0 in tile_row(game.hands[p], px, SLOT, 8):
             tile(picture, t, x0, y, SLOT)
             picture.element(f"hand{p}-{s}", x0, y, SLOT, SLOT, f"player_{p}'s hand slot {s} ({tile_name(t)})")
         y += SLOT + 18
@@ -175,8 +174,8 @@ def _svg_players(picture: Picture, game, seats: tuple[int, ...], px: float, y: f
     picture.text(px, y, supply_words(game), size=13)
     y += 6
     if faceup:
-        for i, t in enumerate(faceup[-10:]):
-            tile(picture, t, px + i * 24, y, 22)
+        for _, t, x0 in tile_row(faceup[-10:], px, 22, 2):
+            tile(picture, t, x0, y, 22)
         y += 28
     return y + 18
 

@@ -1,6 +1,9 @@
-"""Fixtures of the web tests: one in-process web server and one browser for each test file."""
+"""Fixtures of the web tests: one in-process web server and one browser for each test file, and a
+fresh tab for each test."""
 
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 import pytest
 
@@ -34,10 +37,20 @@ class Console:
         page.on("pageerror", lambda error: self.errors.append(f"uncaught: {error}"))
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+@contextmanager
+def browser_tab(browser, viewport: dict[str, int]):
+    """A fresh tab (its own context: no cookies or storage shared) of ``viewport``'s size, its
+    console's errors collected in ``tab.console.errors``."""
+    context = browser.new_context(viewport=viewport)
     tab = context.new_page()
     tab.console = Console(tab)
-    yield tab
-    context.close()
+    try:
+        yield tab
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def page(browser):
+    with browser_tab(browser, {"width": 1400, "height": 1000}) as tab:
+        yield tab

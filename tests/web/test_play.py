@@ -23,6 +23,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 import envs
+from tests.web.conftest import browser_tab
 from tests.web.test_page import (
     PAGE_GAMES, WAIT_MS, click_a_move, deep_link, page_moves, page_scores, play_to_the_end, replay, settle,
 )
@@ -369,13 +370,8 @@ def test_rematch_and_swap_seats_after_the_end(web, page):
 
 @pytest.fixture
 def phone(browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    tab = context.new_page()
-    from tests.web.conftest import Console
-
-    tab.console = Console(tab)
-    yield tab
-    context.close()
+    with browser_tab(browser, {"width": 390, "height": 844}) as tab:
+        yield tab
 
 
 WIDER_THAN_THE_SCREEN = "() => document.documentElement.scrollWidth - window.innerWidth"
