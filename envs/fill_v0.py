@@ -1,16 +1,6 @@
 """Fill: fill cells in turns without three in a row or a solid 2×2; whoever cannot fill loses.
 
-| Import             | `from envs import fill_v0`                                  |
-|--------------------|-------------------------------------------------------------|
-| Actions            | Discrete                                                    |
-| Parallel API       | No                                                          |
-| Manual Control     | No (terminal play: `python -m training.play --game fill`)   |
-| Agents             | `agents= ['player_0', 'player_1']`                          |
-| Agents             | 2                                                           |
-| Action Shape       | (1,)                                                        |
-| Action Values      | Discrete(size*size + 7)                                     |
-| Observation Shape  | (10*size*size + 30 + 8*slots,), slots = 3 unless a long gem script needs more; or (size, size, 58) with `observation_format="planes"` |
-| Observation Values | [0, 1]                                                      |
+{pettingzoo_table}
 
 Players take turns filling empty cells; filled cells belong to nobody. A fill must touch a
 filled cell (8 neighbours), must not make three in a row (across or down; diagonals too with
@@ -63,7 +53,7 @@ for the winner, 0 otherwise (0 for both until the end), a float32 array in seat 
   placed in their own order.
 """
 
-from envs.core import Gallery, GameDescription, GameFacts, SuiteEnv, TestOptions, wrapped_factory
+from envs.core import Gallery, GameDescription, GameFacts, SuiteEnv, TestOptions, module_docstring, wrapped_factory
 from envs.fill.observer import FillObserver
 from envs.fill.rules import FillGame
 
@@ -101,5 +91,9 @@ class raw_env(SuiteEnv, game=GAME):
 
 
 env = wrapped_factory(raw_env)
+
+__doc__ = module_docstring(__doc__, raw_env, actions="size*size + 7",
+                           observation="(10*size*size + 30 + 8*slots,) with slots = 3 unless a long gem script "
+                                       "needs more, or (size, size, 58) as planes")
 
 __all__ = ["GAME", "env", "raw_env"]

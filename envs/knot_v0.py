@@ -2,17 +2,7 @@
 
 # Knot
 
-| Import             | `from envs import knot_v0`                                     |
-|--------------------|----------------------------------------------------------------|
-| Actions            | Discrete                                                       |
-| Parallel API       | No                                                             |
-| Manual Control     | No                                                             |
-| Agents             | `agents= ['player_0', 'player_1']` (2–4 players)               |
-| Agents             | 2, 3 or 4                                                      |
-| Action Shape       | (1,)                                                           |
-| Action Values      | Discrete(16*size*size + 4)                                     |
-| Observation Shape  | (S*(24*P + 28) + 8*P + 17,) with S = size*size, P = players    |
-| Observation Values | [0, 1]                                                         |
+{pettingzoo_table}
 
 Players place strands (Cut, Run, Hook, Flip) in the squares of a board; strands join end to
 end into ribbons; a ribbon whose two ends meet is closed and scores one point per crossing
@@ -65,7 +55,7 @@ during the game, plus the longest-ribbon bonus at the end).
   counts per kind and the draw waiting for the pile, never an order.
 """
 
-from envs.core import GameDescription, GameFacts, public_envs, TestOptions
+from envs.core import GameDescription, GameFacts, module_docstring, public_envs, TestOptions
 from envs.knot.observer import KnotObserver
 from envs.knot.rules import KnotGame
 
@@ -81,5 +71,9 @@ GAME = GameDescription.built_in(
 
 
 raw_env, env = public_envs(GAME)
+
+__doc__ = module_docstring(__doc__, raw_env, actions="16*size*size + 4",
+                           observation="(S*(24*P + 28) + 8*P + 17,) with S = size*size and P = players, "
+                                       "or (size, size, 64 + 12*P) as planes")
 
 __all__ = ["GAME", "env", "raw_env"]

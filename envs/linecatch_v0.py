@@ -1,16 +1,6 @@
 """Linecatch: two players blacken squares of a grid and score the lines they complete.
 
-| Import             | `from envs import linecatch_v0`                        |
-|--------------------|--------------------------------------------------------|
-| Actions            | Discrete                                               |
-| Parallel API       | No                                                     |
-| Manual Control     | No (terminal play: `python -m training.play --game linecatch`) |
-| Agents             | `agents= ['player_0', 'player_1']`                     |
-| Agents             | 2                                                      |
-| Action Shape       | (1,)                                                   |
-| Action Values      | Discrete(rows*cols)                                    |
-| Observation Shape  | (5*rows*cols + 3,), or (rows, cols, 8) with `observation_format="planes"` |
-| Observation Values | [0, 1]                                                 |
+{pettingzoo_table}
 
 Two players take turns blackening white squares of a grid. Whoever blackens the last white
 square of a line (a row, a column, and in pro mode a diagonal of at least 3 squares) catches
@@ -53,7 +43,7 @@ then row number from 1 (`a1` is action 0, `c2` is `1*cols + 2`).
   `observation_format="planes"`; snapshots are checked against what a game can leave behind.
 """
 
-from envs.core import Gallery, GameDescription, GameFacts, public_envs, TestOptions
+from envs.core import Gallery, GameDescription, GameFacts, module_docstring, public_envs, TestOptions
 from envs.linecatch.observer import LinecatchObserver
 from envs.linecatch.rules import LinecatchGame
 
@@ -69,5 +59,7 @@ GAME = GameDescription.built_in(
 
 
 raw_env, env = public_envs(GAME)
+
+__doc__ = module_docstring(__doc__, raw_env, actions="rows*cols", observation="(5*rows*cols + 3,), or (rows, cols, 8) as planes")
 
 __all__ = ["GAME", "env", "raw_env"]

@@ -2,17 +2,7 @@
 
 # Loom
 
-| Import             | `from envs import loom_v0`                             |
-|--------------------|--------------------------------------------------------|
-| Actions            | Discrete                                               |
-| Parallel API       | No                                                     |
-| Manual Control     | No                                                     |
-| Agents             | `agents= ['player_0', 'player_1']`                     |
-| Agents             | 2                                                      |
-| Action Shape       | (1,)                                                   |
-| Action Values      | Discrete(32)                                           |
-| Observation Shape  | (354,)                                                 |
-| Observation Values | [0, 1]                                                 |
+{pettingzoo_table}
 
 Two weavers, a 4×4 cloth each. Every round two dyed threads (dice 1…6) are thrown; the
 drafter weaves one into their own cloth and the rival weaves the leftover into theirs. Sixteen
@@ -66,7 +56,7 @@ it from its seeded generator (or the scripted `throws`), so agents never see it.
   option included.
 """
 
-from envs.core import Gallery, GameDescription, GameFacts, public_envs, TestOptions
+from envs.core import Gallery, GameDescription, GameFacts, module_docstring, public_envs, TestOptions
 from envs.loom.observer import LoomObserver
 from envs.loom.rules import LoomGame
 
@@ -81,5 +71,7 @@ GAME = GameDescription.built_in(
 
 
 raw_env, env = public_envs(GAME)
+
+__doc__ = module_docstring(__doc__, raw_env)
 
 __all__ = ["GAME", "env", "raw_env"]

@@ -2,17 +2,7 @@
 
 # Uzor
 
-| Import             | `from envs import uzor_v0`                             |
-|--------------------|--------------------------------------------------------|
-| Actions            | Discrete                                               |
-| Parallel API       | No                                                     |
-| Manual Control     | No                                                     |
-| Agents             | `agents= ['player_0', 'player_1']`                     |
-| Agents             | 2                                                      |
-| Action Shape       | (1,)                                                   |
-| Action Values      | Discrete(2232) on the default 21×21 table (5·B² + 27)  |
-| Observation Shape  | (7532,) on 21×21; planes (21, 21, 74)                  |
-| Observation Values | [0, 1]                                                 |
+{pettingzoo_table}
 
 Tiles with a motif (cedar, sun, wave, bird, star) and a colour (crimson, azure, emerald, amber,
 ivory), three of each: 75. Players hold hands of five that came through a face-up market of
@@ -71,7 +61,7 @@ the `tiles` / `goals` scripts); searches and OpenSpiel see them (`chance_outcome
   given seed is not the one it was.
 """
 
-from envs.core import GameDescription, GameFacts, public_envs, TestOptions
+from envs.core import GameDescription, GameFacts, module_docstring, public_envs, TestOptions
 from envs.uzor.observer import UzorObserver
 from envs.uzor.rules import UzorGame
 
@@ -86,5 +76,7 @@ GAME = GameDescription.built_in(
 
 
 raw_env, env = public_envs(GAME)
+
+__doc__ = module_docstring(__doc__, raw_env, actions="5*board_size*board_size + 27")
 
 __all__ = ["GAME", "env", "raw_env"]

@@ -172,3 +172,47 @@ def wrapped_factory(raw_env: type[SuiteEnv]):
     env.__module__ = raw_env.__module__
     env.__qualname__ = "env"
     return env
+
+
+TABLE_SLOT = "{pettingzoo_table}"
+
+
+def pettingzoo_table(raw_env: type[SuiteEnv], actions: str = "", observation: str = "") -> str:
+    """The table PettingZoo's env pages open with, measured on an env of the game's default
+    options, so that its numbers cannot go stale; ``actions`` and ``observation`` say how the
+    sizes follow the options (``"rows*cols"``; ``"(5*rows*cols + 3,), or (rows, cols, 8) as planes"``)."""
+    description = raw_env.description
+    env = raw_env()
+    planes = raw_env(observation_format="planes")
+    first = env.possible_agents[0]
+    flat, grid = env.observation_space(first)["observation"], planes.observation_space(first)["observation"]
+    facts = description.facts
+    agents = str(len(env.possible_agents))
+    if facts.min_players != facts.max_players:
+        agents += f" by default; {facts.min_players} to {facts.max_players} with the `players` option"
+    default_sizes = " (default options)" if description.resolve_options({}) else ""
+    rows = [
+        ("Import", f"`from envs import {description.name}`"),
+        ("Actions", "Discrete"),
+        ("Parallel API", "No"),
+        ("Manual Control", f"No (terminal play: `abstract-games play --game {description.short_name}`)"),
+        ("Agents", f"`agents= {env.possible_agents}`"),
+        ("Agents", agents),
+        ("Action Shape", "(1,)"),
+        ("Action Values", f"Discrete({env.action_space(first).n}){default_sizes}"
+         + (f"; in general Discrete({actions})" if actions else "")),
+        ("Observation Shape", f"{flat.shape}, or {grid.shape} with `observation_format=\"planes\"`{default_sizes}"
+         + (f"; in general {observation}" if observation else "")),
+        ("Observation Values", f"[{float(flat.low.min()):g}, {float(flat.high.max()):g}]"),
+    ]
+    lines = [f"| {'Import':<18} | {rows[0][1]} |", f"|{'-' * 20}|{'-' * 40}|"]
+    lines += [f"| {name:<18} | {value} |" for name, value in rows[1:]]
+    return "\n".join(lines)
+
+
+def module_docstring(doc: str, raw_env: type[SuiteEnv], actions: str = "", observation: str = "") -> str:
+    """An env module's docstring with its ``{pettingzoo_table}`` line filled in
+    (:func:`pettingzoo_table`): ``__doc__ = module_docstring(__doc__, raw_env, ...)``."""
+    if TABLE_SLOT not in doc:
+        raise ValueError(f"{raw_env.description.name}'s module docstring has no {TABLE_SLOT} line to fill")
+    return doc.replace(TABLE_SLOT, pettingzoo_table(raw_env, actions, observation), 1)
