@@ -315,6 +315,27 @@ def test_the_default_opponent_is_a_middle_level_named_with_what_elo_means(web, p
     assert f"Elo is measured against level 1 ({levels[0]['name']}" in page.text_content("#levels-note")
 
 
+def test_knot_with_three_players_offers_the_levels_of_three_players(web, page):
+    """The opponents follow the options on the form: 3 players has levels of its own."""
+    page.goto(web.url + "/")
+    page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
+    page.select_option("#game", "knot_v0")
+    page.fill('#option-fields input[data-option="players"]', "3")
+    page.dispatch_event('#option-fields input[data-option="players"]', "change")
+    wanted = [[f"{level['name']} (level {level['level']} · Elo ", level["elo"]] for level in agent_levels("knot", players=3)]
+    assert [level["elo"] for level in agent_levels("knot", players=3)] != [level["elo"] for level in agent_levels("knot")]
+    page.wait_for_function(  # each level named, numbered and rated as the 3-player levels file says
+        """wanted => {
+          const shown = [...document.querySelectorAll('#opponent optgroup[label="strength levels"] option')];
+          return shown.length === wanted.length && shown.every((o, i) =>
+            o.textContent.startsWith(wanted[i][0] + Math.round(wanted[i][1]) + " "));
+        }""", arg=wanted, timeout=WAIT_MS)
+    page.click("#start")
+    assert settle(page) == "your-turn"  # seat 0 of three
+    assert page.locator("#players li").count() == 3
+    assert page.console.errors == [], page.console.errors
+
+
 def test_a_hint_shows_a_move_on_the_board_and_is_counted(web, page):
     page.goto(deep_link(web, "linecatch", {}, 0, 11, "heuristic"))
     assert settle(page) == "your-turn"

@@ -349,7 +349,16 @@ def _write_calibration(name: str, options: dict[str, Any], data: dict, entry: di
     """The levels file, its table in the agents page, the summary, and the measured scores of
     shipped agent files into their manifest."""
     path = levels_file(name)
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    # the file as it is now, with this option set's entry replaced: a calibration of another
+    # option set that finished meanwhile keeps what it wrote
+    current = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else data
+    sets = current.setdefault("option_sets", [])
+    keys = [other.get("key") for other in sets]
+    if entry["key"] in keys:
+        sets[keys.index(entry["key"])] = entry
+    else:
+        sets.append(entry)
+    path.write_text(json.dumps(current, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     write_agents_table(name, entry)
     write_summary()
     log(f"wrote {path.relative_to(ROOT)} and its table in {AGENTS_PAGE.relative_to(ROOT)}")
