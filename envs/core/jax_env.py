@@ -85,6 +85,16 @@ class JaxRules:
     # the position once they are resolved, drawn at once with the same distribution as the
     # nodes one by one (``init`` then skips the loop; ``apply`` still meets every node).
     opening: Any = None
+    # True when ``opening`` always leaves a seat to act: ``init`` then runs no chance loop after
+    # it, so XLA can fold what the opening leaves constant (Knot's empty board, in the first
+    # observation that ``auto_reset`` computes at every step).
+    opening_settles: ClassVar[bool] = False
+    # A game whose decisions may be followed by chance nodes may set
+    # ``apply_and_draw(g, action, key)``: ``apply`` of a decision, then every chance node that
+    # follows drawn as :meth:`JaxEnv.step`'s loop draws them (the first from
+    # ``jax.random.split(key)[1]``), in one program (Knot: the turn's bookkeeping once, not
+    # once per node).
+    apply_and_draw: Any = None
 
     def __init__(self, options: dict[str, Any]):
         self.options = options
@@ -211,6 +221,8 @@ class JaxEnv:
         start = jax.tree_util.tree_map(jnp.asarray, self._start)
         if self.rules.opening is not None:
             start = self.rules.opening(start, key)
+            if self.rules.opening_settles:
+                return self._fresh(start)
         return self._fresh(self._resolve_chance(start, key))
 
     def _openings(self) -> tuple[np.ndarray, State] | None:
@@ -253,11 +265,8 @@ class JaxEnv:
         −1, the others 0); a step on a finished game changes nothing and rewards zeros."""
         if self.rules.has_chance and key is None:
             raise ValueError(f"{self.id} has chance: step(state, action, key) needs a key to resolve it")
-        after = self._decide(state, action)
-        g = after._game
-        if self.rules.has_chance:
-            g = self._resolve_chance(g, key)
-        return self._rewrap(after, g)
+        after = self._decide(state, action, key if self.rules.has_chance else None)
+        return self._rewrap(after, after._game)
 
     def observe(self, state: State, player: jax.Array) -> jax.Array:
         """Seat ``player``'s flat observation (equal to the Python observer's)."""
@@ -310,12 +319,20 @@ class JaxEnv:
         return self._fresh(jax.tree_util.tree_map(jnp.asarray, self.rules.from_python(game)))
 
     # ----- the shared step ----------------------------------------------------------------------
-    def _decide(self, state: State, action: jax.Array) -> State:
+    def _decide(self, state: State, action: jax.Array, key: jax.Array | None = None) -> State:
+        """The decision, and with ``key`` every chance node after it (before the rewards: a
+        draw can end the game)."""
         action = jnp.asarray(action, jnp.int32)
         done = state.terminated | state.truncated
         legal = state.legal_action_mask[jnp.clip(action, 0, self.num_actions - 1)] & (action >= 0) & (action < self.num_actions)
         illegal = ~done & ~legal
-        moved = self.rules.apply(state._game, jnp.clip(action, 0, self.num_actions - 1))
+        clipped = jnp.clip(action, 0, self.num_actions - 1)
+        if key is None:
+            moved = self.rules.apply(state._game, clipped)
+        elif self.rules.apply_and_draw is not None:
+            moved = self.rules.apply_and_draw(state._game, clipped, key)
+        else:
+            moved = self._resolve_chance(self.rules.apply(state._game, clipped), key)
         g = _select(done | illegal, state._game, moved)
         offender = jnp.where(jnp.arange(self.num_players) == state.current_player, -1.0, 0.0)
         finished = self.rules.turn(g).terminated
@@ -355,6 +372,35 @@ class JaxEnv:
             return self.rules.apply(g, draw_outcome(self.rules.chance_probs(g), sub)), key
 
         return jax.lax.while_loop(waiting, draw, (g, key))[0]
+
+
+def stored(tree: Any, anything: jax.Array) -> Any:
+    """``tree`` unchanged, but computed once and stored before anything reads it.
+
+    On the CPU XLA drops ``optimization_barrier`` and copies cheap chains of steps into every
+    loop that reads their result: a move's per-game scalars (whose turn it is now, whether
+    the game ended, which ports a strand took) are then redone for every entry of the batch's
+    big arrays (an observation of thousands of floats), several times the cost of the step. A
+    loop it cannot see through is a boundary it does not fuse across: one pass that ORs in a
+    zero derived from a one it cannot fold (``anything``: any int32 array of the program that
+    is never negative)."""
+    stop = 1 + (jnp.min(anything) < 0).astype(jnp.int32)
+
+    def once(carry: tuple[jax.Array, Any]) -> tuple[jax.Array, Any]:
+        count, leaves = carry
+        zero = count >= stop  # False on the one pass
+
+        def leaf(x: jax.Array) -> jax.Array:
+            if x.dtype == jnp.bool_:
+                return x | zero
+            if jnp.issubdtype(x.dtype, jnp.integer):
+                return x | zero.astype(x.dtype)
+            return x + zero.astype(x.dtype)
+
+        return count + 1, jax.tree_util.tree_map(leaf, leaves)
+
+    tree = jax.tree_util.tree_map(jnp.asarray, tree)
+    return jax.lax.while_loop(lambda carry: carry[0] < stop, once, (jnp.int32(0), tree))[1]
 
 
 def draw_outcome(probs: jax.Array, key: jax.Array) -> jax.Array:

@@ -25,10 +25,13 @@ the ports they are linked to:
   whether anybody can place.
 
 Legal placements: per square the sixteen slots are the bits of one int32 word, so each rule is
-a few integer operations per square and player; what each port meets is one gather through the
-constant link table (an open end is a used port whose linked port is free). The per-port arrays
-are int8/int16 (less memory to move per step). The observation, the planes and the host-side
-bridges are in :mod:`envs.knot.jax_view`; the constant tables in :mod:`envs.knot.jax_tables`.
+a few integer operations per square and player; what each port meets is one pass of static
+slices over the board (an open end is a used port whose linked port is free), with every fact
+read there packed in one int32 per port. The per-port arrays are int8/int16 (less memory to
+move per step). ``env.step`` applies a decision and the draw after it in one program
+(``apply_and_draw``), so a step finds the legal placements once. The observation, the planes
+and the host-side bridges are in :mod:`envs.knot.jax_view`; the constant tables in
+:mod:`envs.knot.jax_tables`.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.core.jax_env import JaxRules, Turn, draw_outcome
+from envs.core.jax_env import JaxRules, Turn, draw_outcome, stored
 from envs.knot.geometry import FIT, SLOTS
 from envs.knot.jax_state import G
 from envs.knot.jax_tables import SLOT_PA, SLOT_PB, tables
@@ -63,6 +66,7 @@ def _one_hot(index: jax.Array, n: int) -> jax.Array:
 class KnotRules(JaxRules):
     python_engine = KnotGame
     has_chance = True
+    opening_settles = True  # the deal ends at the first player's turn
 
     def __init__(self, options: dict[str, Any]):
         super().__init__(options)
@@ -79,6 +83,8 @@ class KnotRules(JaxRules):
         self.static_word = (t.static * bit).sum(axis=0).astype(np.int32)  # per square, its placeable slots
         self.inside_word = (((t.ins_a + t.ins_b).reshape(SLOTS, S) > 0) * bit).sum(axis=0).astype(np.int32)
         self.fit = np.asarray(FIT, np.int32)
+        if SLOT_PA != (1, 3, 5, 7, 7, 1, 3, 5, 0, 2, 4, 6, 0, 2, 4, 6):  # what _by_slot slices
+            raise AssertionError("the slots' first ports changed: KnotRules._by_slot lays out the old ones")
         self.first_slots = [sum(1 << s for s in range(SLOTS) if SLOT_PA[s] == p) for p in range(8)]
         self.second_slots = [sum(1 << s for s in range(SLOTS) if SLOT_PB[s] == p) for p in range(8)]
         self.view = KnotView(options, self)
@@ -88,6 +94,7 @@ class KnotRules(JaxRules):
         # (the opening table: with a scripted pile, the whole deal); inside a traced program
         # the call is inlined.
         self.apply = jax.jit(self._apply)
+        self.apply_and_draw = self._apply_and_draw
         self.observe = jax.jit(self.view.observe)
         self.legal_mask = jax.jit(self._legal_mask)
 
@@ -134,13 +141,34 @@ class KnotRules(JaxRules):
 
     # ----- legal placements -------------------------------------------------------------------------
     def _linked(self, x: jax.Array) -> jax.Array:
-        """(..., 8S) per port -> the entry of the port each is linked to (a gather through
-        the constant link table: XLA does these fast on the CPU, faster than shifts)."""
-        return x[..., self.t.link]
+        """(..., 8S) per port -> the entry of the port each is linked to (``link`` in the
+        tables): port ``2*side + half`` meets port ``+4`` of the neighbour across ``side``, or on
+        the board's edge its own square's other half. Static slices rather than a gather: under
+        ``vmap`` they fuse into the elementwise loops that read them."""
+        H = self.size
+        lead = x.shape[:-1]
+        rows = x.reshape(lead + (8, H, H))
+        out = []
+        for p in range(8):
+            src, edge = rows[..., (p + 4) % 8, :, :], rows[..., p ^ 1, :, :]
+            side = p >> 1
+            if side == 0:  # N: the square above
+                out.append(jnp.concatenate([edge[..., :1, :], src[..., :-1, :]], axis=-2))
+            elif side == 1:  # E: the square to the right
+                out.append(jnp.concatenate([src[..., :, 1:], edge[..., :, -1:]], axis=-1))
+            elif side == 2:  # S: the square below
+                out.append(jnp.concatenate([src[..., 1:, :], edge[..., -1:, :]], axis=-2))
+            else:  # W: the square to the left
+                out.append(jnp.concatenate([edge[..., :, :1], src[..., :, :-1]], axis=-1))
+        return jnp.concatenate([o[..., None, :, :] for o in out], axis=-3).reshape(x.shape)
 
     def _by_slot(self, x: jax.Array) -> jax.Array:
         """(..., 8S) per port -> (..., 16, S): per placement, the entry of its first port."""
-        return x[..., self.t.ga].reshape(x.shape[:-1] + (SLOTS, self.n))
+        rows = x.reshape(x.shape[:-1] + (8, self.n))
+        # SLOT_PA is (1, 3, 5, 7), (7, 1, 3, 5), (0, 2, 4, 6) twice: four strided slices
+        # (a stack of sixteen rows would be laid out slot-major under vmap, then transposed)
+        odd, even = rows[..., 1::2, :], rows[..., 0::2, :]
+        return jnp.concatenate([odd, odd[..., 3:, :], odd[..., :3, :], even, even], axis=-2)
 
     def _zone(self, g: G) -> jax.Array:
         """bool (P, S): where each player may start a new ribbon (on or next to a square holding
@@ -159,20 +187,30 @@ class KnotRules(JaxRules):
         masks = self.first_slots if first else self.second_slots
         return sum(jnp.where(rows[..., p, :], masks[p], 0) for p in range(8))
 
-    def _placements(self, g: G) -> jax.Array:
+    def _meets(self, g: G) -> jax.Array:
+        """int32 (8S,): per port, what the port it is linked to holds, packed (``_unpacked``):
+        one pass through the links for every fact the rules read there, stored once
+        (``stored``) rather than redone inside each loop that reads it."""
+        code = ((g.port_rib.astype(jnp.int32) + 1) | ((g.port_owner.astype(jnp.int32) + 1) << 11)
+                | ((g.port_points > 0).astype(jnp.int32) << 14) | (g.growable.astype(jnp.int32) << 15))
+        return stored(self._linked(code), g.strands)
+
+    @staticmethod
+    def _unpacked(meets: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+        """``_meets`` -> the ribbon met (-1 none), its owner, whether it has points, growable."""
+        return ((meets & 0x7FF) - 1, ((meets >> 11) & 7) - 1, ((meets >> 14) & 1) > 0, ((meets >> 15) & 1) > 0)
+
+    def _placements(self, g: G, meets: jax.Array | None = None) -> jax.Array:
         """int32 (P, S): per player and square, the bits of the slots it may legally place
         there (rules 1–7 but the phase), the acting player with its growable ends, every other
-        player with all its ends growable.
+        player with all its ends growable. ``meets``: ``_meets(g)`` if known.
 
         Per square the sixteen slots are the bits of one word, so every rule is a few integer
-        operations per square. What each port meets is a gather through the link table. Where a
+        operations per square. What each port meets is one pass through the links. Where a
         placement fits, its own ports are free, so a used port it meets is an open end: for a
         player other than the acting one every end it meets may grow."""
         P = self.players
-        link = self.t.link
-        # (the barrier keeps XLA from re-doing these gathers inside every fusion that reads them)
-        rib_l, own_l, points_l, grow_l = jax.lax.optimization_barrier(
-            (g.port_rib[link], g.port_owner[link], g.port_points[link] > 0, g.growable[link]))
+        rib_l, own_l, points_l, grow_l = self._unpacked(self._meets(g) if meets is None else meets)
         used_l = rib_l >= 0  # the ribbon each port meets, -1 none
         seats = jnp.arange(P)[:, None]
         mine_l = used_l[None] & (own_l[None] == seats)
@@ -241,6 +279,26 @@ class KnotRules(JaxRules):
 
     def _apply(self, g: G, action: jax.Array) -> G:
         """``apply`` (a decision or a chance outcome; see ``__init__``)."""
+        return self.typed(self._start_turn(*self._transition(g, action)))
+
+    def _apply_and_draw(self, g: G, action: jax.Array, key: jax.Array) -> G:
+        """``JaxRules.apply_and_draw``: a decision is followed by at most one chance node (a
+        strand leaving the pile for a market slot or a hand), and the legal placements are
+        found once, after it (at a chance node nobody places, so ``apply`` finding them there
+        changes nothing that the node's own ``apply`` does not find again)."""
+        g, advance, starting = self._transition(g, action)
+        g = self.typed(g)
+        chance = g.pending >= 0
+        drawn = draw_outcome(self.chance_probs(g), jax.random.split(key)[1])
+        after, advance_after, starting_after = self._transition(g, drawn)
+        g = jax.tree_util.tree_map(lambda new, old: jnp.where(chance, new, old), self.typed(after), g)
+        g = self.typed(self._start_turn(g, jnp.where(chance, advance_after, advance),
+                                        jnp.where(chance, starting_after, starting)))
+        return stored(g, g.strands)  # (the observation reads it: not redone per entry)
+
+    def _transition(self, g: G, action: jax.Array) -> tuple[G, jax.Array, jax.Array]:
+        """``apply`` but the legal placements: the position, whether the next player's turn
+        starts, whether the first turn starts (the deal is over)."""
         P, S = self.players, self.n
         action = jnp.asarray(action, jnp.int32)
         base = 16 * S
@@ -290,19 +348,27 @@ class KnotRules(JaxRules):
         g = board._replace(hands=hands, known=known, market=market, pile=pile, placed=placed, phase=phase,
                            pending=pending, growable=board.growable & ~end_placing,
                            placed_any=g.placed_any | (seat[:, 0] & placing))
-        return self.typed(self._start_turn(g, advance, deal_done))
+        return g, advance, deal_done
 
     def _start_turn(self, g: G, advance: jax.Array, starting: jax.Array) -> G:
         """The next player's turn (``advance``) or the first turn (``starting``, after the deal):
         the placing phase with every own end growable, unless nobody can place (the end); and
         in every case the acting player's legal placements."""
+        g, advance, starting = stored((g, advance, starting), g.strands)
         starts = advance | starting
         player = jnp.where(advance, (g.player + 1) % self.players, g.player)
-        ends = (g.port_rib >= 0) & (self._linked(g.port_rib) < 0)
+        # the links are an involution, so what the ports meet after the new growable ends is
+        # known from one pass: a port meets an end when it is free and the port it meets is used
+        meets = self._meets(g)
+        rib_l, own_l = self._unpacked(meets)[:2]
+        used, used_l = g.port_rib >= 0, rib_l >= 0
+        ends = used & ~used_l
+        mine = (own_l == player) & used_l & ~used
+        meets = jnp.where(starts, (meets & ~(1 << 15)) | (mine.astype(jnp.int32) << 15), meets)
         g = g._replace(turn=g.turn + advance, player=player, phase=jnp.where(starts, PLACE, g.phase),
                        placed=jnp.where(starts, 0, g.placed),
                        growable=jnp.where(starts, ends & (g.port_owner == player), g.growable))
-        places = jax.lax.optimization_barrier(self._placements(g))  # (read twice: computed once)
+        places = stored(self._placements(g, meets), g.strands)  # (read twice: computed once)
         over = starts & ~(places != 0).any()
         mine = self._unpack(jnp.sum(jnp.where(jnp.arange(self.players)[:, None] == player, places, 0), axis=0))
         return g._replace(phase=jnp.where(over, OVER, g.phase), growable=g.growable & ~over, places=mine)

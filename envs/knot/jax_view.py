@@ -27,6 +27,14 @@ from envs.knot.options import BONUS, HAND_SIZE, OVER, PENDING_NAMES, PHASE_NAMES
 TABLE_LIMIT = 1 << 16  # a quotient table longer than this is replaced by a float32 division
 
 
+def _assemble(parts: list[Any], size: int) -> jax.Array:
+    """The float32 vector of ``parts`` one after the other."""
+    out = jnp.concatenate([jnp.asarray(part, jnp.float32).reshape(-1) for part in parts])
+    if out.shape[0] != size:
+        raise AssertionError(f"the observation has {out.shape[0]} entries, the observer {size}")
+    return out
+
+
 class KnotView:
     """Observations, planes and snapshots for one option set (``rules``: the
     :class:`~envs.knot.jax_engine.KnotRules` it serves)."""
@@ -60,19 +68,24 @@ class KnotView:
         P, S = self.players, self.n
         by_slot = self.rules._by_slot
         order = (player + jnp.arange(P)) % P  # relative seat j is absolute seat order[j]
-        seats = order[:, None, None]
-        present = by_slot(g.port_slot) == jnp.arange(SLOTS, dtype=g.port_slot.dtype)[:, None]  # (16, S)
-        strands = present[None] & (by_slot(g.port_owner)[None] == seats)
-        closed = present & by_slot(g.port_closed >= 0)
+        # per port its owner's relative seat (-1 free), so the blocks below compare with
+        # constants; per strand slot its first port's slot, owner and closedness, packed, so
+        # the layout by slot is done once
+        owner = g.port_owner.astype(jnp.int32)
+        rel = jnp.where(owner >= 0, (owner - player + P) % P, -1)
+        closing = (g.port_closed >= 0).astype(jnp.int32)
+        code = by_slot((g.port_slot.astype(jnp.int32) + 1) | ((rel + 1) << 5) | (closing << 8))
+        present = (code & 31) == jnp.arange(1, SLOTS + 1)[:, None]  # (16, S)
+        strands = present[None] & (((code >> 5) & 7)[None] == jnp.arange(1, P + 1)[:, None, None])
+        closed = present & (((code >> 8) & 1) > 0)
         blocked = (g.geo[None, :] >> (4 + jnp.arange(4))[:, None]) & 1
-        ends = ((g.port_rib >= 0) & (self.rules._linked(g.port_rib) < 0)).reshape(8, S)
-        ends_by_seat = ends[None] & (g.port_owner.reshape(8, S)[None] == seats)
+        ends = (g.port_rib >= 0) & (self.rules._linked(g.port_rib) < 0)
+        ends_by_seat = (ends & (rel == jnp.arange(P)[:, None])).reshape(P, 8, S)
         growable = g.growable & (g.phase == PLACE) & (g.player == player)
-        board = [strands.reshape(-1), closed.reshape(-1), blocked.reshape(-1), ends_by_seat.reshape(-1), growable]
-        board = jnp.concatenate([b.astype(jnp.float32) for b in board])
-        return jnp.concatenate([board, self._globals(g, player, order)])
+        board = [strands, closed, blocked, ends_by_seat, growable]
+        return _assemble(board + self._globals(g, player, order), self.observer.size)
 
-    def _globals(self, g: Any, player: jax.Array, order: jax.Array) -> jax.Array:
+    def _globals(self, g: Any, player: jax.Array, order: jax.Array) -> list[jax.Array]:
         P = self.players
         fifths = jnp.asarray(self.fifths)
         market = (g.market[:, None] + 1 == jnp.arange(5)).astype(jnp.float32).reshape(-1)
@@ -94,7 +107,7 @@ class KnotView:
         parts = [fifths[g.hands[player]], market, pile[None], scores, fifths[g.hands.sum(axis=1)][order],
                  fifths[g.known[order[1:]]].reshape(-1), turn[None], limit[None], placed[None], phase, actor,
                  g.placed_any[order].astype(jnp.float32)]
-        return jnp.concatenate([jnp.asarray(x, jnp.float32).reshape(-1) for x in parts])
+        return parts
 
     # ----- planes -------------------------------------------------------------------------------
     def planes(self, flat: jax.Array) -> jax.Array:

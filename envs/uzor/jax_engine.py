@@ -83,14 +83,16 @@ def _sort5(tiles: jax.Array) -> jax.Array:
 
 
 def first_slots(hand: jax.Array) -> jax.Array:
-    """Per slot: it holds a tile, not the tile of the slot before (only those are offered)."""
-    earlier = jnp.concatenate([jnp.full(1, -1, hand.dtype), hand[:-1]])
+    """Per slot (of each hand, on the last axis): it holds a tile, not the tile of the slot
+    before (only those are offered)."""
+    earlier = jnp.concatenate([jnp.full(hand.shape[:-1] + (1,), -1, hand.dtype), hand[..., :-1]], axis=-1)
     return (hand < PAD) & (hand != earlier)
 
 
 class UzorRules(JaxRules):
     python_engine = UzorGame
     has_chance = True
+    opening_settles = True  # ``_opening`` ends at player_0's placement, its first decision
 
     def __init__(self, options: dict[str, Any]):
         super().__init__(options)
@@ -184,7 +186,11 @@ class UzorRules(JaxRules):
         phase = g.phase
         hand = jnp.where(g.to_move == 0, g.hands[0], g.hands[1])
         first = first_slots(hand)
-        tbits = jnp.where(first & (phase == PLACE), jnp.asarray(self.tbits)[hand], 0)
+        # the mover's tile bits per slot as a sum over both hands: XLA computes a reduction
+        # once, where a select would be fused into (and the turn's logic recomputed for)
+        # every one of the mask's 5 × cells entries
+        offered = first_slots(g.hands) & ((jnp.arange(2) == g.to_move) & (phase == PLACE))[:, None]
+        tbits = jnp.sum(jnp.where(offered, jnp.asarray(self.tbits)[g.hands], 0), axis=0)
         cells = self._room(g.board).cells_for(tbits)
         at_fork = phase == FORK
         taking = (phase == TAKE) | (phase == DEAD_TAKE)
@@ -198,6 +204,16 @@ class UzorRules(JaxRules):
         after, ends = self._decision(g, a)  # no change at a chance node
         after, ends_too, deal_last = self._outcome(g, after, a)  # no change at a decision
         return self._next_turn(g, after, ends | ends_too, deal_last)
+
+    def apply_and_draw(self, g: G, action: jax.Array, key: jax.Array) -> G:
+        """A decision and the refill it may lead to (the only chance node that can follow one),
+        drawn as ``JaxEnv.step``'s loop draws it, with one end of the turn: ``apply`` twice
+        would test the placement's completions and the end of the game twice."""
+        a = jnp.asarray(action, jnp.int32)
+        after, ends = self._decision(g, a)
+        tile = draw_outcome(self.chance_probs(after), jax.random.split(key)[1])  # used at a refill only
+        after, refilled, deal_last = self._outcome(after, after, tile)
+        return self._next_turn(g, after, ends | refilled, deal_last)
 
     def _decision(self, g: G, a: jax.Array) -> tuple[G, jax.Array]:
         """A player's action (``TurnsMixin.apply`` for PLACE … PASS), the phase it leads to
@@ -292,7 +308,7 @@ class UzorRules(JaxRules):
         q_hand = jnp.where(q == 0, after.hands[0], after.hands[1])
         can_place = jnp.any(room.fits_somewhere(jnp.asarray(self.tbits)[q_hand]))  # PAD has no bits
         held = jnp.concatenate([after.hands.reshape(-1), after.market, after.discards])  # PAD, EMPTY: no type
-        outside = after.facedown + jnp.sum(held[:, None] == jnp.arange(TYPES), axis=0)
+        outside = after.facedown + jnp.sum(jnp.arange(TYPES)[:, None] == held, axis=1)
         over = (idle >= IDLE_LIMIT) | ~room.anything_fits(outside)
         start_phase = jnp.where(over, OVER, jnp.where(can_place, PLACE, jnp.where(jnp.any(after.market >= 0), DISCARD, PASS)))
         after = after._replace(

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from envs.uzor.common import COPIES, EMPTY, HAND, IDLE_LIMIT, MARKET, PHASES, SHOWN_PHASES, STONE, SUPPLY_MAX, TYPES
-from envs.uzor.jax_table import DISCARD_ROOM, PAD
+from envs.uzor.jax_table import DISCARD_ROOM, PAD, motif_colour
 from envs.uzor.observer import SLOT, UzorObserver
 from envs.uzor.patterns import MAP_SIZE
 
@@ -55,16 +55,16 @@ class Observe:
         f32 = jnp.float32
         # per cell its one or two features: empty (0), a stone (1), or motif (2 + m) and colour (7 + c)
         code = g.board
-        t = jnp.clip(code, 0, TYPES - 1)
+        motif, colour = motif_colour(code)
         is_open = (code >= 0) & (code < STONE)
-        one = jnp.where(code == EMPTY, 0, jnp.where(is_open, 2 + t // 5, 1))
-        two = jnp.where(is_open, 7 + t % 5, -1)
+        one = jnp.where(code == EMPTY, 0, jnp.where(is_open, 2 + motif, 1))
+        two = jnp.where(is_open, 7 + colour, -1)
         features = jnp.arange(12)
         table = jnp.where((features == one[:, None]) | (features == two[:, None]), 1.0, 0.0).astype(f32).reshape(-1)
         mine = jnp.where(player == 0, g.hands[0], g.hands[1])
         theirs = jnp.where(player == 0, g.hands[1], g.hands[0])
         types = jnp.arange(TYPES)
-        count = lambda tiles: jnp.sum(tiles[:, None] == types, axis=0)  # noqa: E731 (PAD matches no type)
+        count = lambda tiles: jnp.sum(types[:, None] == tiles, axis=1)  # noqa: E731 (PAD matches no type)
         supply = g.facedown + count(g.discards)
         thirds = jnp.asarray(self.thirds)
         slots = jnp.arange(SLOT)

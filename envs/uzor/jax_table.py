@@ -136,21 +136,31 @@ class MapTable:
         raise ValueError(f"cells {list(cells)} are not an instance of pattern {k}")
 
 
+def motif_colour(codes: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Per code, the motif and colour of its tile type (of the clipped code for an empty cell
+    or a stone). ``(t * 13) >> 6`` is ``t // 5`` for every type 0…24: XLA's CPU code for a
+    signed ``// 5`` costs several times more, and a lookup table becomes a separate gather (one
+    more pass over the table) where this fuses into the loop that uses it."""
+    t = jnp.clip(codes, 0, TYPES - 1)
+    motif = (t * 13) >> 6
+    return motif, t - 5 * motif
+
+
 def neighbour_bits(board: jax.Array, size: int) -> jax.Array:
-    """Per cell: the ten bits of its open neighbours (``tile_bits``), and bit ``OCCUPIED`` when
-    it has an occupied neighbour (open tile or stone). On the flat table, in integers only:
-    on the CPU, 2-D pads and slices and boolean intermediates cost several times more under
-    ``vmap``."""
-    t = jnp.clip(board, 0, TYPES - 1)
-    stone = jnp.where(board >= STONE, OCCUPIED, 0)
-    bits = jnp.where(_is_open(board), OCCUPIED | (1 << (t // 5)) | (32 << (t % 5)), stone)
-    col = jnp.arange(size * size) % size
-    zero = jnp.zeros(size, bits.dtype)
-    up = jnp.concatenate([zero, bits[:-size]])
-    down = jnp.concatenate([bits[size:], zero])
-    left = jnp.where(col > 0, jnp.roll(bits, 1), 0)
-    right = jnp.where(col < size - 1, jnp.roll(bits, -1), 0)
-    return up | down | left | right
+    """Per empty cell: the ten bits of its open neighbours (``tile_bits``), and bit
+    ``OCCUPIED`` when it has an occupied neighbour (open tile or stone); other cells get their
+    own bits too (unused). Two window ORs (3 × 1 and 1 × 3, the cell's own bits included: none
+    for an empty cell): XLA computes a window reduction once into its own buffer, where shifted
+    copies of the table are fused into, and recomputed for, every entry that reads them (the
+    mask reads each cell five times)."""
+    motif, colour = motif_colour(board)
+    occupied = jnp.where(board >= STONE, OCCUPIED, 0)
+    bits = jnp.where(_is_open(board), OCCUPIED | (1 << motif) | (32 << colour), occupied).reshape(size, size)
+
+    def window_or(shape: tuple[int, int], padding: tuple) -> jax.Array:
+        return jax.lax.reduce_window(bits, jnp.int32(0), jax.lax.bitwise_or, shape, (1, 1), padding)
+
+    return (window_or((3, 1), ((1, 1), (0, 0))) | window_or((1, 3), ((0, 0), (1, 1)))).reshape(-1)
 
 
 class Room:
@@ -202,25 +212,31 @@ def completions(table: MapTable, board: jax.Array, cell: jax.Array, crossed: jax
         return jnp.where(inside, board[jnp.clip(rows * size + cols, 0, size * size - 1)], EMPTY)
 
     codes = read(table.rows, table.cols)  # (candidates, cells); pads repeat the placed cell
-    motif, colour = codes // 5, codes % 5
+    # per candidate the OR of its cells' bits (motif bits 0…4, colour bits 5…9): with every
+    # cell open, one motif bit means the same motif, a popcount the distinct motifs
+    motif, colour = motif_colour(codes)
+    bits = jnp.where(_is_open(codes), (1 << motif) | (32 << colour), 0)
+    seen = jax.lax.reduce(bits, jnp.int32(0), jax.lax.bitwise_or, (1,))
+    motifs, colours = seen & 31, seen >> 5
+    own_motif, own_colour = motif_colour(tile)
+    own = (1 << own_motif) | (32 << own_colour)
 
-    def distinct(values: jax.Array) -> jax.Array:
-        seen = jnp.sum(jnp.any(values[:, :, None] == jnp.arange(5), axis=1), axis=1)
-        return seen == table.counts
+    def distinct(kinds: jax.Array) -> jax.Array:
+        return jax.lax.population_count(kinds) == table.counts
 
-    same_motif = jnp.all(motif == tile // 5, axis=1)
-    same_colour = jnp.all(colour == tile % 5, axis=1)
+    same_motif = motifs == (own & 31)
+    same_colour = colours == (own >> 5)
     tests = {
         SAME_MOTIF: lambda: same_motif, SAME_COLOUR: lambda: same_colour,
         SAME_EITHER: lambda: same_motif | same_colour, IDENTICAL: lambda: jnp.all(codes == tile, axis=1),
-        DIFF_COLOURS: lambda: distinct(colour), DIFF_MOTIFS: lambda: distinct(motif),
+        DIFF_COLOURS: lambda: distinct(colours), DIFF_MOTIFS: lambda: distinct(motifs),
         ANY: lambda: jnp.ones(codes.shape[0], bool),
         HOLLOW: lambda: ~_is_open(read(table.centre[:, 0], table.centre[:, 1])),  # empty or a stone
     }
     meets = jnp.zeros(codes.shape[0], bool)
     for crit in sorted(set(table.cand_crit.tolist())):  # only the criteria the Map uses
         meets = jnp.where(table.cand_crit == crit, tests[crit](), meets)
-    ok = jnp.all(_is_open(codes), axis=1) & meets
+    ok = jnp.all(bits != 0, axis=1) & meets
     key = jnp.where(ok, table.codes, BIG)
     best = jnp.stack([jnp.min(key[b:e]) if e > b else jnp.int32(BIG) for b, e in table.segments])
     found = (best < BIG) & ~crossed

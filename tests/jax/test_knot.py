@@ -15,6 +15,7 @@ import random
 from collections import Counter
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -248,6 +249,39 @@ def test_step_and_auto_reset_under_jit_vmap_give_python_positions(label):
     single = env.init(jax.random.PRNGKey(3))
     with pytest.raises(ValueError, match="key"):
         env.step(single, int(np.flatnonzero(np.asarray(single.legal_action_mask))[0]))
+
+
+@pytest.mark.parametrize("label", ["quick", "search"])
+def test_step_draws_as_the_chance_loop_and_rewards_the_draw_that_ends_the_game(label):
+    """``env.step`` applies a decision and the draw after it in one program
+    (``KnotRules.apply_and_draw``): the position is the one ``apply`` and the env's chance
+    loop reach from the same key, and a draw that ends the game (the next turn finds nobody
+    able to place) is rewarded in that step."""
+    env = envs.make_jax("knot", **OPTION_SETS[label])
+    batch = 64
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(5), batch))
+    step = jax.jit(jax.vmap(env.step))
+    loop = jax.jit(jax.vmap(lambda g, a, k: env._resolve_chance(env.rules.apply(g, a), k)))
+    at_once = jax.jit(jax.vmap(env.rules.apply_and_draw))
+    scores = jax.jit(jax.vmap(env.rules.scores))
+    key, ended, drawn = jax.random.PRNGKey(6), 0, 0
+    while not bool(state.terminated.all()):
+        key, pick, resolve = jax.random.split(key, 3)
+        action = jax.random.categorical(pick, jnp.where(state.legal_action_mask, 0.0, -jnp.inf), axis=-1)
+        keys = jax.random.split(resolve, batch)
+        live = ~np.asarray(state.terminated)
+        expected, got = loop(state._game, action, keys), at_once(state._game, action, keys)
+        for want, have in zip(expected, got):
+            assert np.array_equal(np.asarray(want)[live], np.asarray(have)[live])
+        drawn += int((np.asarray(jax.vmap(env.rules.apply)(state._game, action).pending)[live] >= 0).sum())
+        after = step(state, action, keys)
+        new = np.asarray(after.terminated) & live
+        for points, rewards in zip(np.asarray(scores(after._game))[new], np.asarray(after.rewards)[new]):
+            best = points == points.max()
+            assert np.array_equal(rewards, np.where(best, 1.0 if best.sum() == 1 else 0.0, -1.0)), (points, rewards)
+        ended += int(new.sum())
+        state = after
+    assert ended == batch and drawn > batch, (ended, drawn)
 
 
 @pytest.mark.parametrize("label", ["quick", "search"])

@@ -156,6 +156,18 @@ def test_hypothesis_sequences(label, seed, picks):
     play_lockstep("uzor", OPTION_SETS[label], seed, picked_policy(picks))
 
 
+def test_motif_and_colour_without_division():
+    """``motif_colour`` (a multiply and a shift, for speed) gives ``divmod(t, 5)`` for every
+    tile type; other codes (empty, stones) are clipped into the types, so stay in range."""
+    from envs.uzor.jax_table import motif_colour
+
+    codes = np.arange(-1, 2 * TYPES)
+    motif, colour = (np.asarray(x) for x in jax.jit(motif_colour)(codes))
+    types = np.clip(codes, 0, TYPES - 1)
+    assert np.array_equal(motif, types // 5) and np.array_equal(colour, types % 5)
+    assert motif.min() == colour.min() == 0 and motif.max() == colour.max() == 4
+
+
 # ----- hidden information ---------------------------------------------------------------------
 
 
