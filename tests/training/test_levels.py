@@ -29,9 +29,10 @@ ROOT = Path(__file__).resolve().parents[2]
 REQUIRED = [
     ("linecatch_v0", {}), ("linecatch_v0", {"rows": 4, "cols": 4}), ("linecatch_v0", {"pro": True}),
     ("loom_v0", {}), ("fill_v0", {}), ("uzor_v0", {}), ("knot_v0", {}), ("knot_v0", {"players": 3}),
+    ("knot_v0", {"players": 4}),
 ]
 """The option sets that have levels: every game's defaults (Knot: 2 players), Linecatch's 4×4
-board and pro mode, and Knot with 3 players."""
+board and pro mode, and Knot with 3 and 4 players."""
 
 
 def fewest_levels(game: str, options: dict) -> int:
