@@ -113,6 +113,17 @@ def python_positions(env, states, indices) -> Iterator[tuple[Any, Any]]:
         yield one, env.description.engine.from_snapshot(env.to_snapshot(one))
 
 
+def agrees_with_python(one, game, observer, exact: bool = True) -> None:
+    """A JAX position (one of :func:`python_positions`) against the Python game it restores: the
+    same mask and the same observation for the seat to act (a finished game has neither).
+    ``exact=False`` compares the observations to float tolerance."""
+    if game.is_terminal():
+        return
+    assert np.array_equal(np.asarray(one.legal_action_mask), game.action_mask().astype(bool))
+    same = np.array_equal if exact else np.allclose
+    assert same(np.asarray(one.observation), observer.observe(game, game.current_player()))
+
+
 def draw_chance(game, rng: random.Random) -> int:
     outcomes = game.chance_outcomes()
     point = rng.random()

@@ -25,8 +25,8 @@ import envs
 from envs.fill.facts import FILL, NO_TRAP, SEED, TRAP_PHASE
 from envs.fill.rules import FillGame
 from envs.fill.sampling import complete_snapshot, strip_hidden
-from tests.jax.lockstep import (agent_policy, auto_reset_play, compiled, picked_policy, play_lockstep,
-                                python_positions, random_policy, record, replay_batched)
+from tests.jax.lockstep import (agrees_with_python, agent_policy, auto_reset_play, compiled, picked_policy,
+                                play_lockstep, python_positions, random_policy, record, replay_batched)
 
 OPTION_SETS = {
     "default": {},
@@ -248,9 +248,7 @@ def test_step_and_auto_reset_under_jit_vmap_give_python_positions():
     observer = envs.describe("fill").make_observer(options)
     for one, game in python_positions(env, state, range(batch)):
         assert not bool(one.is_chance) and len(game.snapshot()["state"]["rocks"]) == 3
-        if not game.is_terminal():
-            assert np.array_equal(np.asarray(one.legal_action_mask), game.action_mask().astype(bool))
-            assert np.array_equal(np.asarray(one.observation), observer.observe(game, game.current_player()))
+        agrees_with_python(one, game, observer)
     # a step needs its key (Fill has chance), and resolves none after the rocks
     single = env.init(jax.random.PRNGKey(3))
     with pytest.raises(ValueError, match="key"):

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 import envs
 from envs.knot.rules import KnotGame
 from envs.knot.sampling import complete_snapshot, strip_hidden
-from tests.jax.lockstep import (agent_policy, auto_reset_play, compiled, picked_policy, play_lockstep,
-                                python_positions, random_policy, record, replay_batched)
+from tests.jax.lockstep import (agrees_with_python, agent_policy, auto_reset_play, compiled, picked_policy,
+                                play_lockstep, python_positions, random_policy, record, replay_batched)
 
 DESCRIPTION = envs.describe("knot")
 TESTS = DESCRIPTION.test_options
@@ -243,9 +243,7 @@ def test_step_and_auto_reset_under_jit_vmap_give_python_positions(label):
     observer = DESCRIPTION.make_observer(options)
     for one, game in python_positions(env, state, range(batch)):
         assert not bool(one.is_chance)
-        if not game.is_terminal():
-            assert np.array_equal(np.asarray(one.legal_action_mask), game.action_mask().astype(bool))
-            assert np.array_equal(np.asarray(one.observation), observer.observe(game, game.current_player()))
+        agrees_with_python(one, game, observer)
     single = env.init(jax.random.PRNGKey(3))
     with pytest.raises(ValueError, match="key"):
         env.step(single, int(np.flatnonzero(np.asarray(single.legal_action_mask))[0]))
