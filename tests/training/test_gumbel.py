@@ -62,6 +62,22 @@ def test_a_tiny_run_trains_saves_and_resumes(tmp_path):
     assert int(rows[-1]["positions"]) == 3 * 16 * 16
 
 
+def test_max_minutes_stops_the_sitting_saved_and_resume_goes_on(tmp_path):
+    # a deadline already passed after the first iteration: that iteration is saved as at an
+    # evaluation (snapshot, state), though --eval-every would not have saved it yet
+    settings = [*TINY[:TINY.index("--eval-every")], "--eval-every", "5", "--python-eval-games", "0"]
+    folder = main(["--game", "linecatch", "--options", '{"rows": 3, "cols": 4}', "--out-dir", str(tmp_path),
+                   *settings, "--iterations", "5", "--max-minutes", "1e-6"])
+    rows = list(csv.DictReader(open(folder / "progress.csv")))
+    assert [int(r["iteration"]) for r in rows] == [1]
+    assert sorted(p.name for p in (folder / "snapshots").iterdir()) == ["iteration_00001.zip"]
+    assert json.loads((folder / "state.json").read_text())["iteration"] == 1
+    main(["--resume", str(folder)])  # no deadline this sitting: on to the run's own 5 iterations
+    rows = list(csv.DictReader(open(folder / "progress.csv")))
+    assert [int(r["iteration"]) for r in rows] == [1, 2, 3, 4, 5]
+    assert sorted(p.name for p in (folder / "snapshots").iterdir()) == ["iteration_00001.zip", "iteration_00005.zip"]
+
+
 def test_bad_settings_name_the_flag():
     with pytest.raises(ValueError, match="--simulations"):
         main(["--simulations", "0"])
@@ -72,6 +88,8 @@ def test_bad_value_mix_and_margin_scale_name_the_flag():
         main(["--value-mix", "1.5"])
     with pytest.raises(ValueError, match="--margin-scale"):
         main(["--margin-scale", "-1"])
+    with pytest.raises(ValueError, match="--max-minutes"):
+        main(["--max-minutes", "0"])
 
 
 def test_the_targets_agree_outcome_with_margin_through_every_turn():

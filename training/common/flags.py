@@ -71,3 +71,10 @@ def parse_flags(config_cls: type, argv: list[str] | None = None, description: st
     for name in tuples:
         values[name] = tuple(values[name])
     return config_cls(**values)
+
+
+def flags_given(argv: list[str]) -> set[str]:
+    """The config fields a command line's flags name (``--simulations 8`` and
+    ``--simulations=8`` name ``simulations``): what ``--resume`` takes over the run's own
+    settings, and what ``--init-from`` checks against the agent file's."""
+    return {arg.split("=")[0][2:].replace("-", "_") for arg in argv if arg.startswith("--")}

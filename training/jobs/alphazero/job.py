@@ -47,7 +47,7 @@ import time
 from typing import Any, Callable, Collection
 
 import numpy as np
-from training.common.flags import parse_flags
+from training.common.flags import flags_given, parse_flags
 from training.jobs.alphazero.config import AlphaZeroConfig, check_config
 from training.jobs.alphazero.evaluation import evaluate_agent
 from training.jobs.alphazero.run import RESUMABLE, Run, read_start_agent
@@ -58,13 +58,6 @@ def parse_config(argv: list[str] | None = None) -> AlphaZeroConfig:
     config = parse_flags(AlphaZeroConfig, argv, __doc__, prog="abstract-games alphazero")
     check_config(config)
     return config
-
-
-def flags_given(argv: list[str]) -> set[str]:
-    """The config fields a command line's flags name (``--simulations 8`` and
-    ``--simulations=8`` name ``simulations``): what ``--resume`` takes over the run's own
-    settings, and what ``--init-from`` checks against the agent file's."""
-    return {arg.split("=")[0][2:].replace("-", "_") for arg in argv if arg.startswith("--")}
 
 
 def train(config: AlphaZeroConfig, command: str, given: Collection[str] = ()) -> dict[str, Any]:

@@ -46,6 +46,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import math
 import shlex
 import sys
 import time
@@ -55,7 +56,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from training.common.flags import parse_flags
+from training.common.flags import flags_given, parse_flags
 from training.jobs.config import SearchJobConfig, require_counts
 
 
@@ -86,7 +87,9 @@ class GumbelConfig(SearchJobConfig):
     snapshots: bool = True
     """keep every evaluated network as snapshots/iteration_<n>.zip (learning curves rate them)"""
     resume: str | None = None
-    """continue the run in this folder (its own settings; --iterations may be raised)"""
+    """continue the run in this folder (its own settings; --iterations and --max-minutes may be given)"""
+    max_minutes: float | None = None
+    """stop after this much wall-clock time in this sitting, saved as at an evaluation (--resume goes on)"""
 
 
 def check_config(config: GumbelConfig) -> None:
@@ -95,6 +98,8 @@ def check_config(config: GumbelConfig) -> None:
     require_counts(config, ("blocks", "eval_games", "python_eval_games"), least=0)
     if not 0.0 <= config.value_mix <= 1.0:
         raise ValueError(f"--value-mix must be between 0 and 1, not {config.value_mix!r}")
+    if config.max_minutes is not None and not config.max_minutes > 0:
+        raise ValueError(f"--max-minutes must be a positive number of minutes, not {config.max_minutes!r}")
     if not config.margin_scale >= 0.0:
         raise ValueError(f"--margin-scale must be ≥ 0 (0: measured), not {config.margin_scale!r}")
     if not config.learning_rate > 0:
@@ -501,18 +506,23 @@ def train(config: GumbelConfig, command: str) -> Path:
         run.resume()
     print(f"gumbel alphazero on {run.env!r}, {jax.devices()[0].platform}; margins squashed by "
           f"tanh(margin / {run.margin_scale}); run folder {run.folder}", flush=True)
+    deadline = time.perf_counter() + 60 * config.max_minutes if config.max_minutes else math.inf
     bar = tqdm(total=config.iterations, initial=run.iteration, unit="it", dynamic_ncols=True)
     while run.iteration < config.iterations:
         row = run.iterate()
-        if run.iteration % config.eval_every == 0 or run.iteration == config.iterations:
+        out_of_time = time.perf_counter() >= deadline
+        if run.iteration % config.eval_every == 0 or run.iteration == config.iterations or out_of_time:
             run.evaluate_and_save(row)
         run.log(row)
         bar.set_postfix(positions_s=f"{row['positions_per_second']:,.0f}", added=row["added"],
                         vs_random=f"{row['compiled_versus_random']:.2f}",
                         vs_last=row.get(f"versus_{config.eval_opponents[-1]}", "-"))
         bar.update(1)
+        if out_of_time:
+            break
     bar.close()
-    print(f"done: {run.iteration} iterations, {run.positions:,} positions in {run.seconds / 60:.1f} min; "
+    ended = "done" if run.iteration >= config.iterations else f"stopped at --max-minutes {config.max_minutes:g} (--resume goes on)"
+    print(f"{ended}: {run.iteration} iterations, {run.positions:,} positions in {run.seconds / 60:.1f} min; "
           f"agent files in {run.folder}")
     return run.folder
 
@@ -523,8 +533,11 @@ def parse_config(argv: list[str] | None = None) -> GumbelConfig:
         saved = json.loads((Path(config.resume) / "config.json").read_text())
         saved.pop("command", None)
         saved["eval_opponents"] = tuple(saved["eval_opponents"])
-        resumed = GumbelConfig(**{**saved, "iterations": max(saved["iterations"], config.iterations),
-                                  "resume": config.resume})
+        # the run's own iterations unless the command line raises them (a default is not a wish)
+        given = flags_given(sys.argv[1:] if argv is None else argv)
+        asked = config.iterations if "iterations" in given else saved["iterations"]
+        resumed = GumbelConfig(**{**saved, "iterations": max(saved["iterations"], asked),
+                                  "max_minutes": config.max_minutes, "resume": config.resume})
         config = resumed
     check_config(config)
     return config
