@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--games", type=int, nargs="+", default=[100],
                         help="games per snapshot: one number, or one per opponent (search opponents cost more)")
     parser.add_argument("--every", type=int, nargs="+", default=[1],
-                        help="score every k-th snapshot (the first and last always): one number, or one per opponent")
+                        help="score every k-th snapshot (the first and last always): one number, or one per opponent "
+                             "(with --rate: one number)")
     parser.add_argument("--rate", type=int, default=0, metavar="N",
                         help="rate every snapshot on the calibrated Elo scale with N games (training.rate) "
                              "instead of scoring it against --opponents")
@@ -98,6 +99,8 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     games = per_opponent(parser, "--games", args.games, args.opponents)
     every = per_opponent(parser, "--every", args.every, args.opponents)
+    if args.rate and len(args.every) != 1:
+        parser.error(f"--every takes one number with --rate, not {args.every}")
     rows = []
     with multiprocessing.Pool(args.workers) as pool:
         for run in map(Path, args.runs):
@@ -107,6 +110,8 @@ def main(argv: list[str] | None = None) -> dict:
             for number, path in enumerate(snapshots):
                 facts = snapshot_facts(path)
                 if args.rate:
+                    if number % args.every[0] and path != snapshots[-1]:
+                        continue
                     rows.append(rated(path, facts, run.name, args.rate, args.seed, args.workers))
                     print(f"{run.name} {path.name} ({facts['wall_seconds'] / 60:.0f} min): Elo {rows[-1]['elo']:,.0f} "
                           f"({rows[-1]['interval95'][0]:,.0f} to {rows[-1]['interval95'][1]:,.0f})", flush=True)

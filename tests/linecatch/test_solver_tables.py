@@ -221,6 +221,26 @@ def test_5x5_solver_bot_plays_best_moves_and_its_seed_decides_the_ties(five):
     assert game_of(3) != game_of(4)
 
 
+def test_5x5_solver_bot_spreads_its_probabilities_over_every_optimal_square(five):
+    # what DAgger with the solver as teacher learns from: all optimal squares, equally, nothing else
+    bot = load_agent("solver", "linecatch", seed=0)
+    heuristic = load_agent("heuristic", "linecatch", seed=0)
+    env = linecatch_v0.raw_env()
+    env.reset(seed=11)
+    ties = 0
+    while not env.game.is_terminal():
+        observation = env.observe(env.agent_selection)
+        probabilities = bot.action_probabilities(observation)
+        best = five[False].best_actions(env.game)
+        ties += len(best) > 1
+        assert probabilities.shape == observation["action_mask"].shape
+        assert np.isclose(probabilities.sum(), 1.0)
+        assert set(np.flatnonzero(probabilities)) == set(best)
+        assert np.allclose(probabilities[best], 1.0 / len(best))
+        env.step(heuristic.act(observation))
+    assert ties  # the check covered positions with several optimal squares
+
+
 # ----- points lost to perfect play ---------------------------------------------------------------
 
 @pytest.mark.parametrize("pro", [False, True])

@@ -48,6 +48,27 @@ def test_each_opponent_gets_its_own_games_and_snapshots(run_folder, tmp_path, mo
     assert out.with_suffix(".md").read_text().count("\n") == 2 + len(rows)
 
 
+def test_rating_takes_every_kth_snapshot_and_the_last(run_folder, tmp_path, capsys, monkeypatch):
+    script = load_script(monkeypatch)
+    asked = []
+
+    def rated(path, facts, run, games, seed, workers):  # training.rate itself has its own tests
+        asked.append((path.name, games, seed))
+        return {**facts, "run": run, "opponent": "levels (Elo)", "games": games, "elo": 100.0 * len(asked),
+                "interval95": [50.0 * len(asked), 150.0 * len(asked)]}
+
+    monkeypatch.setattr(script, "rated", rated)
+    out = tmp_path / "elo"
+    result = script.main([str(run_folder), "--rate", "12", "--every", "2", "--seed", "5", "--out", str(out)])
+    assert asked == [("iteration_0000.zip", 12, 5), ("iteration_0002.zip", 12, 5)]
+    assert [r["elo"] for r in result["rows"]] == [100.0, 200.0]
+    assert "| 12 | 200 | 100 to 300 |" in out.with_suffix(".md").read_text()
+    with pytest.raises(SystemExit):
+        script.main([str(run_folder), "--rate", "12", "--opponents", "a", "b", "--every", "1", "2",
+                     "--out", str(out)])
+    assert "--every takes one number with --rate" in capsys.readouterr().err
+
+
 def test_a_count_per_opponent_must_match_the_opponents(run_folder, tmp_path, capsys, monkeypatch):
     script = load_script(monkeypatch)
     with pytest.raises(SystemExit):

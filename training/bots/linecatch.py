@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
+
 from envs.core.sampling import read_observation
 from envs.linecatch.observer import LinecatchObserver
 from envs.linecatch.rules import LinecatchGame, geometry
@@ -92,6 +94,16 @@ class SolverLinecatchBot(_LinecatchBot):
 
     def act(self, observation) -> int:
         return self.rng.choice(self.best_actions(observation))
+
+    def action_probabilities(self, observation) -> np.ndarray:
+        """Perfect play as a distribution: equal shares on every optimal square, none elsewhere.
+        A learner imitating the solver (``training.endgame_tuning --teacher solver``) then learns
+        which squares are all equally good, not one tie-break drawn at random."""
+        mask = np.asarray(observation["action_mask"])
+        probabilities = np.zeros(mask.shape[0], np.float64)
+        best = self.best_actions(observation)
+        probabilities[best] = 1.0 / len(best)
+        return probabilities
 
 
 def preferred_actions(state: LinecatchGame) -> list[int]:
