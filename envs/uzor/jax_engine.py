@@ -107,7 +107,7 @@ class UzorRules(JaxRules):
         self.script_goals = None if options["goals"] is None else np.array(options["goals"], np.int32)
         self.view = Observe(self, options)
         self.opening = self._opening if (tiles is None or self.script_goals is None) else None
-        # the planes compute channels (what a tile would complete where): the observer's own, on the host
+        # the planes compute channels (what a tile would complete where): in JAX, equal to the observer's
         self.planes = self.view.planes
 
     # ----- the start and the setup ------------------------------------------------------------

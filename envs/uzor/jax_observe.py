@@ -8,8 +8,8 @@ Python observer's own float64 divisions where the values are few). The opponent'
 face-down order are not in the position at all, so no seat can see them.
 
 The planes compute channels from the table (where each tile would fit and what it would
-complete: ``envs.uzor.planes``), so they are the Python observer's own, called on the host from
-JAX (``jax.pure_callback``): equal by construction, and usable under ``jit`` and ``vmap``.
+complete: ``envs.uzor.planes``); ``envs.uzor.jax_planes`` computes the same numbers in JAX,
+fixed shapes throughout, so they compile with the rest (``jit``, ``vmap``, an accelerator).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from envs.uzor.common import COPIES, EMPTY, HAND, IDLE_LIMIT, MARKET, PHASES, SHOWN_PHASES, STONE, SUPPLY_MAX, TYPES
+from envs.uzor.jax_planes import JaxPlanes
 from envs.uzor.jax_table import DISCARD_ROOM, PAD, motif_colour
 from envs.uzor.observer import SLOT, UzorObserver
 from envs.uzor.patterns import MAP_SIZE
@@ -49,6 +50,7 @@ class Observe:
                 observer.size != observer.LAST + n + MAP_SIZE + 4:
             raise AssertionError(f"UzorObserver's layout changed ({got}, size {observer.size})")
         self.planes_shape = tuple(observer.planes_shape())
+        self.jax_planes = JaxPlanes(observer)
 
     def observe(self, g: Any, player: jax.Array) -> jax.Array:
         player = jnp.asarray(player, jnp.int32)
@@ -97,17 +99,8 @@ class Observe:
         ])
 
     def planes(self, flat: jax.Array) -> jax.Array:
-        """The Python observer's planes of flat observations (any leading axes), on the host."""
-        flat = jnp.asarray(flat, jnp.float32)
-        lead = flat.shape[:-1]
-        shape = jax.ShapeDtypeStruct(lead + self.planes_shape, jnp.float32)
-
-        def host(vectors: np.ndarray) -> np.ndarray:
-            vectors = np.asarray(vectors, np.float32)
-            out = self.observer.planes(vectors.reshape(-1, vectors.shape[-1]))
-            return np.asarray(out, np.float32).reshape(vectors.shape[:-1] + self.planes_shape)
-
-        return jax.pure_callback(host, shape, flat, vmap_method="broadcast_all")
+        """The Python observer's planes of flat observations (any leading axes), in JAX."""
+        return self.jax_planes(flat)
 
 
 # ----- host bridges ------------------------------------------------------------------------------
