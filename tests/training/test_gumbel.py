@@ -78,6 +78,36 @@ def test_max_minutes_stops_the_sitting_saved_and_resume_goes_on(tmp_path):
     assert sorted(p.name for p in (folder / "snapshots").iterdir()) == ["iteration_00001.zip", "iteration_00005.zip"]
 
 
+def test_games_played_to_the_end_stop_once_all_have_ended_with_the_states_of_the_full_length():
+    from training.jobs.gumbel.job import play_to_the_end, random_moves
+
+    env = envs.make_jax("linecatch", rows=3, cols=4)
+    games, key = 16, jax.random.PRNGKey(3)
+    longest = env.description.engine.max_game_length_for(env.options) + 1
+
+    def full_length(key):  # the reference: every game stepped to the longest length
+        def move(carry, _):
+            state, key = carry
+            key, pick, step_key = jax.random.split(key, 3)
+            after = jax.vmap(env.step)(state, random_moves(state, pick), jax.random.split(step_key, games))
+            return (after, key), after.terminated
+
+        key, start = jax.random.split(key)
+        state = jax.vmap(env.init)(jax.random.split(start, games))
+        (state, _), ended = jax.lax.scan(move, (state, key), None, length=longest)
+        return state, ended
+
+    reference, ended = jax.jit(full_length)(key)
+    assert bool(ended[-1].all()) and not bool(ended[longest // 2].all())  # some games ended early, all at the end
+    stopped = jax.jit(lambda k: play_to_the_end(env, games, k, random_moves))(key)
+    # rewards aside: the reference's last steps are no-ops rewarding zeros, the stopped loop's last
+    # step may be the one that ended a game (the callers read the scores)
+    assert not bool(reference.rewards.any())
+    stopped = stopped.replace(rewards=jax.numpy.zeros_like(stopped.rewards))
+    for mine, theirs in zip(jax.tree_util.tree_leaves(stopped), jax.tree_util.tree_leaves(reference)):
+        assert np.array_equal(np.asarray(mine), np.asarray(theirs))
+
+
 def test_bad_settings_name_the_flag():
     with pytest.raises(ValueError, match="--simulations"):
         main(["--simulations", "0"])

@@ -256,20 +256,27 @@ def compile_learning(config: GumbelConfig, env):
 
 def play_to_the_end(env, games: int, key, choose):
     """Plays ``games`` games from the start to the end, ``choose(state, key)`` picking every move;
-    returns the finished states (the game's longest length bounds the loop)."""
+    returns the finished states (read their scores: the rewards are those of the last step). The
+    loop stops once every game has ended (a step on a finished game changes nothing, so the
+    positions are those of playing on to the game's longest length, which still bounds it): an
+    Uzor game's limit is thousands of decisions, its games far fewer."""
     import jax
     import jax.numpy as jnp
 
-    def move(carry, _):
-        state, key = carry
+    def move(carry):
+        played, state, key = carry
         key, pick, step_key = jax.random.split(key, 3)
         after = jax.vmap(env.step)(state, choose(state, pick), jax.random.split(step_key, games))
-        return (after, key), None
+        return played + 1, after, key
+
+    def unfinished(carry):
+        played, state, _ = carry
+        return (played < longest) & ~jnp.all(state.terminated | state.truncated)
 
     key, start = jax.random.split(key)
     state = jax.vmap(env.init)(jax.random.split(start, games))
     longest = env.description.engine.max_game_length_for(env.options) + 1
-    (state, _), _ = jax.lax.scan(move, (state, key), None, length=longest)
+    _, state, _ = jax.lax.while_loop(unfinished, move, (jnp.int32(0), state, key))
     return state
 
 
