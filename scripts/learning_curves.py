@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> dict:
                         help="games per snapshot: one number, or one per opponent (search opponents cost more)")
     parser.add_argument("--every", type=int, nargs="+", default=[1],
                         help="score every k-th snapshot (the first and last always): one number, or one per opponent "
-                             "(with --rate: one number)")
+                             "(with --rate: one number, or one per run)")
     parser.add_argument("--rate", type=int, default=0, metavar="N",
                         help="rate every snapshot on the calibrated Elo scale with N games (training.rate) "
                              "instead of scoring it against --opponents")
@@ -98,19 +98,22 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", required=True, help="path prefix of the .md, .json and .png written")
     args = parser.parse_args(argv)
     games = per_opponent(parser, "--games", args.games, args.opponents)
-    every = per_opponent(parser, "--every", args.every, args.opponents)
-    if args.rate and len(args.every) != 1:
-        parser.error(f"--every takes one number with --rate, not {args.every}")
+    every = per_opponent(parser, "--every", args.every if not args.rate else [1], args.opponents)
+    if args.rate and (len(args.every) not in (1, len(args.runs)) or min(args.every) < 1):
+        parser.error(f"--every takes one positive number or one per run ({len(args.runs)}) with --rate, "
+                     f"not {args.every}")
+    every_run = dict(zip(args.runs, args.every * len(args.runs) if len(args.every) == 1 else args.every))
     rows = []
     with multiprocessing.Pool(args.workers) as pool:
-        for run in map(Path, args.runs):
+        for name in args.runs:
+            run = Path(name)
             snapshots = sorted((run / "snapshots").glob("*.zip"))
             if not snapshots:
                 raise SystemExit(f"{run} has no snapshots/ folder with agent files")
             for number, path in enumerate(snapshots):
                 facts = snapshot_facts(path)
                 if args.rate:
-                    if number % args.every[0] and path != snapshots[-1]:
+                    if number % every_run[name] and path != snapshots[-1]:
                         continue
                     rows.append(rated(path, facts, run.name, args.rate, args.seed, args.workers))
                     print(f"{run.name} {path.name} ({facts['wall_seconds'] / 60:.0f} min): Elo {rows[-1]['elo']:,.0f} "
@@ -154,6 +157,7 @@ def figure_of(rows: list[dict]):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     figure, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     measure = "elo" if rows and "elo" in rows[0] else "score"
@@ -169,6 +173,10 @@ def figure_of(rows: list[dict]):
             axis.errorbar(x, y, yerr=errors, marker="o", capsize=3, label=label)
     axes[0].set_xlabel("wall-clock minutes of training (2 cores)")
     axes[1].set_xlabel("self-play positions (MaskablePPO: environment steps)")
+    # thousands, or millions, so long runs' tick labels do not run into each other
+    largest = max((r["positions"] for r in rows), default=0)
+    unit, suffix = (1e6, "M") if largest >= 2e6 else (1e3, "k")
+    axes[1].xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v / unit:,.4g}{suffix}"))
     axes[0].set_ylabel("Elo on the calibrated levels (level 1 = 0), 95% interval" if measure == "elo"
                        else "score (win 1, draw ½), 95% interval")
     for axis in axes:

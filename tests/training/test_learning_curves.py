@@ -63,10 +63,15 @@ def test_rating_takes_every_kth_snapshot_and_the_last(run_folder, tmp_path, caps
     assert asked == [("iteration_0000.zip", 12, 5), ("iteration_0002.zip", 12, 5)]
     assert [r["elo"] for r in result["rows"]] == [100.0, 200.0]
     assert "| 12 | 200 | 100 to 300 |" in out.with_suffix(".md").read_text()
+    # one number per run: the second run (a copy) rated at every snapshot
+    other = shutil.copytree(run_folder, tmp_path / "linecatch__gumbel__0__test")
+    asked.clear()
+    script.main([str(run_folder), str(other), "--rate", "12", "--every", "2", "1", "--out", str(out)])
+    assert [name for name, _, _ in asked] == ["iteration_0000.zip", "iteration_0002.zip",
+                                             "iteration_0000.zip", "iteration_0001.zip", "iteration_0002.zip"]
     with pytest.raises(SystemExit):
-        script.main([str(run_folder), "--rate", "12", "--opponents", "a", "b", "--every", "1", "2",
-                     "--out", str(out)])
-    assert "--every takes one number with --rate" in capsys.readouterr().err
+        script.main([str(run_folder), "--rate", "12", "--every", "1", "2", "--out", str(out)])
+    assert "--every takes one positive number or one per run (1) with --rate" in capsys.readouterr().err
 
 
 def test_a_count_per_opponent_must_match_the_opponents(run_folder, tmp_path, capsys, monkeypatch):
