@@ -29,7 +29,7 @@ from envs.uzor.common import COPIES, HAND, MARKET, TYPES
 from envs.uzor.patterns import (
     ANY, DIFF_COLOURS, DIFF_MOTIFS, HOLLOW, IDENTICAL, MAP_SIZE, SAME_COLOUR, SAME_EITHER, SAME_MOTIF, STANDARD_MAP,
 )
-from envs.uzor.planes import _MATCHES, BASE, CHANNELS, SLOT, _Shapes
+from envs.uzor.planes import _MATCHES, BASE, CHANNELS, SLOT, _Shapes, constant_channels
 
 FULL = (1 << TYPES) - 1  # every tile type (a 25-bit set)
 SIDES = 2  # the follow-ups' sides: the opponent's threat (0), my preparation (1)
@@ -271,18 +271,7 @@ class JaxPlanes:
         follow = self._follow_ups(t, f, joined, raised, sides)
         placed = jnp.concatenate([f.fits[:, :HAND]] * SIDES, axis=1)
         follow = jnp.where(placed, jnp.asarray(self.follow_table)[follow], 0.0)
-        phase = batch[:, obs.PHASE:obs.PHASE + 7]  # place, fork, take, discard, dead_take, pass, over
-        constants = jnp.concatenate([
-            batch[:, obs.TO_MOVE:obs.TO_MOVE + 1],
-            phase[:, 0:1], phase[:, 2:3] + phase[:, 4:5], phase[:, 3:4], phase[:, 5:6],
-            batch[:, obs.REPEATED:obs.REPEATED + 1],
-            batch[:, obs.CONTINUED:obs.CONTINUED + 1],
-            batch[:, obs.SCORES:obs.SCORES + 2],
-            batch[:, obs.SUPPLY_SIZE:obs.SUPPLY_SIZE + 1],
-            batch[:, obs.IDLE:obs.IDLE + 1],
-            jnp.asarray(self.worth_table)[t.mine_worth],
-            batch[:, obs.FORK:obs.FORK + MAP_SIZE],
-        ], axis=1)
+        constants = constant_channels(batch, obs, jnp.asarray(self.worth_table)[t.mine_worth], jnp)
         last = batch[:, obs.LAST:obs.LAST + size * size].reshape(n_obs, size, size)
         f32 = jnp.float32
         cells = jnp.concatenate([

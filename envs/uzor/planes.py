@@ -201,6 +201,24 @@ class _Shapes:
         return types
 
 
+def constant_channels(batch, obs, worth, xp: Any = np):
+    """Per observation, the values of the constant planes from ``TO_ACT_CH`` on, read from the
+    flat vectors ``batch`` (the observer ``obs``'s layout) and ``worth`` (each pattern's value
+    to me, already scaled); ``xp`` is numpy or ``jax.numpy`` (the JAX planes share this)."""
+    phase = batch[:, obs.PHASE:obs.PHASE + 7]  # place, fork, take, discard, dead_take, pass, over
+    return xp.concatenate([
+        batch[:, obs.TO_MOVE:obs.TO_MOVE + 1],
+        phase[:, 0:1], phase[:, 2:3] + phase[:, 4:5], phase[:, 3:4], phase[:, 5:6],
+        batch[:, obs.REPEATED:obs.REPEATED + 1],
+        batch[:, obs.CONTINUED:obs.CONTINUED + 1],
+        batch[:, obs.SCORES:obs.SCORES + 2],
+        batch[:, obs.SUPPLY_SIZE:obs.SUPPLY_SIZE + 1],
+        batch[:, obs.IDLE:obs.IDLE + 1],
+        worth,
+        batch[:, obs.FORK:obs.FORK + MAP_SIZE],
+    ], axis=1)
+
+
 class PlaneMaker:
     """Planes for one set of options (table size and Map): see the module docstring."""
 
@@ -252,19 +270,7 @@ class PlaneMaker:
         out[..., THREAT_CH:THREAT_CH + HAND] = np.moveaxis(threat, 1, -1)
         out[..., PREPARE_CH:PREPARE_CH + HAND] = np.moveaxis(prepare, 1, -1)
 
-        phase = batch[:, obs.PHASE:obs.PHASE + 7]  # place, fork, take, discard, dead_take, pass, over
-        constants = np.concatenate([
-            batch[:, obs.TO_MOVE:obs.TO_MOVE + 1],
-            phase[:, 0:1], phase[:, 2:3] + phase[:, 4:5], phase[:, 3:4], phase[:, 5:6],
-            batch[:, obs.REPEATED:obs.REPEATED + 1],
-            batch[:, obs.CONTINUED:obs.CONTINUED + 1],
-            batch[:, obs.SCORES:obs.SCORES + 2],
-            batch[:, obs.SUPPLY_SIZE:obs.SUPPLY_SIZE + 1],
-            batch[:, obs.IDLE:obs.IDLE + 1],
-            mine_worth / self.top,
-            batch[:, obs.FORK:obs.FORK + MAP_SIZE],
-        ], axis=1)
-        out[..., TO_ACT_CH:] = constants[:, None, None, :]
+        out[..., TO_ACT_CH:] = constant_channels(batch, obs, mine_worth / self.top)[:, None, None, :]
         return out
 
     # ----- what a tile would complete ------------------------------------------------------------
