@@ -39,6 +39,14 @@ def deep_link(web, game: str, options: dict, seat: int, seed: int, opponent: str
     return f"{web.url}/?{urlencode(query)}"
 
 
+def open_form(web, page, game: str | None = None) -> None:
+    """The page's setup form, with ``game`` (an env name) chosen when given."""
+    page.goto(web.url + "/")
+    page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
+    if game is not None:
+        page.select_option("#game", game)
+
+
 def settle(page) -> str:
     page.wait_for_selector(SETTLED, timeout=WAIT_MS)
     return page.evaluate("document.body.dataset.state")
@@ -346,9 +354,7 @@ def test_the_keyboard_moves_a_cursor_and_plays(web, page):
 
 
 def test_the_form_starts_a_game_with_its_options_opponent_seat_and_seed(web, page):
-    page.goto(web.url + "/")
-    page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
-    page.select_option("#game", "linecatch_v0")
+    open_form(web, page, "linecatch_v0")
     page.fill('#option-fields input[data-option="rows"]', "4")
     page.fill('#option-fields input[data-option="cols"]', "3")
     page.select_option("#opponent", "random")
@@ -373,9 +379,7 @@ def test_the_opponent_list_follows_the_options_on_the_form(web, page):
     """The levels offered are those of the options on the form: Linecatch 4×4 lists its own
     levels (their names and Elo as agent_levels gives them, the middle quick one chosen), a
     board without levels lists the plain agents with the heuristic chosen."""
-    page.goto(web.url + "/")
-    page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
-    page.select_option("#game", "linecatch_v0")
+    open_form(web, page, "linecatch_v0")
     page.fill('#option-fields input[data-option="rows"]', "4")
     page.fill('#option-fields input[data-option="cols"]', "4")
     page.locator('#option-fields input[data-option="cols"]').dispatch_event("change")

@@ -25,7 +25,7 @@ import pytest
 import envs
 from tests.web.conftest import browser_tab
 from tests.web.test_page import (
-    PAGE_GAMES, WAIT_MS, click_a_move, deep_link, page_moves, page_scores, play_to_the_end, replay, settle,
+    PAGE_GAMES, WAIT_MS, click_a_move, deep_link, open_form, page_moves, page_scores, play_to_the_end, replay, settle,
 )
 from training.agents.levels import agent_levels
 
@@ -243,8 +243,7 @@ def test_a_slow_start_says_what_is_happening(web, page, monkeypatch):
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(WebGames, "make_game", slow)
-    page.goto(web.url + "/")
-    page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
+    open_form(web, page)
     page.click("#start")
     page.wait_for_selector("#preparing:not([hidden])", timeout=WAIT_MS)
     assert "starting" in page.text_content("#preparing")
@@ -287,8 +286,7 @@ def test_players_read_no_developer_words(web, page):
 
 
 def test_the_rules_are_on_the_form_and_in_the_game(web, page):
-    page.goto(web.url + "/")
-    page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
+    open_form(web, page)
     page.click("#show-rules")
     rules = page.locator("#setup [data-rules]")
     assert rules.is_visible() and "How to play" in rules.text_content()
@@ -303,9 +301,7 @@ def test_the_rules_are_on_the_form_and_in_the_game(web, page):
 
 
 def test_the_default_opponent_is_a_middle_level_named_with_what_elo_means(web, page):
-    page.goto(web.url + "/")
-    page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
-    page.select_option("#game", "knot_v0")
+    open_form(web, page, "knot_v0")
     levels = agent_levels("knot")
     page.wait_for_function(  # Knot's own list (Linecatch's, the first game's, has other levels)
         "n => document.querySelectorAll('#opponent optgroup[label=\"strength levels\"] option').length === n",
@@ -317,9 +313,7 @@ def test_the_default_opponent_is_a_middle_level_named_with_what_elo_means(web, p
 
 def test_knot_with_three_players_offers_the_levels_of_three_players(web, page):
     """The opponents follow the options on the form: 3 players has levels of its own."""
-    page.goto(web.url + "/")
-    page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
-    page.select_option("#game", "knot_v0")
+    open_form(web, page, "knot_v0")
     page.fill('#option-fields input[data-option="players"]', "3")
     page.dispatch_event('#option-fields input[data-option="players"]', "change")
     wanted = [[f"{level['name']} (level {level['level']} · Elo ", level["elo"]] for level in agent_levels("knot", players=3)]
@@ -408,9 +402,7 @@ def test_a_full_game_on_a_phone(web, phone, game):
     than the screen, every part to tap is at least 32 px, the players sit above the board and
     the side panel under it."""
     page = phone
-    page.goto(web.url + "/")
-    page.wait_for_selector('body[data-state="setup"]', timeout=WAIT_MS)
-    page.select_option("#game", envs.describe(game).name)
+    open_form(web, page, envs.describe(game).name)
     page.click("#show-rules")
     assert page.evaluate(WIDER_THAN_THE_SCREEN) <= 0
     options = envs.describe(game).test_options.page_options()
