@@ -19,6 +19,10 @@ from types import ModuleType
 
 from envs.core.description import GameDescription
 
+
+class UnknownGameError(ValueError):
+    """A game name the suite does not know, or another version of one it does."""
+
 BUILT_IN = (
     "envs.linecatch_v0",
     "envs.loom_v0",
@@ -119,9 +123,9 @@ def canonical_name(name: str) -> str:
     short, underscore, version = text.rpartition("_v")
     if underscore and version.isdigit() and short in _BY_SHORT and int(version) != _BY_SHORT[short].version:
         known = _BY_SHORT[short]
-        raise ValueError(f"{name!r} is version {int(version)} of {short}, but this suite plays version {known.version}, "
+        raise UnknownGameError(f"{name!r} is version {int(version)} of {short}, but this suite plays version {known.version}, "
                          f"{known.name}; what changed between versions is in docs/changelog.md")
-    raise ValueError(f"unknown game {name!r}; the games are: {', '.join(names())}")
+    raise UnknownGameError(f"unknown game {name!r}; the games are: {', '.join(names())}")
 
 
 def version_note(recorded: object, name: str) -> str:

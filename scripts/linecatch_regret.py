@@ -1,7 +1,7 @@
 """Linecatch: the points an agent gives away to perfect play, per game, priced by the exact solver.
 
     python scripts/linecatch_regret.py --agent heuristic --games 20 --seed 0
-    python scripts/linecatch_regret.py --agent checkpoints/linecatch/linecatch__alphazero__1.zip --games 20
+    python scripts/linecatch_regret.py --agent checkpoints/linecatch/linecatch__dagger__46.zip --games 20
     python scripts/linecatch_regret.py --agent mcts:100 --games 10 --pro
 
 The agent (any load_agent spec, such as ``random``, ``heuristic``, ``mcts:N``, ``trained``, an

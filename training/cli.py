@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from training.common.flags import FlagError
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -83,7 +85,17 @@ def dispatch(name: str, argv: list[str], prog: str | None = None) -> int:
                          f"(pip install -e '.[{command.extra}]')\n")
         return 2
     sys.argv[0] = prog or f"abstract-games {name}"  # argparse's default prog
-    result = module.main(argv)
+    try:
+        result = module.main(argv)
+    except ValueError as error:  # a refused command line: one line, as argparse reports a bad flag
+        from envs.core.game import OptionError
+        from envs.registry import UnknownGameError
+        from training.agents.archive import CheckpointError
+
+        if not isinstance(error, (FlagError, OptionError, UnknownGameError, CheckpointError)):
+            raise
+        sys.stderr.write(f"{sys.argv[0]}: error: {error}\n")
+        return 2
     return result if isinstance(result, int) and not isinstance(result, bool) else 0
 
 

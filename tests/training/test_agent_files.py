@@ -30,7 +30,7 @@ PROMPT_S = 60  # a refusal comes at once; a reader blocked on a named pipe never
 
 # What "trained" and "mcts:N:net=trained" play, per game and option set (None: no network for them).
 ROLES = {
-    ("linecatch", ()): ("linecatch__alphazero__1.zip", "linecatch__alphazero__1.zip"),
+    ("linecatch", ()): ("linecatch__dagger__46.zip", "linecatch__dagger__46.zip"),
     ("linecatch", (("cols", 4), ("rows", 4))): ("linecatch_4x4__maskppo__1.zip", None),
     ("loom", ()): ("loom__dagger__2.zip", "loom__dagger__3.zip"),
     ("fill", ()): ("fill__endgame__1.zip", "fill__alphazero__3.zip"),
@@ -114,7 +114,7 @@ def test_the_reader_goes_by_the_metadata_not_the_name(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="unknown agent 'policy'"):
         load_agent("policy", craft.GAME, **craft.OPTIONS)
     network = tmp_path / "network.onnx"
-    shutil.copy(CHECKPOINTS / "linecatch" / "linecatch__alphazero__1.zip", network)
+    shutil.copy(CHECKPOINTS / "linecatch" / "linecatch__dagger__46.zip", network)
     assert type(load_agent(str(network), "linecatch")).__name__ == "NetworkAgent"
     assert read_agent_file(network).kind == "network"
 
@@ -127,7 +127,7 @@ def test_an_exported_file_says_its_kind_and_input(tmp_path):
     policy = export_onnx(craft.write_checkpoint(tmp_path / "p.zip"), tmp_path / "p.onnx")
     kind, meta = read_agent_meta(policy)
     assert (kind, meta["kind"], meta["source_kind"], meta["input"]) == ("onnx-policy", "onnx-policy", "maskppo", "observation")
-    network = export_onnx(CHECKPOINTS / "linecatch" / "linecatch__alphazero__1.zip", tmp_path / "n.bin")  # any name
+    network = export_onnx(CHECKPOINTS / "linecatch" / "linecatch__dagger__46.zip", tmp_path / "n.bin")  # any name
     kind, meta = read_agent_meta(network)
     assert (kind, meta["source_kind"], meta["input"]) == ("onnx-network", "network", "planes")
     planes = envs.describe("linecatch").observer(envs.describe("linecatch").resolve_options({})).planes_shape()
@@ -311,15 +311,15 @@ def test_an_unlisted_file_in_a_manifests_folder_is_an_error(copied):
 
 
 def test_a_file_that_is_not_the_one_listed_names_the_file_and_the_manifest(copied):
-    path = copied / "linecatch__alphazero__1.zip"
+    path = copied / "linecatch__dagger__46.zip"
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 1  # in the weights: the metadata still reads
     path.write_bytes(bytes(data))
     for spec in (str(path), "trained"):
-        with pytest.raises(manifest.ManifestError, match=r"linecatch__alphazero__1\.zip' is not the file its manifest .*agents\.json lists: its sha256 is"):
+        with pytest.raises(manifest.ManifestError, match=r"linecatch__dagger__46\.zip' is not the file its manifest .*agents\.json lists: its sha256 is"):
             load_agent(spec, "linecatch")
     problems = manifest.check_manifest(manifest.read_manifest(copied / "agents.json"), "linecatch_v0")
-    assert len(problems) == 1 and "linecatch__alphazero__1.zip: sha256" in problems[0]
+    assert len(problems) == 1 and "linecatch__dagger__46.zip: sha256" in problems[0]
 
 
 def test_a_listed_file_that_is_missing_names_the_manifest(copied):
@@ -351,7 +351,7 @@ def test_a_damaged_manifest_is_named(copied, change, words):
 def test_a_manifest_that_is_a_named_pipe_is_refused_at_once(tmp_path):
     folder = tmp_path / "linecatch"
     folder.mkdir()
-    shutil.copy(CHECKPOINTS / "linecatch" / "linecatch__alphazero__1.zip", folder / "net.zip")
+    shutil.copy(CHECKPOINTS / "linecatch" / "linecatch__dagger__46.zip", folder / "net.zip")
     os.mkfifo(folder / "agents.json")
     report = run_python(LOAD, str(folder / "net.zip"), "linecatch")
     assert report["type"] in ("CheckpointError", "ManifestError"), report
@@ -366,8 +366,8 @@ def test_adding_a_file_lists_it_with_its_command_and_scores(copied):
     assert entry.kind == "rllib-ppo" and entry.roles == () and entry.options == {}
     assert entry.command.startswith("python -m training.train_rllib") and entry.scores
     assert type(load_agent(str(copied / "again.zip"), "linecatch")).__name__ == "PolicyAgent"
-    shutil.copy(copied / "linecatch__alphazero__1.zip", copied / "newer.zip")
+    shutil.copy(copied / "linecatch__dagger__46.zip", copied / "newer.zip")
     assert manifest.main(["--add", str(copied / "newer.zip"), "--roles", "trained"]) == 0
     listed = manifest.read_manifest(copied / "agents.json")
-    assert listed.entry("newer.zip").roles == ("trained",) and listed.entry("linecatch__alphazero__1.zip").roles == ("net",)
+    assert listed.entry("newer.zip").roles == ("trained",) and listed.entry("linecatch__dagger__46.zip").roles == ("net",)
     assert manifest.resolve("linecatch", {}, "trained").name == "newer.zip"

@@ -426,7 +426,7 @@ def test_a_leaf_play_out_reaches_the_end_and_leaves_the_leaf_unchanged():
 def test_search_settings_recorded_in_an_agent_file_are_its_defaults(tmp_path):
     from training.agents import network_agent
 
-    source = Path(__file__).resolve().parents[2] / "checkpoints" / "linecatch" / "linecatch__alphazero__1.zip"
+    source = Path(__file__).resolve().parents[2] / "checkpoints" / "linecatch" / "linecatch__dagger__46.zip"
 
     def with_meta(name, **extra):
         path = tmp_path / name
@@ -622,3 +622,24 @@ def test_the_replay_buffer_keeps_which_outcomes_are_targets_through_a_save():
     old = {k: v for k, v in state.items() if k != "value_weights"}
     again.load(old)
     assert again.value_weights[:7].tolist() == [1] * 7
+
+
+def test_iterations_0_is_the_warm_start_alone_saved_as_the_runs_agent(tmp_path):
+    """``--iterations 0 --warm-start SPEC``: the imitation of the teacher, no self-play, written as
+    latest.zip (what a chain of DAgger rounds starts from); without --warm-start it is refused."""
+    argv = ["--game", "linecatch", "--options", '{"rows": 3, "cols": 3}', "--iterations", "0", "--warm-start", "solver",
+            "--warm-start-games", "4", "--warm-start-steps", "3", "--workers", "1", "--filters", "8", "--blocks", "1",
+            "--batch-size", "16", "--eval-games", "2", "--final-eval-games", "0", "--out-dir", str(tmp_path), "--seed", "3"]
+    summary = main(argv)
+    assert summary["iterations"] == 0 and summary["self_play_games"] == 0 and summary["positions"] == 0
+    assert summary["history"][0]["warm_start"] == "solver"
+    agent_file = Path(summary["run"]) / "latest.zip"
+    with zipfile.ZipFile(agent_file) as archive:
+        meta = json.loads(archive.read("meta.json"))
+    assert meta["iteration"] == 0 and meta["architecture"]["filters"] == 8
+    agents = [load_agent(str(agent_file), "linecatch", seed=i, rows=3, cols=3) for i in range(2)]
+    returns, _ = play_game("linecatch", agents, 5, {"rows": 3, "cols": 3})
+    assert sorted(returns) in ([-1, 1], [0, 0])
+    with pytest.raises(ValueError, match="--iterations 0 runs the warm start alone: it needs --warm-start"):
+        main([arg for arg in argv if arg not in ("--warm-start", "solver")] + ["--out-dir", str(tmp_path / "refused")])
+    assert not (tmp_path / "refused").exists()

@@ -104,3 +104,41 @@ def test_the_readme_table_lists_every_command_and_its_module():
     for name, command in cli.COMMANDS.items():
         row = f"| `{name}` | {command.summary} | `{command.module}` | `python -m {command.launcher}` |"
         assert row in readme, f"README.md's command table lacks (or has another) row for {name}: {row}"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["gumbel", "--game", "linecatch", "--iterations", "0"], "--iterations must be a positive integer, not 0"),
+    (["alphazero", "--game", "linecatch", "--iterations", "-1"], "--iterations must be a whole number >= 0, not -1"),
+    (["alphazero", "--game", "linecatch", "--iterations", "0"], "--iterations 0 runs the warm start alone: it needs --warm-start"),
+    (["tune-endgame", "--agent", "no/such/agent.zip"], "--agent 'no/such/agent.zip': agent file"),
+    (["gumbel", "--game", "chess"], "unknown game 'chess'; the games are: linecatch_v0"),
+    (["alphazero", "--game", "linecatch", "--options", '{"rows": 2}'], "option 'rows' must be an integer 3…12, not 2"),
+    (["train-and-evaluate", "--game", "chess"], "unknown game 'chess'"),  # --game is not taken for --games
+    (["evaluate", "--game", "fill", "--agents", "random", "no/such.zip", "--games", "2"],
+     "agent file 'no/such.zip' does not exist"),
+])
+def test_a_refused_command_line_is_one_error_line_and_status_2(args, message, monkeypatch, capsys, tmp_path):
+    """A job's refused flag, unknown game or bad option is reported as argparse reports a flag it
+    cannot parse (``PROG: error: MESSAGE``, status 2), not as a traceback; nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    out_dir = ["--out-dir", str(tmp_path / "runs")] if args[0] != "evaluate" else []
+    assert cli.dispatch(args[0], args[1:] + out_dir) == 2
+    err = capsys.readouterr().err
+    last = err.rstrip("\n").split("\n")[-1]  # (the main job first prints the command it runs, evaluate its bar)
+    assert last.startswith(f"abstract-games {args[0]}: error: ") and message in last
+    assert "Traceback" not in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_an_error_that_is_not_about_the_command_line_still_raises(monkeypatch, tmp_path):
+    """Only refusals of the command line become one line: any other ValueError is a bug and keeps its traceback."""
+    package = tmp_path / "failing_commands"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "job.py").write_text("def main(argv):\n    raise ValueError('a bug, not a flag')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setitem(cli.COMMANDS, "failing", cli.Command("failing_commands.job", "", "training.failing"))
+    with pytest.raises(ValueError, match="a bug, not a flag"):
+        cli.dispatch("failing", [])

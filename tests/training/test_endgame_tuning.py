@@ -218,7 +218,7 @@ def test_earlier_rounds_positions_join_this_rounds(tmp_path):
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--agent", "checkpoints/linecatch/linecatch__alphazero__1.zip"], "no exact solver"),
+    (["--agent", "checkpoints/linecatch/linecatch__dagger__46.zip"], "no exact solver"),
     ([], "--agent is required"),
     (["--agent", "no/such/file.zip"], "--agent 'no/such/file.zip'"),
     (["--agent", "checkpoints/fill/fill__maskppo__0.zip"], "--agent 'checkpoints/fill/fill__maskppo__0.zip'"),

@@ -76,3 +76,24 @@ def test_the_json_has_what_the_table_prints(tmp_path, capsys):
     for name, value in table["elo"].items():
         assert value == pytest.approx(elo_ratings(played)[name])
         assert re.search(rf"\| {re.escape(name)} \| {value:.0f} \|", printed)
+
+
+def test_each_pairs_record_by_seat_adds_up_and_follows_the_seat_rotation(tmp_path, capsys):
+    """Game i seats the first agent as player i % 2: the JSON's ``by_seat`` splits the pair's
+    games by that seat, and the printed lines say the same."""
+    from training.evaluation.tournament import main
+
+    path = tmp_path / "table.json"
+    (result,) = main(["--game", "fill", "--agents", "heuristic", "random", "--games", "6", "--seed", "3",
+                      "--json", str(path)])
+    printed = capsys.readouterr().out
+    assert result.seats == [0, 1, 0, 1, 0, 1]
+    (pair,) = json.loads(path.read_text())["pairs"]
+    rows = pair["by_seat"]
+    assert [row["seat"] for row in rows] == [0, 1] and [row["games"] for row in rows] == [3, 3]
+    for row in rows:
+        games = [o for o, s in zip(result.outcomes, result.seats) if s == row["seat"]]
+        assert (row["wins"], row["draws"], row["losses"]) == (games.count(1.0), games.count(0.5), games.count(0.0))
+        assert row["score"] == pytest.approx(sum(games) / 3)
+        assert f"player_{row['seat']} {row['wins']}–{row['draws']}–{row['losses']} ({row['score']:.1%})" in printed
+    assert sum(row["wins"] for row in rows) == pair["wins"] and sum(row["losses"] for row in rows) == pair["losses"]

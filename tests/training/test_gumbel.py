@@ -108,6 +108,56 @@ def test_games_played_to_the_end_stop_once_all_have_ended_with_the_states_of_the
         assert np.array_equal(np.asarray(mine), np.asarray(theirs))
 
 
+def test_init_from_goes_on_from_a_shipped_network_of_the_python_job():
+    # the shipped Linecatch network was written by the Python jobs (a torch tower, folded):
+    # the compiled job starts from the very function the numpy reader computes, with its tower's
+    # shape and margin scale, though the job's own defaults (32 × 2) differ from its 64 × 4
+    from training.agents.files import read_network_file
+    from training.jobs.gumbel.job import GumbelRun, parse_config
+
+    shipped = "checkpoints/linecatch/linecatch__dagger__46.zip"
+    config, start = parse_config(["--game", "linecatch", "--init-from", shipped, "--games", "4"])
+    meta, arrays = read_network_file(shipped)
+    index = arrays.pop("policy.index")
+    architecture = Architecture(**{**meta["architecture"], "planes": tuple(meta["architecture"]["planes"])})
+    assert (config.filters, config.blocks) == (architecture.filters, architecture.blocks) != (32, 2)
+    assert config.margin_scale == meta["margin_scale"] > 0
+    run = GumbelRun(config, "test", start)
+    planes = np.random.default_rng(1).random((3,) + architecture.planes, dtype=np.float32)
+    for mine, reference in zip(run.net(planes), NumpyNet(architecture, arrays, index).forward(planes)):
+        assert np.allclose(np.asarray(mine), reference, atol=1e-5)
+
+
+def test_init_from_a_run_of_this_job_then_trains_on(tmp_path):
+    first = main(["--game", "linecatch", "--options", '{"rows": 3, "cols": 4}', "--out-dir", str(tmp_path / "a"),
+                  *TINY, "--iterations", "1", "--eval-every", "1", "--python-eval-games", "0", "--margin-scale", "2.5"])
+    pairs = dict(zip(TINY[::2], TINY[1::2]))
+    tiny = [part for flag, value in pairs.items() if flag not in ("--filters", "--blocks") for part in (flag, value)]
+    second = main(["--game", "linecatch", "--options", '{"rows": 3, "cols": 4}', "--out-dir", str(tmp_path / "b"),
+                   *tiny, "--iterations", "1", "--python-eval-games", "0", "--seed", "5",
+                   "--init-from", str(first / "latest.zip")])
+    saved = json.loads((second / "config.json").read_text())
+    assert (saved["filters"], saved["blocks"], saved["margin_scale"]) == (8, 1, 2.5)
+    assert saved["init_from"] == str(first / "latest.zip")
+    meta = json.loads(__import__("zipfile").ZipFile(second / "latest.zip").read("meta.json"))
+    assert meta["architecture"]["filters"] == 8 and meta["margin_scale"] == 2.5
+
+
+def test_init_from_refuses_another_game_or_tower_naming_the_flag(tmp_path):
+    shipped = "checkpoints/linecatch/linecatch__dagger__46.zip"
+    with pytest.raises(ValueError, match="--init-from .* was trained for linecatch_v0"):
+        main(["--game", "linecatch", "--options", '{"rows": 4, "cols": 4}', "--init-from", shipped])
+    with pytest.raises(ValueError, match="--init-from .* was trained for linecatch_v0"):
+        main(["--game", "fill", "--init-from", shipped])
+    with pytest.raises(ValueError, match="--filters 16 differs from the --init-from network's 64"):
+        main(["--game", "linecatch", "--init-from", shipped, "--filters", "16"])
+    with pytest.raises(ValueError, match="--margin-scale 3 differs from the --init-from network's"):
+        main(["--game", "linecatch", "--init-from", shipped, "--margin-scale", "3"])
+    with pytest.raises(ValueError, match="--init-from .*nowhere.zip"):
+        main(["--game", "linecatch", "--init-from", str(tmp_path / "nowhere.zip")])
+    assert not list(tmp_path.iterdir())  # nothing written by a refused command
+
+
 def test_bad_settings_name_the_flag():
     with pytest.raises(ValueError, match="--simulations"):
         main(["--simulations", "0"])

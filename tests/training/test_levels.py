@@ -122,6 +122,25 @@ def test_the_levels_file_records_how_it_was_made(game, options):
     assert all(level["spec"] in entry["candidates"] for level in entry["levels"])
 
 
+@pytest.mark.parametrize("game, options", [(g, o) for g, o in LEVELLED if calibrated(g, o)], ids=label)
+def test_the_stored_games_were_played_by_the_agent_files_shipped_now(game, options):
+    """Every pair behind the levels records the sha256 of the files its specs play: a network
+    shipped under ``trained`` (or as a search's ``net``) after the calibration fails here, until
+    ``abstract-games levels --resume`` has set its old games aside and played them again."""
+    from training.evaluation.level_games import file_fingerprint
+
+    entry = next(e for e in read_levels_file(game)["option_sets"] if e.get("levels") and e["options"] == options)
+    stored = json.loads((ROOT / entry["calibration"]["results_file"]).read_text())
+    assert stored["pairs"]
+    for key, pair in stored["pairs"].items():
+        assert "files" in pair, f"{entry['calibration']['results_file']}: {key} records no agent files"
+        for spec in (pair["upper"], pair["lower"]):
+            now = file_fingerprint(game, options, spec)
+            assert pair["files"].get(spec) == now, (
+                f"{entry['calibration']['results_file']}: {key} was played by another file behind {spec!r} than the "
+                f"one shipped now; run: {entry['calibration']['command']} --resume")
+
+
 @pytest.mark.parametrize("game, options, number", EVERY_LEVEL, ids=label)
 def test_every_level_loads_and_plays_a_legal_move(game, options, number):
     agent = load_agent(f"level:{number}", game, seed=3, **options)
@@ -278,20 +297,20 @@ def test_wilson_interval_known_values(score, n, low, high):
     assert wilson_interval(score, n) == pytest.approx((low, high), abs=1e-5)
 
 
-def tiny_levels_file(tmp_path: Path, monkeypatch) -> Path:
+def tiny_levels_file(tmp_path: Path, monkeypatch, candidates: tuple = ("random", "heuristic", "solver")) -> Path:
     """A levels file for 3×3 Linecatch with three cheap candidates, results under tmp_path."""
     path = tmp_path / "levels.json"
     path.write_text(json.dumps({"game": "linecatch_v0", "option_sets": [{
         "key": "3x3", "label": "3×3", "options": {"rows": 3, "cols": 3},
-        "candidates": ["random", "heuristic", "solver"], "reference": "solver",
+        "candidates": list(candidates), "reference": "solver",
     }]}))
     monkeypatch.setattr(calibration, "levels_file", lambda game: path)
     monkeypatch.setattr(calibration, "RESULTS", tmp_path / "results")
     return path
 
 
-def test_the_calibration_resumes_without_replaying_stored_pairs(tmp_path, monkeypatch):
-    tiny_levels_file(tmp_path, monkeypatch)
+def games_played(monkeypatch) -> list[tuple[str, str, int]]:
+    """The games the calibration plays from now on, as (upper, lower, index), in order."""
     played: list[tuple[str, str, int]] = []
     real = level_games.play_timed_game
 
@@ -300,6 +319,12 @@ def test_the_calibration_resumes_without_replaying_stored_pairs(tmp_path, monkey
         return real(job)
 
     monkeypatch.setattr(level_games, "play_timed_game", counting)
+    return played
+
+
+def test_the_calibration_resumes_without_replaying_stored_pairs(tmp_path, monkeypatch):
+    tiny_levels_file(tmp_path, monkeypatch)
+    played = games_played(monkeypatch)
     settings = dict(games=12, quick_games=4, jump_games=4, reference_games=4, workers=1, write=False, log=lambda text: None)
     first = calibration.calibrate("linecatch", {"rows": 3, "cols": 3}, **settings)
     results = tmp_path / "results" / "linecatch-3x3.json"
@@ -324,6 +349,74 @@ def test_the_calibration_resumes_without_replaying_stored_pairs(tmp_path, monkey
     calibration.calibrate("linecatch", {"rows": 3, "cols": 3}, resume=True, **settings)
     pair = stored["pairs"][key]
     assert played == [(pair["upper"], pair["lower"], index) for index in range(5, 12)]
+
+
+def test_a_pair_played_by_a_file_since_replaced_is_set_aside_and_played_again(tmp_path, monkeypatch):
+    """Each stored pair keeps the sha256 of the agent files its specs play. With --resume, a pair
+    whose file has changed since (a new network shipped under the same name) is moved to
+    ``stale_pairs`` and played again; pairs of unchanged files and of bots are kept; a store
+    written before fingerprints gets today's files recorded and nothing replayed."""
+    from training.agents.network import Architecture, save_network
+
+    options = {"rows": 3, "cols": 3}
+    network = tmp_path / "net.zip"
+
+    def write_network(seed: int) -> None:
+        observer = envs.describe("linecatch").make_observer(options)
+        layout = observer.policy_layout()
+        architecture = Architecture(tuple(observer.planes_shape()), 4, 1, layout.cell_channels, layout.global_actions, 2)
+        rng = np.random.default_rng(seed)
+        weights = {k: rng.standard_normal(shape).astype(np.float32) for k, shape in architecture.weight_shapes().items()}
+        save_network(network, architecture, weights, layout.index, {"game": "linecatch_v0", "options": options, "num_actions": 9})
+
+    write_network(0)
+    tiny_levels_file(tmp_path, monkeypatch, ("random", str(network), "solver"))
+    played = games_played(monkeypatch)
+    lines: list[str] = []
+    settings = dict(games=6, quick_games=4, jump_games=4, reference_games=4, workers=1, write=False, log=lines.append)
+    calibration.calibrate("linecatch", options, **settings)
+    results = tmp_path / "results" / "linecatch-3x3.json"
+    stored = json.loads(results.read_text())
+    import hashlib
+    first_sha = hashlib.sha256(network.read_bytes()).hexdigest()
+    with_file = {k for k, p in stored["pairs"].items() if str(network) in (p["upper"], p["lower"])}
+    assert with_file and len(with_file) < len(stored["pairs"])
+    for key, pair in stored["pairs"].items():
+        assert pair["files"] == ({str(network): first_sha} if key in with_file else {})
+
+    # the same file: nothing is played again
+    played.clear()
+    calibration.calibrate("linecatch", options, resume=True, **settings)
+    assert played == []
+
+    # a store from before fingerprints: today's files are recorded, nothing is played again
+    for pair in stored["pairs"].values():
+        del pair["files"]
+    results.write_text(json.dumps(stored))
+    lines.clear()
+    calibration.calibrate("linecatch", options, resume=True, **settings)
+    assert played == [] and any("no record of the agent files" in line for line in lines)
+    assert all("files" in pair for pair in json.loads(results.read_text())["pairs"].values())
+
+    # another network under the same path: its pairs are set aside and played again from game 0
+    write_network(1)
+    lines.clear()
+    calibration.calibrate("linecatch", options, resume=True, **settings)
+    again = json.loads(results.read_text())
+    replayed = {(stored["pairs"][k]["upper"], stored["pairs"][k]["lower"]) for k in with_file}
+    for pair in replayed:  # every game of the new file's pairs is played again, from the first
+        assert sorted(index for upper, lower, index in played if (upper, lower) == pair)[:1] == [0]
+    for upper, lower, index in played:  # no other stored game is replayed (a pair may be new or lengthened)
+        kept = stored["pairs"].get(f"{upper} vs {lower}")
+        assert (upper, lower) in replayed or kept is None or index >= len(kept["outcomes"])
+    assert sorted(p["upper"] + " vs " + p["lower"] for p in again["stale_pairs"]) == sorted(with_file)
+    assert all(p["files"] == {str(network): first_sha} and p["outcomes"] == stored["pairs"][k]["outcomes"]
+               for p in again["stale_pairs"] for k in [p["upper"] + " vs " + p["lower"]])
+    new_sha = hashlib.sha256(network.read_bytes()).hexdigest()
+    assert all(again["pairs"][k]["files"] == {str(network): new_sha} for k in with_file)
+    for key in set(stored["pairs"]) - with_file:  # the bots' pairs keep their games (the new chain may add more)
+        assert again["pairs"][key]["outcomes"].startswith(stored["pairs"][key]["outcomes"])
+    assert sum("set aside" in line and "has changed since" in line for line in lines) == len(with_file)
 
 
 def test_a_pairs_games_do_not_depend_on_the_order_it_is_named_in():
@@ -472,3 +565,22 @@ def test_writing_one_option_set_keeps_what_another_calibration_wrote_meanwhile(t
     written = json.loads(path.read_text(encoding="utf-8"))["option_sets"]
     assert [entry["key"] for entry in written] == ["3p", "4p"]
     assert len(written[0]["levels"]) == 2 and written[1]["levels"] == [{"level": 1, "spec": "random"}]
+
+
+def test_trained_plays_the_heuristic_a_full_pair_wherever_the_chain_puts_them(tmp_path, monkeypatch):
+    """docs/agents.md quotes each game's `trained` against the heuristic over the calibration's own
+    games: where both are candidates they play `games` games even when a level lies between them."""
+    path = tmp_path / "levels.json"
+    path.write_text(json.dumps({"game": "linecatch_v0", "option_sets": [{
+        "key": "4x4", "label": "4×4", "options": {"rows": 4, "cols": 4},
+        "candidates": ["random", "heuristic", "mcts:100:w=inf", "trained"], "reference": "solver"}]}))
+    monkeypatch.setattr(calibration, "levels_file", lambda game: path)
+    monkeypatch.setattr(calibration, "RESULTS", tmp_path / "results")
+    played = games_played(monkeypatch)
+    lines: list[str] = []
+    result = calibration.calibrate("linecatch", {"rows": 4, "cols": 4}, games=8, quick_games=4, jump_games=4,
+                                   reference_games=2, workers=1, write=False, log=lines.append)
+    chain = [level["spec"] for level in result["levels"]]
+    assert chain.index("trained") - chain.index("heuristic") > 1  # not neighbours: the chain alone plays them 4 games
+    pair = [index for upper, lower, index in played if {upper, lower} == {"trained", "heuristic"}]
+    assert sorted(pair) == list(range(8)) and any("trained against the heuristic (8 games)" in line for line in lines)

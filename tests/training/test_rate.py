@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from training.agents.levels import agent_levels
+from training.agents.levels import agent_levels, option_set
 from training.evaluation.rating import fit_elo, main, next_level
 from training.evaluation.ratings import expected_score
 
@@ -48,6 +48,9 @@ def test_a_level_is_rated_near_its_own_elo(tmp_path, capsys):
     assert all(entry["games"] >= 2 for entry in result["levels"])  # a deal (both seats) against every level
     printed = capsys.readouterr().out
     assert "95% interval" in printed and "| 1 | beginner |" in printed
+    # the scale is named by its calibration, since a recalibration moves it
+    calibrated = option_set("linecatch_v0", {"rows": 4, "cols": 4})["calibration"]["date"]
+    assert result["levels_calibrated"] == calibrated and f"on the levels calibrated {calibrated}" in printed
     weaker = main(["--game", "linecatch", "--options", FOUR, "--agent", "random", "--games", "40"])
     assert weaker["elo"] < result["elo"]
 

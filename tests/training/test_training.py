@@ -216,3 +216,6 @@ def test_tournament_table_is_the_same_for_any_number_of_workers(capsys, tmp_path
     with pytest.raises(SystemExit):
         evaluate_main(argv + ["--workers", "0"])
     assert "--workers must be at least 1, got 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # no games is no table: refused, not an empty table
+        evaluate_main([arg if arg != "6" else "0" for arg in argv])
+    assert "--games must be at least 1, got 0" in capsys.readouterr().err

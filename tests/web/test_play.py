@@ -203,6 +203,15 @@ def position(page) -> list:
     return [picture, page.text_content("[data-log]"), page.text_content("#status"), offered]
 
 
+def settle_with_review(page) -> str:
+    """``settle``, and at the end wait for the review of your moves, which lands in the log
+    after the result (the log is compared whole)."""
+    state = settle(page)
+    if state == "over":
+        page.wait_for_selector("[data-log][data-reviewed]", timeout=WAIT_MS)
+    return state
+
+
 @pytest.mark.parametrize("game", PAGE_GAMES)
 def test_a_reload_brings_the_same_game_back(web, page, game):
     """The address is the game: after Play it names the game (not its seed, not its moves), and a
@@ -214,12 +223,12 @@ def test_a_reload_brings_the_same_game_back(web, page, game):
         if settle(page) == "over":
             break
         click_a_move(page, rng)
-    settle(page)
+    settle_with_review(page)
     address = urlparse(page.url)
     assert set(parse_qs(address.query)) == {"g"}, page.url
     before = position(page)
     page.reload()
-    settle(page)
+    settle_with_review(page)
     assert page.url == address.geturl()
     assert position(page) == before
     if settle(page) == "your-turn":

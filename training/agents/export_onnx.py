@@ -2,7 +2,7 @@
 
     abstract-games export-onnx checkpoints/loom/loom__maskppo__0.zip            # -> ./loom__maskppo__0.onnx
     abstract-games export-onnx checkpoints/loom/loom__maskppo__0.zip -o bot.onnx
-    abstract-games export-onnx checkpoints/linecatch/linecatch__alphazero__1.zip  # a policy-value network
+    abstract-games export-onnx checkpoints/linecatch/linecatch__dagger__46.zip  # a policy-value network
 
 The file's kind (``training.agents.files``) decides the graph: a policy (``maskppo``,
 ``rllib-ppo``) becomes an ``onnx-policy`` file, a policy-value network (``network``, from

@@ -16,6 +16,13 @@ import typing
 from typing import Any
 
 
+class FlagError(ValueError):
+    """A command line refused: a flag's value out of range, flags that contradict each other, a
+    file named by a flag that cannot be used. The message names the flag; ``abstract-games``
+    prints it as ``PROG: error: MESSAGE`` and exits with status 2, as argparse does for a flag it
+    cannot parse, and Python callers catch it as the ``ValueError`` it is."""
+
+
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """The description as written (the trainer's docstring, examples and all) and every flag's
     default after its help, ``(default: 2048)``, as argparse's ``ArgumentDefaultsHelpFormatter``

@@ -26,7 +26,10 @@ a board too big for it) is left out, with the reason printed. The calibration:
    next level if it scores 55%, and takes the top level's place if it scores over one half and
    55% against the level below;
 4. **reference** — the top level plays the reference (plain ``mcts:1000`` with the game's
-   settings) ``--reference-games`` games, unless it is the reference;
+   settings) ``--reference-games`` games, unless it is the reference; and where ``trained`` and
+   ``heuristic`` are both candidates, they play each other ``--games`` games wherever the chain
+   put them (the shipped policy's score against the heuristic on fresh seeds, which
+   docs/agents.md quotes);
 5. **ratings** — Elo by maximum likelihood (Bradley–Terry on the 400-point log10 scale, Newton
    steps, level 1 anchored at 0, one virtual draw per pair so that a perfect record stays
    finite) over every pair played among the levels and the reference, with 95% intervals from
@@ -191,7 +194,7 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
     if len(candidates) < 2:
         raise SystemExit("fewer than two candidates load for these options")
     results_path = RESULTS / f"{envs.describe(name).short_name}-{key}.json"
-    store = ResultStore.open(results_path, {"game": name, "options": options, "key": key, "seed_base": seed}, resume)
+    store = ResultStore.open(results_path, {"game": name, "options": options, "key": key, "seed_base": seed}, resume, log)
     store.begin_sitting(workers)
     player = Player(name, options, store, seed, workers, log)
     try:
@@ -215,6 +218,9 @@ def calibrate(game: str, options: dict[str, Any], games: int | None = None, work
             log(f"the top level against {reference} ({settings['reference_games']} games)")
             player.ensure(chain[-1], reference, settings["reference_games"], "reference")
             top_vs_reference = store.score(chain[-1], reference)
+        if "trained" in candidates and "heuristic" in candidates:
+            log(f"trained against the heuristic ({settings['games']} games)")
+            player.ensure("trained", "heuristic", settings["games"], "trained")
     finally:
         player.close()
     # 5. ratings and think times

@@ -1,12 +1,15 @@
 """The games a level calibration plays and keeps: each pair's games dealt in duplicate and seeded
 by the pair, played on a pool of single-thread workers, stored in a JSON file as they finish (so
-an interrupted calibration resumes), with each side's think time.
+an interrupted calibration resumes), with each side's think time and the sha256 of every agent
+file a side plays (so a pair played by a file since replaced is set aside, not reused).
 
-Imports envs, training.agents and the tournament module's ``players_of`` and ``wilson_interval``."""
+Imports envs, training.agents, the tournament module's ``players_of`` and ``wilson_interval`` and
+the level manifest's ``file_of``."""
 
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import os
 import sys
@@ -18,6 +21,7 @@ from typing import Any, Callable
 import envs
 from training.players.load import load_agent
 from training.common.progress import Progress
+from training.evaluation.level_manifest import file_of
 from training.evaluation.ratings import field_half_points
 from training.evaluation.tournament import players_of, wilson_interval
 
@@ -31,18 +35,29 @@ def pair_seed(base: int, upper: str, lower: str) -> int:
     return base + (zlib.crc32(f"{first}|{second}".encode()) % 100_000) * 1_000
 
 
+def file_fingerprint(game: str, options: dict[str, Any], spec: str) -> str | None:
+    """The sha256 of the agent file ``spec`` plays (``trained``, a search's ``net=``, a path), or
+    None for a bot or a plain search, whose games cannot go stale."""
+    path = file_of(game, options, spec)
+    return None if path is None else hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 class ResultStore:
-    """Every pair played for one option set, saved to a JSON file as its games come in."""
+    """Every pair played for one option set, saved to a JSON file as its games come in. A pair
+    keeps ``"files"``: the sha256 of the agent file behind each of its specs that plays one (a
+    header without ``"game"``, as in tests, keeps none)."""
 
     def __init__(self, path: Path, header: dict[str, Any]):
         self.path = path
         self.data = {**header, "pairs": {}}
+        self.fingerprints: dict[str, str | None] = {}
         self.last_save = 0.0
         self.sitting: dict[str, Any] | None = None  # this sitting's record, its seconds kept up to date
         self.started = time.monotonic()
 
     @classmethod
-    def open(cls, path: Path, header: dict[str, Any], resume: bool) -> "ResultStore":
+    def open(cls, path: Path, header: dict[str, Any], resume: bool,
+             log: Callable[[str], None] = print) -> "ResultStore":
         store = cls(path, header)
         if path.is_file():
             stored = json.loads(path.read_text(encoding="utf-8"))
@@ -54,7 +69,50 @@ class ResultStore:
                 raise SystemExit(f"{path} was played with --seed {stored.get('seed_base')}, not {header['seed_base']}")
             store.data["pairs"] = stored.get("pairs", {})
             store.data["sittings"] = stored.get("sittings", [])
+            if "stale_pairs" in stored:
+                store.data["stale_pairs"] = stored["stale_pairs"]
+            store.set_aside_stale(log)
         return store
+
+    def files_of(self, *specs: str) -> dict[str, str]:
+        """The sha256 of the file behind each spec that plays one (computed once a sitting)."""
+        if "game" not in self.data:
+            return {}
+        for spec in specs:
+            if spec not in self.fingerprints:
+                self.fingerprints[spec] = file_fingerprint(self.data["game"], self.data.get("options", {}), spec)
+        return {spec: self.fingerprints[spec] for spec in specs if self.fingerprints[spec] is not None}
+
+    def set_aside_stale(self, log: Callable[[str], None]) -> None:
+        """Move every pair whose games were played by another file than the one its spec plays
+        now (a shipped network replaced behind ``trained``) to ``"stale_pairs"``, kept with the
+        date it was set aside, so the calibration plays that pair again. A pair stored before
+        files were fingerprinted is taken to have been played by today's files, which are
+        recorded for it. A pair whose spec no longer loads is left as it is (the calibration
+        drops candidates that do not load)."""
+        if "game" not in self.data:  # opened to read scores alone: nothing to check the files against
+            return
+        pairs = self.data["pairs"]
+        backfilled = 0
+        for key, entry in list(pairs.items()):
+            try:
+                now = self.files_of(entry["upper"], entry["lower"])
+            except (OSError, ValueError):
+                continue
+            if "files" not in entry:
+                entry["files"], backfilled = now, backfilled + 1
+                continue
+            changed = sorted(spec for spec in set(now) | set(entry["files"]) if entry["files"].get(spec) != now.get(spec))
+            if changed:
+                del pairs[key]
+                self.data.setdefault("stale_pairs", []).append(
+                    {**entry, "set_aside": datetime.datetime.now().isoformat(timespec="seconds")})
+                log(f"  set aside {key} ({len(entry['outcomes'])} games): the agent file behind "
+                    f"{' and '.join(changed)} has changed since they were played; the pair is played again "
+                    f"(its old games are kept under 'stale_pairs' in {self.path.name})")
+        if backfilled:
+            log(f"  {backfilled} stored pairs had no record of the agent files that played them (stored before "
+                "files were fingerprinted): the files their specs play now are recorded for them")
 
     def find(self, upper: str, lower: str) -> tuple[dict[str, Any] | None, bool]:
         """The stored record of a pair and whether it is stored the other way round."""
@@ -70,7 +128,7 @@ class ResultStore:
         if found is not None:
             return found
         entry = {"upper": upper, "lower": lower, "seed": seed, "outcomes": "", "points": [0.0, 0.0],
-                 "think": {"upper": [0.0, 0], "lower": [0.0, 0]}}
+                 "think": {"upper": [0.0, 0], "lower": [0.0, 0]}, "files": self.files_of(upper, lower)}
         self.data["pairs"][f"{upper} vs {lower}"] = entry
         return entry
 

@@ -77,13 +77,14 @@ def rate(game: str, agent: str, options: dict[str, Any], games: int, seed: int, 
     from tqdm import tqdm
 
     import envs
-    from training.agents.levels import agent_levels
+    from training.agents.levels import agent_levels, in_repository, option_set
     from training.players.load import load_agent
-    from training.agents.levels import in_repository
     from training.evaluation.tournament import play_one_deal_game
 
     name = envs.describe(game).name
     levels = agent_levels(name, **options)  # options without levels: a ValueError naming those with levels
+    # a rating holds on the levels it was measured against: a recalibration moves the scale
+    calibrated = (option_set(name, options).get("calibration") or {}).get("date")
     load_agent(agent, name, seed=seed, **options)  # an unknown agent fails here, before any game
     seats = envs.describe(name).num_players(options)
     if games < len(levels) * seats:
@@ -133,6 +134,7 @@ def rate(game: str, agent: str, options: dict[str, Any], games: int, seed: int, 
         "elo": round(rating, 1), "elo_interval95": [round(rating - 1.96 * error, 1), round(rating + 1.96 * error, 1)],
         "standard_error": round(error, 1),
         "scale": "the game's calibrated levels, level 1 at 0 (docs/agents.md)",
+        "levels_calibrated": calibrated,
         "levels": [{"level": level["level"], "name": level["name"], "spec": level["spec"], "elo": level["elo"],
                     **{key: r[key] for key in ("games", "wins", "draws", "losses")},
                     "score": round(r["points"] / r["games"], 3) if r["games"] else None}
@@ -144,7 +146,8 @@ def report(result: dict[str, Any]) -> str:
     low, high = result["elo_interval95"]
     lines = [f"{result['agent']} on {result['game']} {json.dumps(result['options'])}: "
              f"Elo {result['elo']:,.0f} (95% interval {low:,.0f} … {high:,.0f}; ± {1.96 * result['standard_error']:,.0f}) "
-             f"over {result['games']} games", "",
+             f"over {result['games']} games"
+             + (f", on the levels calibrated {result['levels_calibrated']}" if result.get("levels_calibrated") else ""), "",
              "| level | name | Elo | games | wins | draws | losses | score |", "|---:|---|---:|---:|---:|---:|---:|---:|"]
     for level in result["levels"]:
         score = "–" if level["score"] is None else f"{level['score']:.3f}"

@@ -45,6 +45,7 @@ class PairResult:
     points_for: list = field(default_factory=list)
     points_against: list = field(default_factory=list)
     outcomes: list = field(default_factory=list)  # each game's score in order: 1, ½ or 0
+    seats: list = field(default_factory=list)  # each game's seat of the first agent, in order
 
     @property
     def games(self) -> int:
@@ -62,6 +63,18 @@ class PairResult:
         self.outcomes.append(1.0 if outcome > 0 else 0.5 if outcome == 0 else 0.0)
         self.points_for.append(scores[mine])
         self.points_against.append(max(s for i, s in enumerate(scores) if i != mine))
+        self.seats.append(mine)
+
+    def by_seat(self) -> list[dict]:
+        """The first agent's record in each seat it took (``player_<seat>``): in a game one seat
+        wins more often (Fill's second player), a score is mostly the seat's, and this says so."""
+        rows = []
+        for seat in sorted(set(self.seats)):
+            mine = [o for o, s in zip(self.outcomes, self.seats) if s == seat]
+            wins, draws = mine.count(1.0), mine.count(0.5)
+            rows.append({"seat": seat, "games": len(mine), "wins": wins, "draws": draws,
+                         "losses": len(mine) - wins - draws, "score": sum(mine) / len(mine)})
+        return rows
 
 
 def wilson_interval(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -357,7 +370,8 @@ def pair_summary(result: PairResult) -> dict:
     games = max(1, result.games)
     return {"agent": result.first, "opponent": result.second, "games": result.games, "wins": result.wins,
             "draws": result.draws, "losses": result.losses, "score": result.score, "interval95": [low, high],
-            "mean_points": sum(result.points_for) / games, "mean_opponent_points": sum(result.points_against) / games}
+            "mean_points": sum(result.points_for) / games, "mean_opponent_points": sum(result.points_against) / games,
+            "by_seat": result.by_seat()}
 
 
 def json_table(game: str, options: dict, command: str, results: list[PairResult]) -> dict:
@@ -382,8 +396,8 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
     parser.add_argument("--options", default="{}", help="env options as JSON")
     parser.add_argument("--markdown", help="also write the table to this file")
     parser.add_argument("--png", help="also draw the chart to this PNG file")
-    parser.add_argument("--json", help="also write the table to this JSON file: every pair's counts, score, interval "
-                                       "and mean points, every agent's Elo")
+    parser.add_argument("--json", help="also write the table to this JSON file: every pair's counts, score, interval, "
+                                       "mean points and record in each seat, every agent's Elo")
     parser.add_argument("--workers", type=int, default=1,
                         help="processes playing games at once; games are dealt in duplicate and seeded per deal, "
                              "so the table is the same for any number")
@@ -394,6 +408,8 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
         parser.error("--agents needs at least two agents")
     if args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
     game = game_name(args.game)
     options = json.loads(args.options)
     started = time.perf_counter()
@@ -405,6 +421,10 @@ def main(argv: list[str] | None = None) -> list[PairResult]:
                                                                    f"{r.score:.1%} after {r.games}"))
     table = markdown_table(game, options, results)
     print(table)
+    print("\nBy seat, the first agent's W–D–L and score as each player:")
+    for r in results:
+        print(f"  {short(r.first)} vs {short(r.second)}: " + "; ".join(
+            f"player_{row['seat']} {row['wins']}–{row['draws']}–{row['losses']} ({row['score']:.1%})" for row in r.by_seat()))
     print(f"\n({sum(r.games for r in results)} games in {time.perf_counter() - started:.1f} s)")
     if args.markdown:
         Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)

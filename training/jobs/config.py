@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from training.common.flags import FlagError
+
 
 @dataclass
 class JobConfig:
@@ -124,6 +126,52 @@ class SearchJobConfig(JobConfig):
     """the Python bots the network's policy plays in those evaluations; best.zip is
     the best policy against one of them (``training.alphazero``: heuristic when listed, else the
     first; ``training.gumbel``: the last)"""
+    init_from: str | None = None
+    """start the network from this ``network`` agent file (written by either job for the same
+    game and options): its tower's shape, weights and margin scale; the replay buffer starts
+    empty. It continues a trained agent when its run folder, which ``--resume`` needs, is gone"""
+
+
+def read_start_agent(config: Any, given: set[str]) -> tuple[Any, dict, dict]:
+    """The agent file ``--init-from`` names, checked against the run it is to start: the same
+    game and options, a network with a margin scale (written by ``training.alphazero`` or
+    ``training.gumbel``); the config takes its tower's shape (a different ``--filters`` or
+    ``--blocks`` on the command line, among the flags ``given``, is refused). Returns the
+    config, the file's metadata and its arrays (the weights and ``policy.index``)."""
+    import envs
+    from training.agents.archive import CheckpointError
+    from training.agents.files import read_network_file
+
+    try:
+        meta, arrays = read_network_file(config.init_from)
+    except (OSError, CheckpointError) as error:
+        raise FlagError(f"--init-from {config.init_from!r}: {error}") from None
+    description = envs.describe(config.game)
+    options = description.portable_options(description.resolve_options(config.options))
+    if meta.get("game") != description.name or meta.get("options") != options:
+        raise FlagError(f"--init-from {config.init_from!r} was trained for {meta.get('game')} with options "
+                         f"{meta.get('options')}, not {description.name} with {options}")
+    if not isinstance(meta.get("margin_scale"), (int, float)):
+        raise FlagError(f"--init-from {config.init_from!r}: its meta.json has no margin_scale "
+                         "(it was not written by training.alphazero or training.gumbel)")
+    shape = meta["architecture"]
+    for name in ("filters", "blocks"):
+        if name in given and getattr(config, name) != shape[name]:
+            raise FlagError(f"--{name} {getattr(config, name)} differs from the --init-from network's {shape[name]}")
+    return dataclasses.replace(config, filters=shape["filters"], blocks=shape["blocks"]), meta, arrays
+
+
+def check_start_layout(config: Any, meta: dict, index: Any, architecture: Any, own_index: Any) -> None:
+    """The ``--init-from`` file's planes and policy layout (its architecture, with the tower's
+    shape the config took from it, and ``policy.index``) are this version's: refused otherwise."""
+    import numpy as np
+
+    from training.agents.network import architecture_from_meta
+
+    theirs = architecture_from_meta(meta)
+    if theirs != architecture or not np.array_equal(index, own_index):
+        raise FlagError(f"--init-from {config.init_from!r}: its planes or policy layout "
+                         f"({theirs}) differ from this version's ({architecture})")
 
 
 def final_lines(final: dict[str, dict]) -> list[str]:
@@ -144,7 +192,7 @@ def require_counts(config: Any, names: tuple[str, ...], least: int = 1) -> None:
         value = getattr(config, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             rule = "a positive integer" if least == 1 else f"a whole number >= {least}"
-            raise ValueError(f"{flag(name)} must be {rule}, not {value!r}")
+            raise FlagError(f"{flag(name)} must be {rule}, not {value!r}")
 
 
 def require_shares(config: Any, names: tuple[str, ...]) -> None:
@@ -152,11 +200,11 @@ def require_shares(config: Any, names: tuple[str, ...]) -> None:
     for name in names:
         value = getattr(config, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-            raise ValueError(f"{flag(name)} must lie in [0, 1], not {value!r}")
+            raise FlagError(f"{flag(name)} must lie in [0, 1], not {value!r}")
 
 
 def require_optimiser(config: Any) -> None:
     """``learning_rate`` > 0, ``weight_decay`` and ``margin_weight`` >= 0 (the search-and-learn
     learners' AdamW settings)."""
     if not config.learning_rate > 0 or not config.weight_decay >= 0 or not config.margin_weight >= 0:
-        raise ValueError("--learning-rate must be > 0, --weight-decay and --margin-weight >= 0")
+        raise FlagError("--learning-rate must be > 0, --weight-decay and --margin-weight >= 0")

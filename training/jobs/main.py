@@ -103,7 +103,8 @@ def evaluate(agent: str, game: str, options: dict, games: int, seed: int, run: P
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, add_help=False)
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, add_help=False,
+                                     allow_abbrev=False)  # --game is the trainer's flag, not short for --games
     parser.add_argument("--tournament", action="store_true", help="only the bot tournament over every game")
     parser.add_argument("--games", type=int, default=200, help="games per pair in the round robin")
     parser.add_argument("-h", "--help", action="store_true", help="show this help and the trainer's flags")

@@ -29,7 +29,7 @@ from envs.registry import canonical_name as game_name
 from training.players.load import bot_table
 from training.agents.checkpoint import PolicyAgent, env_spaces, save_checkpoint
 from training.evaluation.tournament import evaluate_against
-from training.common.flags import parse_flags
+from training.common.flags import FlagError, parse_flags
 from training.jobs.config import PolicyJobConfig, final_lines
 from training.common.progress import Progress
 from training.players.self_play import SelfPlayEnv
@@ -271,7 +271,7 @@ def train(config: TrainConfig, command: str | None = None) -> dict[str, Any]:
     vec_env, model = _make_model(run)
     if config.warm_start:
         if config.warm_start not in run.bots:
-            raise ValueError(f"option 'warm_start' must be one of {', '.join(run.bots)} or empty, not {config.warm_start!r}")
+            raise FlagError(f"option 'warm_start' must be one of {', '.join(run.bots)} or empty, not {config.warm_start!r}")
         warm_start(model, config, run.game, run.options)
     run.observation_shape, run.action_n = env_spaces(run.game, run.options)
     if config.keep_best:
@@ -320,9 +320,9 @@ def _start_run(config: TrainConfig, command: str | None) -> PpoRun:
     bots = bot_table(description.name)
     for spec in config.opponents:
         if spec not in bots and not str(spec).endswith(".zip"):
-            raise ValueError(f"unknown opponent {spec!r}; choose from {', '.join(bots)} or a checkpoint path")
+            raise FlagError(f"unknown opponent {spec!r}; choose from {', '.join(bots)} or a checkpoint path")
     if config.activation not in ("tanh", "relu"):
-        raise ValueError(f"option 'activation' must be 'tanh' or 'relu', not {config.activation!r}")
+        raise FlagError(f"option 'activation' must be 'tanh' or 'relu', not {config.activation!r}")
     torch.set_num_threads(1)
     run_started = time.perf_counter()
     run_dir, stamp = config.new_run_folder(description.short_name, "maskppo")

@@ -38,7 +38,7 @@ import numpy as np
 from training.players.load import bot_table
 from training.agents.checkpoint import PolicyAgent, env_spaces, save_checkpoint
 from training.evaluation.tournament import evaluate_against
-from training.common.flags import parse_flags
+from training.common.flags import FlagError, parse_flags
 from training.jobs.config import PolicyJobConfig, final_lines
 from training.jobs.rllib_policy import SeatMapping, learner_ids, learner_layers, make_callbacks, module_spec
 
@@ -109,8 +109,8 @@ class RLlibTrainConfig(PolicyJobConfig):
 
 def check_config(config: RLlibTrainConfig, players: int) -> None:
     """Clear errors for bad settings before Ray starts."""
-    def bad(name: str, rule: str, value: Any) -> ValueError:
-        return ValueError(f"option '{name}' must be {rule}, not {value!r}")
+    def bad(name: str, rule: str, value: Any) -> FlagError:
+        return FlagError(f"option '{name}' must be {rule}, not {value!r}")
 
     if config.iterations < 1:
         raise bad("iterations", "at least 1", config.iterations)
@@ -128,7 +128,7 @@ def check_config(config: RLlibTrainConfig, players: int) -> None:
     if not 0.0 <= config.opponent_share <= 1.0:
         raise bad("opponent_share", "between 0 and 1", config.opponent_share)
     if "snapshot" in config.opponents and not config.shared_policy:
-        raise ValueError("snapshots copy the shared learning policy: use --opponents snapshot with --shared-policy")
+        raise FlagError("snapshots copy the shared learning policy: use --opponents snapshot with --shared-policy")
     if config.snapshot_every < 1 or config.max_snapshots < 1:
         raise bad("snapshot_every / max_snapshots", "at least 1", (config.snapshot_every, config.max_snapshots))
     if config.activation not in ACTIVATIONS:
@@ -142,7 +142,7 @@ def check_config(config: RLlibTrainConfig, players: int) -> None:
     if config.minibatch_size > config.train_batch_size:
         raise bad("minibatch_size", f"at most train_batch_size ({config.train_batch_size})", config.minibatch_size)
     if players < 2:
-        raise ValueError(f"self-play needs at least 2 seats; these options give {players}")
+        raise FlagError(f"self-play needs at least 2 seats; these options give {players}")
 
 
 def make_env_config(config: RLlibTrainConfig, game: str, options: dict) -> dict[str, Any]:

@@ -66,7 +66,7 @@ import numpy as np
 import envs
 from envs.core.game import margins as score_margins
 from envs.core.game import ranked_returns
-from training.common.flags import parse_flags
+from training.common.flags import FlagError, parse_flags
 from training.jobs.config import require_counts, require_optimiser, require_shares
 from training.bots import bot_kit
 
@@ -131,9 +131,9 @@ def check_config(config: EndgameConfig) -> None:
     require_shares(config, ("explore", "critical_share"))
     require_optimiser(config)
     if not config.opponents:
-        raise ValueError("--opponents needs at least one opponent (a load_agent spec or 'self')")
+        raise FlagError("--opponents needs at least one opponent (a load_agent spec or 'self')")
     if not config.agent:
-        raise ValueError("--agent is required: the agent file (from training.jobs.alphazero) to tune")
+        raise FlagError("--agent is required: the agent file (from training.jobs.alphazero) to tune")
 
 
 # ----- labelling ---------------------------------------------------------------------------------
@@ -284,30 +284,30 @@ def read_earlier_positions(paths: tuple, record: dict, vector_size: int, actions
             with np.load(path, allow_pickle=False) as stored:
                 arrays = {key: stored[key] for key in stored.files}
         except (OSError, EOFError, ValueError, zipfile.BadZipFile) as error:
-            raise ValueError(f"{where}: cannot be read as a positions file ({error})") from None
+            raise FlagError(f"{where}: cannot be read as a positions file ({error})") from None
         missing = [key for key in ("record",) + POSITION_KEYS if key not in arrays]
         if missing:
-            raise ValueError(f"{where}: not a positions file of training.endgame_tuning (no {', '.join(missing)})")
+            raise FlagError(f"{where}: not a positions file of training.endgame_tuning (no {', '.join(missing)})")
         try:
             earlier = json.loads(str(arrays.pop("record")))
         except json.JSONDecodeError:
             earlier = None
         if not isinstance(earlier, dict):
-            raise ValueError(f"{where}: its record is not a JSON object")
+            raise FlagError(f"{where}: its record is not a JSON object")
         if "labels" not in earlier:
-            raise ValueError(f"{where}: its record does not say what its labels are (a file from before the kind "
+            raise FlagError(f"{where}: its record does not say what its labels are (a file from before the kind "
                              "was recorded: its teacher may have labelled single moves), so it cannot be mixed")
         for key in ("game", "options", "teacher", "value_targets", "labels"):
             mine = json.loads(json.dumps(record[key]))  # as JSON keeps it (tuples as lists)
             if earlier.get(key) != mine:
-                raise ValueError(f"{where} was labelled with {key} {earlier.get(key)!r}, this round with {mine!r}")
+                raise FlagError(f"{where} was labelled with {key} {earlier.get(key)!r}, this round with {mine!r}")
         rows = len(arrays["vectors"])
         shapes = {"vectors": (rows, vector_size), "masks": (rows, actions), "policies": (rows, actions)}
         for key, shape in shapes.items():
             if arrays[key].shape != shape:
-                raise ValueError(f"{where}: its {key} have shape {arrays[key].shape}, this game's are {shape}")
+                raise FlagError(f"{where}: its {key} have shape {arrays[key].shape}, this game's are {shape}")
         if any(len(arrays[key]) != rows for key in POSITION_KEYS):
-            raise ValueError(f"{where}: its arrays hold different numbers of positions")
+            raise FlagError(f"{where}: its arrays hold different numbers of positions")
         rounds.append({key: arrays[key] for key in POSITION_KEYS})
     return rounds
 
@@ -398,7 +398,7 @@ def _check_agents(config: EndgameConfig, game: str, options: dict[str, Any]):
         try:
             agent = load_agent(spec, game, seed=0, **options)
         except (ValueError, OSError) as error:
-            raise ValueError(f"{flag} {spec!r}: {error}") from None
+            raise FlagError(f"{flag} {spec!r}: {error}") from None
         teacher = agent if flag == "--teacher" else teacher
     return teacher
 
@@ -485,16 +485,16 @@ def read_agent(config: EndgameConfig):
     try:
         net, meta = load_network(config.agent)
     except (OSError, CheckpointError) as error:
-        raise ValueError(f"--agent {config.agent!r}: {error}") from None
+        raise FlagError(f"--agent {config.agent!r}: {error}") from None
     if not isinstance(meta.get("options"), dict) or not isinstance(meta.get("margin_scale"), (int, float)):
-        raise ValueError(f"--agent {config.agent!r}: its meta.json has no options or no margin_scale "
+        raise FlagError(f"--agent {config.agent!r}: its meta.json has no options or no margin_scale "
                          "(it was not written by training.alphazero)")
     try:
         description = envs.describe(str(meta.get("game")))
     except (KeyError, ValueError):
-        raise ValueError(f"--agent {config.agent!r} is for an unknown game {meta.get('game')!r}") from None
+        raise FlagError(f"--agent {config.agent!r} is for an unknown game {meta.get('game')!r}") from None
     if bot_kit(description).search.solved is None and not config.teacher:
-        raise ValueError(f"--agent {config.agent!r} plays {description.name}, whose search hooks have no exact "
+        raise FlagError(f"--agent {config.agent!r} plays {description.name}, whose search hooks have no exact "
                          "solver (SearchHooks.solved): there are no solved endgames to learn from "
                          "(--teacher SPEC labels the agent's moves with a bot's instead)")
     return net, meta

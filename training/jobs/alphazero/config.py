@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from training.common.flags import FlagError
 from training.jobs.config import SearchJobConfig, require_counts, require_optimiser, require_shares
 
 
@@ -43,10 +44,6 @@ class AlphaZeroConfig(SearchJobConfig):
     opponent_share: float = 0.0
     """the share of each iteration's self-play games that ``--opponent`` plays in (the seat
     rotates with the game's seed, the opponent with the game's turn among them)"""
-    init_from: str | None = None
-    """start the network from this agent file (written by this trainer for the same game and
-    options): its tower's shape, weights and margin scale; the replay buffer starts empty. It
-    continues a trained agent when its run folder, which ``--resume`` needs, is gone"""
     warm_start_games: int = 200
     """games the teacher plays for the warm start"""
     warm_start_steps: int = 1000
@@ -70,15 +67,19 @@ class AlphaZeroConfig(SearchJobConfig):
 
 
 def check_config(config: AlphaZeroConfig) -> None:
-    require_counts(config, ("iterations", "games_per_iteration", "simulations", "considered", "concurrent_games",
+    require_counts(config, ("games_per_iteration", "simulations", "considered", "concurrent_games",
                             "workers", "filters", "batch_size", "replay_size", "eval_every"))
+    # --iterations 0: the warm start's imitation alone, saved as the run's agent
+    require_counts(config, ("iterations",), least=0)
+    if config.iterations == 0 and not config.warm_start:
+        raise FlagError("--iterations 0 runs the warm start alone: it needs --warm-start")
     require_counts(config, ("blocks", "steps_per_iteration", "warm_start_games", "warm_start_steps", "eval_games",
                             "final_eval_games", "eval_mcts_games"), least=0)
     require_optimiser(config)
     require_shares(config, ("hook_value_weight", "value_mix", "opponent_share"))
     if bool(config.opponent) != (config.opponent_share > 0):
-        raise ValueError("--opponent and --opponent-share > 0 go together: the opponent plays that share of self-play games")
+        raise FlagError("--opponent and --opponent-share > 0 go together: the opponent plays that share of self-play games")
     if config.init_from and config.warm_start:
-        raise ValueError("--init-from and --warm-start both give the network its start: choose one")
+        raise FlagError("--init-from and --warm-start both give the network its start: choose one")
     if config.device not in ("cpu", "cuda") and not config.device.startswith("cuda:"):
-        raise ValueError(f"--device must be cpu, cuda or cuda:N, not {config.device!r}")
+        raise FlagError(f"--device must be cpu, cuda or cuda:N, not {config.device!r}")

@@ -46,11 +46,11 @@ import sys
 import time
 from typing import Any, Callable, Collection
 
-import numpy as np
 from training.common.flags import flags_given, parse_flags
 from training.jobs.alphazero.config import AlphaZeroConfig, check_config
 from training.jobs.alphazero.evaluation import evaluate_agent
-from training.jobs.alphazero.run import RESUMABLE, Run, read_start_agent
+from training.jobs.alphazero.run import RESUMABLE, Run
+from training.jobs.config import check_start_layout, read_start_agent
 from training.jobs.alphazero.self_play import Workers, play_games
 
 
@@ -93,6 +93,7 @@ def train(config: AlphaZeroConfig, command: str, given: Collection[str] = ()) ->
             run.history.append({"iteration": 0, "games": 0, "positions": 0, "wall_seconds": round(run.wall_seconds, 1),
                                 "warm_start": config.warm_start, "evaluation": results})
             run.save_state()
+            run.save_agent("latest.zip")  # the imitation alone is an agent (all of it with --iterations 0)
         while run.iteration < config.iterations and time.perf_counter() < deadline:
             line = _iteration(run, writer, wall_seconds)
             _scheduled_evaluation(run, writer, line)
@@ -140,12 +141,7 @@ def _open_run(config: AlphaZeroConfig, command: str, given: set[str]) -> Run:
         config, meta, start = read_start_agent(config, given)
     run = Run(config, command)
     if start is not None:
-        from training.agents.network import architecture_from_meta
-
-        index, shape = start.pop("policy.index"), architecture_from_meta(meta)
-        if shape != run.architecture or not np.array_equal(index, run.index):
-            raise ValueError(f"--init-from {config.init_from!r}: its planes or policy layout "
-                             f"({shape}) differ from this version's ({run.architecture})")
+        check_start_layout(config, meta, start.pop("policy.index"), run.architecture, run.index)
         run.learner.load_folded(start)
         run.margin_scale = float(meta["margin_scale"])
         print(f"network from {config.init_from} (iteration {meta.get('iteration')}, "

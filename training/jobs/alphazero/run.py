@@ -10,6 +10,7 @@ from typing import Any
 import envs
 import numpy as np
 from training.bots import bot_kit
+from training.common.flags import FlagError
 from training.jobs.alphazero.config import AlphaZeroConfig, check_config
 from training.jobs.alphazero.evaluation import evaluate_agent
 from training.jobs.alphazero.learning import Learner, ReplayBuffer
@@ -93,10 +94,10 @@ class Run:
 
         path = Path(folder) / "state.pt"
         if not path.is_file():
-            raise ValueError(f"--resume {folder!r}: no state.pt there (is it a training.alphazero run folder?)")
+            raise FlagError(f"--resume {folder!r}: no state.pt there (is it a training.alphazero run folder?)")
         state = torch.load(path, weights_only=False)  # our own file, written by save_state
         if "margin_scale" not in state:
-            raise ValueError(f"--resume {folder!r}: this run was saved by an earlier version of the trainer; start a new run")
+            raise FlagError(f"--resume {folder!r}: this run was saved by an earlier version of the trainer; start a new run")
         saved = dict(state["config"])
         saved.update(overrides)
         saved["eval_opponents"] = tuple(saved["eval_opponents"])
@@ -225,32 +226,6 @@ class Run:
         print("  choosing the final agent: " + "; ".join(f"{name} (iteration {candidates[name][1]}) "
               f"{r['score']:.1%} vs {opponent}" for name, r in scores.items()) + f" -> {choice}", flush=True)
         return str(self.dir / choice), {"opponent": opponent, "chosen": choice, "candidates": scores}
-
-
-def read_start_agent(config: AlphaZeroConfig, given: set[str]) -> tuple[AlphaZeroConfig, dict, dict]:
-    """The agent file ``--init-from`` names, checked against the run it is to start: the same
-    game and options, a network this trainer wrote; the config takes its tower's shape (a
-    different ``--filters`` or ``--blocks`` on the command line is refused)."""
-    from training.agents.archive import CheckpointError
-    from training.agents.files import read_network_file
-
-    try:
-        meta, arrays = read_network_file(config.init_from)
-    except (OSError, CheckpointError) as error:
-        raise ValueError(f"--init-from {config.init_from!r}: {error}") from None
-    description = envs.describe(config.game)
-    options = description.portable_options(description.resolve_options(config.options))
-    if meta.get("game") != description.name or meta.get("options") != options:
-        raise ValueError(f"--init-from {config.init_from!r} was trained for {meta.get('game')} with options "
-                         f"{meta.get('options')}, not {description.name} with {options}")
-    if not isinstance(meta.get("margin_scale"), (int, float)):
-        raise ValueError(f"--init-from {config.init_from!r}: its meta.json has no margin_scale "
-                         "(it was not written by training.alphazero)")
-    shape = meta["architecture"]
-    for name in ("filters", "blocks"):
-        if name in given and getattr(config, name) != shape[name]:
-            raise ValueError(f"--{name} {getattr(config, name)} differs from the --init-from network's {shape[name]}")
-    return dataclasses.replace(config, filters=shape["filters"], blocks=shape["blocks"]), meta, arrays
 
 
 # What --resume may change (given on its command line); everything else is the run's own.

@@ -4,6 +4,7 @@
     python -m training.gumbel --game loom --iterations 200 --simulations 16
     python -m training.gumbel --game fill --options '{"traps": true}' --games 512
     python -m training.gumbel --resume runs/linecatch__gumbel__0__20261207-101500
+    python -m training.gumbel --game fill --init-from checkpoints/fill/fill__endgame__1.zip   # go on from a shipped network
 
 Each iteration:
 
@@ -56,8 +57,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from training.common.flags import flags_given, parse_flags
-from training.jobs.config import SearchJobConfig, require_counts
+from training.common.flags import FlagError, flags_given, parse_flags
+from training.jobs.config import SearchJobConfig, check_start_layout, read_start_agent, require_counts
 
 
 @dataclass
@@ -97,13 +98,13 @@ def check_config(config: GumbelConfig) -> None:
                             "updates", "replay_size", "eval_every"))
     require_counts(config, ("blocks", "eval_games", "python_eval_games"), least=0)
     if not 0.0 <= config.value_mix <= 1.0:
-        raise ValueError(f"--value-mix must be between 0 and 1, not {config.value_mix!r}")
+        raise FlagError(f"--value-mix must be between 0 and 1, not {config.value_mix!r}")
     if config.max_minutes is not None and not config.max_minutes > 0:
-        raise ValueError(f"--max-minutes must be a positive number of minutes, not {config.max_minutes!r}")
+        raise FlagError(f"--max-minutes must be a positive number of minutes, not {config.max_minutes!r}")
     if not config.margin_scale >= 0.0:
-        raise ValueError(f"--margin-scale must be ≥ 0 (0: measured), not {config.margin_scale!r}")
+        raise FlagError(f"--margin-scale must be ≥ 0 (0: measured), not {config.margin_scale!r}")
     if not config.learning_rate > 0:
-        raise ValueError(f"--learning-rate must be > 0, not {config.learning_rate!r}")
+        raise FlagError(f"--learning-rate must be > 0, not {config.learning_rate!r}")
 
 
 # ----- what one compiled iteration returns ----------------------------------------------------------
@@ -365,7 +366,7 @@ class Replay:
     def load(self, arrays: dict[str, np.ndarray], source: Path) -> None:
         missing = [name for name in self.COLUMNS + ("cursor",) if name not in arrays]
         if missing:
-            raise ValueError(f"--resume: {source} has no {', '.join(missing)} (saved by an earlier version of the job; "
+            raise FlagError(f"--resume: {source} has no {', '.join(missing)} (saved by an earlier version of the job; "
                              "start a new run)")
         for name in self.COLUMNS:
             getattr(self, name)[:] = arrays[name]
@@ -400,13 +401,14 @@ class GumbelRun:
     """One run's moving parts: the env, the network and optimiser, the replay buffer, the games in
     flight, the counters, the run folder and its files."""
 
-    def __init__(self, config: GumbelConfig, command: str):
+    def __init__(self, config: GumbelConfig, command: str, start: tuple[dict, dict] | None = None):
+        """``start``: the metadata and arrays of the ``--init-from`` file (:func:`read_start_agent`)."""
         import equinox as eqx
         import jax
 
         import envs
         from training.agents.network import Architecture
-        from training.jobs.gumbel.network import PolicyValueNet
+        from training.jobs.gumbel.network import PolicyValueNet, import_weights
 
         self.config, self.command = config, command
         self.env = env = envs.make_jax(config.game, **config.options)
@@ -416,6 +418,10 @@ class GumbelRun:
         key, net_key, start_key, scale_key = jax.random.split(jax.random.PRNGKey(config.seed), 4)
         self.key = key
         self.net = PolicyValueNet(architecture, net_key)
+        if start is not None:  # --init-from: the file's tower (its shape and margin scale are the config's by now)
+            meta, arrays = start
+            check_start_layout(config, meta, arrays["policy.index"], architecture, layout.index)
+            self.net = import_weights(self.net, arrays)
         self.margin_scale = config.margin_scale or measured_margin_scale(env, config.games, scale_key)
         self.compiled = build(config, env, self.margin_scale)
         self.opt_state = self.compiled.optimiser.init(eqx.filter(self.net, eqx.is_array))
@@ -504,13 +510,16 @@ class GumbelRun:
             csv.writer(handle).writerow([row.get(f, "") for f in self.fields])
 
 
-def train(config: GumbelConfig, command: str) -> Path:
+def train(config: GumbelConfig, command: str, start: tuple[dict, dict] | None = None) -> Path:
     import jax
     from tqdm import tqdm
 
-    run = GumbelRun(config, command)
+    run = GumbelRun(config, command, start)
     if config.resume:
         run.resume()
+    elif start is not None:
+        print(f"network from {config.init_from} (iteration {start[0].get('iteration')}, "
+              f"{start[0].get('positions')} positions)", flush=True)
     print(f"gumbel alphazero on {run.env!r}, {jax.devices()[0].platform}; margins squashed by "
           f"tanh(margin / {run.margin_scale}); run folder {run.folder}", flush=True)
     deadline = time.perf_counter() + 60 * config.max_minutes if config.max_minutes else math.inf
@@ -534,23 +543,32 @@ def train(config: GumbelConfig, command: str) -> Path:
     return run.folder
 
 
-def parse_config(argv: list[str] | None = None) -> GumbelConfig:
+def parse_config(argv: list[str] | None = None) -> tuple[GumbelConfig, tuple[dict, dict] | None]:
+    """The config, and the metadata and arrays of its ``--init-from`` file (None without one, or
+    when resuming: the run's state holds the network then)."""
     config = parse_flags(GumbelConfig, argv, __doc__, prog="abstract-games gumbel")
+    given = flags_given(sys.argv[1:] if argv is None else argv)
+    start = None
     if config.resume:  # the run's own settings; the command line may raise the iterations
         saved = json.loads((Path(config.resume) / "config.json").read_text())
         saved.pop("command", None)
         saved["eval_opponents"] = tuple(saved["eval_opponents"])
         # the run's own iterations unless the command line raises them (a default is not a wish)
-        given = flags_given(sys.argv[1:] if argv is None else argv)
         asked = config.iterations if "iterations" in given else saved["iterations"]
         resumed = GumbelConfig(**{**saved, "iterations": max(saved["iterations"], asked),
                                   "max_minutes": config.max_minutes, "resume": config.resume})
         config = resumed
+    elif config.init_from:
+        config, meta, arrays = read_start_agent(config, given)
+        if "margin_scale" in given and config.margin_scale != meta["margin_scale"]:
+            raise FlagError(f"--margin-scale {config.margin_scale:g} differs from the --init-from network's "
+                             f"{meta['margin_scale']:g} (its margin head learned that scale)")
+        config, start = dataclasses.replace(config, margin_scale=float(meta["margin_scale"])), (meta, arrays)
     check_config(config)
-    return config
+    return config, start
 
 
 def main(argv: list[str] | None = None) -> Path:
     argv = sys.argv[1:] if argv is None else argv
-    config = parse_config(argv)
-    return train(config, "python -m training.gumbel " + shlex.join(argv))
+    config, start = parse_config(argv)
+    return train(config, "python -m training.gumbel " + shlex.join(argv), start)

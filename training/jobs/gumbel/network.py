@@ -98,3 +98,28 @@ def export_weights(net: PolicyValueNet) -> dict[str, np.ndarray]:
     for name, (first, second) in (("value", net.value), ("margin", net.margin)):
         weights |= linear(f"{name}.fc1", first) | linear(f"{name}.fc2", second)
     return weights
+
+
+def import_weights(net: PolicyValueNet, weights: dict[str, np.ndarray]) -> PolicyValueNet:
+    """``net`` with the weights of a file (names and shapes as :func:`export_weights` writes
+    them, checked by the file's reader against the same architecture): ``--init-from``."""
+    def conv(layer, prefix: str):
+        bias = jnp.asarray(weights[f"{prefix}.b"]).reshape(layer.bias.shape)
+        return eqx.tree_at(lambda l: (l.weight, l.bias), layer, (jnp.asarray(weights[f"{prefix}.w"]), bias))
+
+    def linear(layer, prefix: str):
+        return eqx.tree_at(lambda l: (l.weight, l.bias), layer, (jnp.asarray(weights[f"{prefix}.w"]),
+                                                                 jnp.asarray(weights[f"{prefix}.b"])))
+
+    replaced = {"stem": conv(net.stem, "stem"),
+                "blocks": [(conv(first, f"block{i}.conv1"), conv(second, f"block{i}.conv2"))
+                           for i, (first, second) in enumerate(net.blocks)],
+                "value": tuple(linear(layer, f"value.fc{k + 1}") for k, layer in enumerate(net.value)),
+                "margin": tuple(linear(layer, f"margin.fc{k + 1}") for k, layer in enumerate(net.margin))}
+    if net.policy_cell is not None:
+        replaced["policy_cell"] = conv(net.policy_cell, "policy.cell")
+    if net.policy_global is not None:
+        replaced["policy_global"] = linear(net.policy_global, "policy.global")
+    names = tuple(replaced)
+    return eqx.tree_at(lambda n: tuple(getattr(n, name) for name in names), net,
+                       tuple(replaced[name] for name in names))

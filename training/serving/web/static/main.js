@@ -468,6 +468,7 @@ async function enter(view) {
   $("setup").hidden = true;
   $("table").hidden = false;
   $("log").replaceChildren();
+  delete $("log").dataset.reviewed;
   $("bot-error").hidden = true;
   $("thought").textContent = "";
   page.review = null;
@@ -567,6 +568,7 @@ async function askReview(gameId) {
   try {
     answer = await page.client.ask("web_review", { game_id: gameId });
   } catch (error) {
+    $("log").dataset.reviewed = "none";
     return; // the game is closed already, or the review could not be reckoned: the log stays as it is
   }
   for (const entry of answer.review) {
@@ -585,6 +587,7 @@ async function askReview(gameId) {
     }
     item.appendChild(note);
   }
+  $("log").dataset.reviewed = "yes"; // what a reader of the page (or a test) may wait for
 }
 
 // The deep link of the same deal: every option the game was started with, the opponent, the
