@@ -125,7 +125,8 @@ def test_init_from_goes_on_from_a_shipped_network_of_the_python_job():
     run = GumbelRun(config, "test", start)
     planes = np.random.default_rng(1).random((3,) + architecture.planes, dtype=np.float32)
     for mine, reference in zip(run.net(planes), NumpyNet(architecture, arrays, index).forward(planes)):
-        assert np.allclose(np.asarray(mine), reference, atol=1e-5)
+        # float32 sums over a 64 x 4 tower differ by ~1e-5 in the order of operations; a wrong weight is off by far more
+        assert np.allclose(np.asarray(mine), reference, rtol=1e-5, atol=1e-4)
 
 
 def test_init_from_a_run_of_this_job_then_trains_on(tmp_path):
