@@ -23,6 +23,7 @@ from envs.core.description import GameDescription
 class UnknownGameError(ValueError):
     """A game name the suite does not know, or another version of one it does."""
 
+
 BUILT_IN = (
     "envs.linecatch_v0",
     "envs.loom_v0",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import zipfile
 
 import numpy as np
 import pytest
@@ -113,13 +114,14 @@ def test_init_from_goes_on_from_a_shipped_network_of_the_python_job():
     # the compiled job starts from the very function the numpy reader computes, with its tower's
     # shape and margin scale, though the job's own defaults (32 × 2) differ from its 64 × 4
     from training.agents.files import read_network_file
+    from training.agents.network import architecture_from_meta
     from training.jobs.gumbel.job import GumbelRun, parse_config
 
     shipped = "checkpoints/linecatch/linecatch__dagger__46.zip"
     config, start = parse_config(["--game", "linecatch", "--init-from", shipped, "--games", "4"])
     meta, arrays = read_network_file(shipped)
     index = arrays.pop("policy.index")
-    architecture = Architecture(**{**meta["architecture"], "planes": tuple(meta["architecture"]["planes"])})
+    architecture = architecture_from_meta(meta)
     assert (config.filters, config.blocks) == (architecture.filters, architecture.blocks) != (32, 2)
     assert config.margin_scale == meta["margin_scale"] > 0
     run = GumbelRun(config, "test", start)
@@ -140,7 +142,7 @@ def test_init_from_a_run_of_this_job_then_trains_on(tmp_path):
     saved = json.loads((second / "config.json").read_text())
     assert (saved["filters"], saved["blocks"], saved["margin_scale"]) == (8, 1, 2.5)
     assert saved["init_from"] == str(first / "latest.zip")
-    meta = json.loads(__import__("zipfile").ZipFile(second / "latest.zip").read("meta.json"))
+    meta = json.loads(zipfile.ZipFile(second / "latest.zip").read("meta.json"))
     assert meta["architecture"]["filters"] == 8 and meta["margin_scale"] == 2.5
 
 

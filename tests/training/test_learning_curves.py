@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import zipfile
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
