@@ -476,6 +476,9 @@ def test_of_two_equals_the_preferred_or_the_quicker_one_is_kept(tmp_path):
     assert calibration.wins_tie("solver", "policy", ["solver"], store)      # preferred, though slower
     assert not calibration.wins_tie("policy", "solver", ["solver"], store)
     assert not calibration.wins_tie("unplayed", "policy", [], store)
+    # of two preferred, the one listed first, whichever thinks less
+    assert calibration.wins_tie("mcts:1000", "policy", ["mcts:1000", "policy"], store)
+    assert not calibration.wins_tie("policy", "mcts:1000", ["mcts:1000", "policy"], store)
 
 
 def test_the_quick_order_keeps_the_list_unless_the_games_clearly_contradict_it(tmp_path):

@@ -1,4 +1,5 @@
-"""Fill bots: ``random`` and ``heuristic`` (plays every phase from its own observation only).
+"""Fill bots: ``random``, ``heuristic`` (plays every phase from its own observation only) and
+``solver`` (:class:`FillSolverBot`, exact on 6×6 fill-only games; see "the exact player" below).
 
 The heuristic bot is made for one table's options (``load_agent("heuristic", "fill_v0",
 **options)``) and refuses an observation of another (a ``ValueError`` naming its options). It
@@ -30,6 +31,7 @@ threshold and the measurements are in the comments there.
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from typing import Any
 
 from envs.fill.board import Board, Geometry
@@ -321,10 +323,127 @@ def solved_scores(state: FillGame) -> list[float] | None:
     return [float(p == winner) for p in (0, 1)]
 
 
-__all__ = ["FillHeuristicBot", "KIT", "evaluate_state", "preferred_actions", "search_solver", "solved_scores"]
+# ----- the exact player ---------------------------------------------------------------------------
+# On 6×6 boards without traps or gems the fill-only game is searched to the end at once (about
+# a second from just after the seed, on one core, with lines "orthogonal" or "strict"; "off"
+# takes minutes), so play is exact: the chooser keeps the seat that wins, a player who can win
+# fills a winning cell. The seeder cannot win against perfect play (the pie rule), so in a lost
+# position it plays for the opponent's mistake: the fill after which the smallest share of the
+# opponent's replies still wins. Working that share out solves every reply of every fill; it is
+# done once at most SWINDLE_ROOM cells are open (under a second from a cold table, measured on
+# lost positions: 25 open cells 0.5–0.7 s, 26 1.3 s, 30 3 s, 32 up to 45 s), and before that a
+# losing fill is drawn uniformly.
+SOLVER_SIZE = 6
+SOLVER_LINES = ("orthogonal", "strict")
+SWINDLE_ROOM = 24
+
+
+def winning_share(solver: FillSolver, board: Board) -> Fraction:
+    """The share of the mover's legal fills that win the fill-only game (1 with none legal:
+    nothing to get wrong)."""
+    legal = board.legal().bit_count()
+    return Fraction(len(solver.board_winning_fills(board)), legal) if legal else Fraction(1)
+
+
+def narrowest_fills(solver: FillSolver, board: Board, cells: list[int]) -> list[int]:
+    """Among ``cells`` (legal fills that all lose), those that leave the opponent the smallest
+    share of winning replies: the hardest positions to keep winning."""
+    shares = {cell: winning_share(solver, board.place(cell)) for cell in cells}
+    least = min(shares.values())
+    return [cell for cell in cells if shares[cell] == least]
+
+
+def seed_narrowness(solver: FillSolver, board: Board, seeds: list[int]) -> dict[int, Fraction]:
+    """Per seed, the share of winning fills the chooser's side has at its first fill once it
+    chose right: those of the seeded board when its mover wins (the chooser stays), else the
+    smallest share the seeder's best try leaves (the chooser swaps and the seeder moves)."""
+    table = {}
+    for seed in seeds:
+        after = board.place(seed)
+        if solver.board_wins(after):
+            table[seed] = winning_share(solver, after)
+        else:
+            table[seed] = min(winning_share(solver, after.place(cell)) for cell in bits(after.legal()))
+    return table
+
+
+# seed_narrowness of the empty 6×6 board, one seed per symmetry class (the smallest cell of
+# each): "orthogonal" takes about 35 s to work out, so it is written here, and a test works it
+# out again; "strict" takes a tenth of a second and is worked out when first needed.
+EMPTY_BOARD_SEEDS = {
+    "orthogonal": {0: Fraction(1, 3), 1: Fraction(3, 5), 2: Fraction(1), 7: Fraction(1), 8: Fraction(1), 14: Fraction(1)},
+}
+
+
+class FillSolverBot:
+    """Perfect play of Fill where the exact search finishes at once (size 6, lines "orthogonal"
+    or "strict", no traps and no gems; rocks allowed); a lost position is played for the
+    opponent's mistake (the comment above). The seed: on a board without rocks, a cell of the
+    symmetry class whose winning first fills are the smallest share (the corner on default
+    options: one of its three neighbours wins); with rocks, one drawn uniformly. Ties are broken
+    by the bot's seeded generator (the same seed, the same game). Other options are refused by
+    name when the bot is made."""
+
+    name = "solver"
+
+    def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
+        self.options = FillGame.resolve_options(options)
+        if self.options["size"] != SOLVER_SIZE:
+            raise ValueError(f"the Fill solver plays size {SOLVER_SIZE} only (option size={self.options['size']}: "
+                             "too large to search to the end at once)")
+        if self.options["lines"] not in SOLVER_LINES:
+            raise ValueError(f"the Fill solver plays lines {' or '.join(map(repr, SOLVER_LINES))} only (option "
+                             f"lines={self.options['lines']!r}: too long to search to the end at once)")
+        for option in ("traps", "gems"):
+            if self.options[option]:
+                raise ValueError(f"the Fill solver plays the fill-only game: option {option}=True is not supported")
+        self.observer = FillObserver(self.options)
+        self.geo = geometry(self.options["size"], self.options["lines"])
+        self.n = self.geo.cells
+        self.rng = random.Random(seed)
+
+    def act(self, observation) -> int:
+        self.observer.check_fits(observation, "this solver bot")
+        legal = legal_from_mask(observation)
+        if len(legal) == 1:
+            return legal[0]
+        view = self.observer.decode(observation)
+        board = Board.from_cells(self.geo, view["rocks"], view["filled"])
+        solver = search_solver(self.geo, board.rock)
+        phase = view["phase"]
+        if phase == "seed":
+            return self._seed(solver, board, legal)
+        if phase == "choose":
+            return self.n + (STAY if solver.board_wins(board) else SWAP)
+        if phase != "fill":  # no tokens or traps without gems and traps
+            raise ValueError(f"the Fill solver plays the fill-only game, not a {phase!r} phase")
+        for cell in self.rng.sample(legal, len(legal)):  # a winning fill drawn at random, the first found
+            after = board.place(cell)
+            if not after.legal() or not solver.board_wins(after):
+                return cell
+        if board.open_count() <= SWINDLE_ROOM:
+            return self.rng.choice(narrowest_fills(solver, board, legal))
+        return self.rng.choice(legal)
+
+    def _seed(self, solver: FillSolver, board: Board, legal: list[int]) -> int:
+        if board.rock:
+            return self.rng.choice(legal)
+        size = self.options["size"]
+        maps = [cell_permutation(size, transform).tolist() for transform in D4]
+        classes = {cell: min(p[cell] for p in maps) for cell in legal}
+        lines = self.options["lines"]
+        narrowness = EMPTY_BOARD_SEEDS.get(lines)
+        if narrowness is None:
+            narrowness = EMPTY_BOARD_SEEDS[lines] = seed_narrowness(solver, board, sorted(set(classes.values())))
+        least = min(narrowness.values())
+        return self.rng.choice([cell for cell in legal if narrowness[classes[cell]] == least])
+
+
+__all__ = ["FillHeuristicBot", "FillSolverBot", "KIT", "evaluate_state", "preferred_actions", "search_solver", "solved_scores"]
 
 KIT = BotKit(
     heuristic=FillHeuristicBot,
+    solver=FillSolverBot,
     search=SearchHooks(preferred=preferred_actions, evaluate=evaluate_state, solved=solved_scores),
     ladders=(LadderSpec({}, trained="checkpoints/fill/fill__maskppo__0.zip", note="default options"),),
 )

@@ -17,7 +17,7 @@ a board too big for it) is left out, with the reason printed. The calibration:
 2. **levels** — walking up that order, each candidate plays the last level chosen ``--games``
    games; it becomes the next level when it scores at least 55% (``MARGIN``), and is dropped
    otherwise — unless it is level with the last level (45–55%) and preferred to it (listed in
-   the entry's ``"prefer_in_ties"``, or thinking less a move when neither is), when it takes that
+   the entry's ``"prefer_in_ties"`` ahead of it, or thinking less a move when neither is), when it takes that
    level's place if it too scores 55% against the level below;
 3. **jumps** — each level plays the level two below it ``--jump-games`` games, so that the
    ratings rest on more than a chain;
@@ -138,12 +138,14 @@ def quick_order(store: ResultStore, candidates: list[str], games: int) -> list[s
 def wins_tie(spec: str, level: str, prefer: list[str], store: ResultStore) -> bool:
     """Whether ``spec``, level with ``level`` (within the margin either way), should take its
     place: a spec the option set prefers in ties (``"prefer_in_ties"``: the exact solver over a
-    policy that plays as well) wins; otherwise the one that thinks less a move (equal strength
+    policy that plays as well; of two listed, the one listed first) wins; otherwise the one that
+    thinks less a move (equal strength
     for less waiting), timed over the games of this pair alone: those games are stored, so a
     resumed run decides as the first one did (the totals over every pair grow as later pairs
     are played)."""
-    if (spec in prefer) != (level in prefer):
-        return spec in prefer
+    rank = {listed: place for place, listed in enumerate(prefer)}
+    if rank.get(spec, len(prefer)) != rank.get(level, len(prefer)):
+        return rank.get(spec, len(prefer)) < rank.get(level, len(prefer))
     found, reversed_ = store.find(spec, level)
     if found is None:
         return False
