@@ -9,25 +9,7 @@ from envs import fill_v0
 from training.players.load import bot_table, load_agent
 from training.bots.fill import FillHeuristicBot
 from envs.fill.positions import position
-
-
-def play(options, seed, specs):
-    env = fill_v0.env(**options)
-    env.reset(seed=seed)
-    agents = {f"player_{i}": load_agent(spec, "fill_v0", seed=seed + i, **options) for i, spec in enumerate(specs)}
-    results, phases = {}, set()
-    for name in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        if term or trunc:
-            results[name] = reward
-            env.step(None)
-            continue
-        phases.add(env.unwrapped.game.phase)
-        action = agents[name].act(obs)
-        assert obs["action_mask"][action] == 1, "bots only play legal actions"
-        env.step(action)
-    assert not env.unwrapped.ended_by_illegal_action
-    return results, phases
+from tests.fill.helpers import play
 
 
 def test_bot_table():
@@ -49,7 +31,7 @@ def test_heuristic_beats_random_in_every_setting(options):
     for seed in range(100, 100 + games):
         for seat in (0, 1):
             specs = ["heuristic", "random"] if seat == 0 else ["random", "heuristic"]
-            results, phases = play(options, seed, specs)
+            results, phases, _ = play(options, seed, specs)
             all_phases |= phases
             wins += results[f"player_{seat}"] > 0
     assert wins >= 0.7 * 2 * games, wins
@@ -59,7 +41,7 @@ def test_heuristic_beats_random_in_every_setting(options):
 
 def test_heuristic_against_itself_finishes():
     for seed in range(3):
-        results, _ = play({"traps": True, "gems": True, "rocks": True}, seed, ["heuristic", "heuristic"])
+        results, _, _ = play({"traps": True, "gems": True, "rocks": True}, seed, ["heuristic", "heuristic"])
         assert sorted(results.values()) == [-1.0, 1.0]
 
 

@@ -11,30 +11,17 @@ import pytest
 
 from envs import fill_v0
 from envs.fill.board import Board
-from envs.fill.rules import SWAP, STAY, geometry
+from envs.fill.rules import STAY, SWAP, geometry
 from envs.fill.solver import FillSolver
+from tests.fill.helpers import play as play_game
 from training.bots.fill import EMPTY_BOARD_SEEDS, FillSolverBot, seed_narrowness
 from training.players.load import bot_table, load_agent
 
 
 def play(specs, seed, options=None):
     """One game; returns (player_0's reward, the actions played)."""
-    options = options or {}
-    env = fill_v0.env(**options)
-    env.reset(seed=seed)
-    agents = {f"player_{i}": load_agent(spec, "fill_v0", seed=seed * 10 + i, **options) for i, spec in enumerate(specs)}
-    actions, rewards = [], {}
-    for name in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        if term or trunc:
-            rewards[name] = reward
-            env.step(None)
-            continue
-        action = agents[name].act(obs)
-        assert obs["action_mask"][action] == 1
-        actions.append(action)
-        env.step(action)
-    return rewards["player_0"], actions
+    results, _, actions = play_game(options or {}, seed, specs)
+    return results["player_0"], actions
 
 
 def test_the_solver_is_fills_named_bot():

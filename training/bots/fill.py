@@ -53,10 +53,11 @@ MOBILITY_WEIGHT = 0.01  # mobility breaks near-ties between playout estimates
 PLAYOUT_STEPS = 4000  # playout fills spent per decision (split over the candidate fills)
 
 
-class FillHeuristicBot:
-    """Plays every phase of Fill from its own observation (see the module docstring)."""
+class _FillBot:
+    """What every Fill bot here starts from: its table's options, the observer that decodes its
+    observations, the board geometry and a seeded generator."""
 
-    name = "heuristic"
+    name = ""
 
     def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
         self.options = FillGame.resolve_options(options)
@@ -64,6 +65,22 @@ class FillHeuristicBot:
         self.geo = geometry(self.options["size"], self.options["lines"])
         self.n = self.geo.cells
         self.rng = random.Random(seed)
+
+    def read(self, observation) -> tuple[list[int], dict, Board]:
+        """The legal actions, the decoded view and the public board of an observation of this
+        bot's table (another table's is refused by name)."""
+        self.observer.check_fits(observation, f"this {self.name} bot")
+        view = self.observer.decode(observation)
+        return legal_from_mask(observation), view, Board.from_cells(self.geo, view["rocks"], view["filled"])
+
+
+class FillHeuristicBot(_FillBot):
+    """Plays every phase of Fill from its own observation (see the module docstring)."""
+
+    name = "heuristic"
+
+    def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
+        super().__init__(game, seed, **options)
         self.solver = self._new_solver(0)
         self._plan = (-1, -1)
 
@@ -74,12 +91,9 @@ class FillHeuristicBot:
 
     # ----- the one method ----------------------------------------------------------------------
     def act(self, observation) -> int:
-        self.observer.check_fits(observation, "this heuristic bot")
-        legal = legal_from_mask(observation)
+        legal, view, board = self.read(observation)
         if len(legal) == 1:
             return legal[0]
-        view = self.observer.decode(observation)
-        board = Board.from_cells(self.geo, view["rocks"], view["filled"])
         if not self.solver.fits(self.geo, board.rock):
             self.solver = self._new_solver(board.rock)
         phase, n = view["phase"], self.n
@@ -375,7 +389,7 @@ EMPTY_BOARD_SEEDS = {
 }
 
 
-class FillSolverBot:
+class FillSolverBot(_FillBot):
     """Perfect play of Fill where the exact search finishes at once (size 6, lines "orthogonal"
     or "strict", no traps and no gems; rocks allowed); a lost position is played for the
     opponent's mistake (the comment above). The seed: on a board without rocks, a cell of the
@@ -387,7 +401,7 @@ class FillSolverBot:
     name = "solver"
 
     def __init__(self, game: str | None = None, seed: int | None = None, **options: Any):
-        self.options = FillGame.resolve_options(options)
+        super().__init__(game, seed, **options)
         if self.options["size"] != SOLVER_SIZE:
             raise ValueError(f"the Fill solver plays size {SOLVER_SIZE} only (option size={self.options['size']}: "
                              "too large to search to the end at once)")
@@ -397,18 +411,11 @@ class FillSolverBot:
         for option in ("traps", "gems"):
             if self.options[option]:
                 raise ValueError(f"the Fill solver plays the fill-only game: option {option}=True is not supported")
-        self.observer = FillObserver(self.options)
-        self.geo = geometry(self.options["size"], self.options["lines"])
-        self.n = self.geo.cells
-        self.rng = random.Random(seed)
 
     def act(self, observation) -> int:
-        self.observer.check_fits(observation, "this solver bot")
-        legal = legal_from_mask(observation)
+        legal, view, board = self.read(observation)
         if len(legal) == 1:
             return legal[0]
-        view = self.observer.decode(observation)
-        board = Board.from_cells(self.geo, view["rocks"], view["filled"])
         solver = search_solver(self.geo, board.rock)
         phase = view["phase"]
         if phase == "seed":
