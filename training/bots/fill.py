@@ -66,12 +66,17 @@ class _FillBot:
         self.n = self.geo.cells
         self.rng = random.Random(seed)
 
-    def read(self, observation) -> tuple[list[int], dict, Board]:
-        """The legal actions, the decoded view and the public board of an observation of this
-        bot's table (another table's is refused by name)."""
+    def legal(self, observation) -> list[int]:
+        """The legal actions of an observation of this bot's table (another table's is refused
+        by name)."""
         self.observer.check_fits(observation, f"this {self.name} bot")
+        return legal_from_mask(observation)
+
+    def read(self, observation) -> tuple[dict, Board]:
+        """The decoded view and the public board (decoding costs a millisecond or two, so a
+        forced move returns before it)."""
         view = self.observer.decode(observation)
-        return legal_from_mask(observation), view, Board.from_cells(self.geo, view["rocks"], view["filled"])
+        return view, Board.from_cells(self.geo, view["rocks"], view["filled"])
 
 
 class FillHeuristicBot(_FillBot):
@@ -91,9 +96,10 @@ class FillHeuristicBot(_FillBot):
 
     # ----- the one method ----------------------------------------------------------------------
     def act(self, observation) -> int:
-        legal, view, board = self.read(observation)
+        legal = self.legal(observation)
         if len(legal) == 1:
             return legal[0]
+        view, board = self.read(observation)
         if not self.solver.fits(self.geo, board.rock):
             self.solver = self._new_solver(board.rock)
         phase, n = view["phase"], self.n
@@ -259,6 +265,14 @@ def _winning_fills(state: FillGame, first_only: bool = False) -> list[int]:
     return solver.winning_fills(state.filled, state.touch, state.poison, again=again, first_only=first_only)
 
 
+def symmetry_maps(size: int, rock: int) -> list[list[int]]:
+    """The square's symmetries (:meth:`FillObserver.symmetries`) as cell permutations, those
+    that map the rocks onto themselves."""
+    rocks = bits(rock)
+    maps = [cell_permutation(size, transform).tolist() for transform in D4]
+    return [p for p in maps if sorted(p[r] for r in rocks) == rocks]
+
+
 _seed_cache: dict[tuple, list[int]] = {}
 
 
@@ -274,9 +288,7 @@ def _distinct_seeds(state: FillGame) -> list[int]:
     key = (state.n, state.rock)
     seeds = _seed_cache.get(key)
     if seeds is None:
-        size, rocks = options["size"], bits(state.rock)
-        maps = [cell_permutation(size, transform).tolist() for transform in D4]
-        keep = [p for p in maps if sorted(p[r] for r in rocks) == rocks]
+        keep = symmetry_maps(options["size"], state.rock)
         seeds = _seed_cache[key] = [c for c in state.legal_actions() if c == min(p[c] for p in keep)]
     return seeds
 
@@ -413,9 +425,10 @@ class FillSolverBot(_FillBot):
                 raise ValueError(f"the Fill solver plays the fill-only game: option {option}=True is not supported")
 
     def act(self, observation) -> int:
-        legal, view, board = self.read(observation)
+        legal = self.legal(observation)
         if len(legal) == 1:
             return legal[0]
+        view, board = self.read(observation)
         solver = search_solver(self.geo, board.rock)
         phase = view["phase"]
         if phase == "seed":
@@ -435,8 +448,7 @@ class FillSolverBot(_FillBot):
     def _seed(self, solver: FillSolver, board: Board, legal: list[int]) -> int:
         if board.rock:
             return self.rng.choice(legal)
-        size = self.options["size"]
-        maps = [cell_permutation(size, transform).tolist() for transform in D4]
+        maps = symmetry_maps(self.options["size"], board.rock)
         classes = {cell: min(p[cell] for p in maps) for cell in legal}
         lines = self.options["lines"]
         narrowness = EMPTY_BOARD_SEEDS.get(lines)

@@ -17,8 +17,8 @@ a board too big for it) is left out, with the reason printed. The calibration:
 2. **levels** — walking up that order, each candidate plays the last level chosen ``--games``
    games; it becomes the next level when it scores at least 55% (``MARGIN``), and is dropped
    otherwise — unless it is level with the last level (45–55%) and preferred to it (listed in
-   the entry's ``"prefer_in_ties"`` ahead of it, or thinking less a move when neither is), when it takes that
-   level's place if it too scores 55% against the level below;
+   the entry's ``"prefer_in_ties"`` ahead of it, or thinking less a move when neither is), when
+   it takes that level's place if it too scores 55% against the level below;
 3. **jumps** — each level plays the level two below it ``--jump-games`` games, so that the
    ratings rest on more than a chain;
    The top level is then the strongest candidate measured: when the ratings over every pair
@@ -139,10 +139,9 @@ def wins_tie(spec: str, level: str, prefer: list[str], store: ResultStore) -> bo
     """Whether ``spec``, level with ``level`` (within the margin either way), should take its
     place: a spec the option set prefers in ties (``"prefer_in_ties"``: the exact solver over a
     policy that plays as well; of two listed, the one listed first) wins; otherwise the one that
-    thinks less a move (equal strength
-    for less waiting), timed over the games of this pair alone: those games are stored, so a
-    resumed run decides as the first one did (the totals over every pair grow as later pairs
-    are played)."""
+    thinks less a move (equal strength for less waiting), timed over the games of this pair
+    alone: those games are stored, so a resumed run decides as the first one did (the totals
+    over every pair grow as later pairs are played)."""
     rank = {listed: place for place, listed in enumerate(prefer)}
     if rank.get(spec, len(prefer)) != rank.get(level, len(prefer)):
         return rank.get(spec, len(prefer)) < rank.get(level, len(prefer))
